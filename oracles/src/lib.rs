@@ -1,0 +1,1 @@
+//! Independent reference implementations used as test oracles for the cipher library.

@@ -1,0 +1,1 @@
+//! Diagnostics (being written).

@@ -1,0 +1,225 @@
+//! Usuba0: the flat, monomorphic, three-address IR every back end consumes.
+//!
+//! Produced by `normalize` (which elaborates the typed program: loops unrolled, tuples,
+//! tables, perms, node arrays and `:=` gone), transformed by `opt`, printed by `codegen`.
+//!
+//! # Model
+//! A [`Program`] is a list of [`Node`]s in definition order; the **last** one is the entry.
+//! Calls only go to earlier nodes (no recursion). Every node has its own arena of *atoms*
+//! ([`Var`]): one atom is one machine register's worth of one word of **one instance**:
+//! - `Slicing::V` (vslice): an atom is an m-bit word, one lane per instance.
+//! - `Slicing::H` (hslice): an atom is an m-bit word whose bits are spread over m packed
+//!   elements of the register (element j holds bit j, MSB-first, of several instances).
+//! - `Slicing::B` (bitslice): every atom has `bits == 1`; bit k of the register belongs to
+//!   instance k. All arithmetic, shifts and shuffles were already lowered to logic.
+//!
+//! **Semantics** (what `interp` implements and every back end must preserve): each atom holds
+//! an unsigned integer of `bits` bits for a single instance; bit 0 is the *most significant*
+//! bit (Usuba's convention, used by `Shuffle` and `Bitmask`). Ops are defined on those values.
+//!
+//! # Invariants (checked by [`verify`])
+//! - every atom is defined exactly once, either as a node input or by one instruction;
+//! - instructions only read atoms defined earlier (inputs, or earlier instructions);
+//! - operand widths agree with the op (see [`Op`]); shift amounts are `< bits`;
+//! - `Call` argument/result atoms match the callee's flattened inputs/outputs in count and width;
+//! - in a `Slicing::B` program every atom has `bits == 1` and only logic ops, `Copy`, `Const`
+//!   and `Call` appear.
+
+pub mod print;
+pub mod verify;
+
+pub use verify::verify;
+
+use std::fmt;
+
+/// How instances are laid out in registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Slicing {
+    V,
+    H,
+    B,
+}
+
+impl fmt::Display for Slicing {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Slicing::V => "V",
+            Slicing::H => "H",
+            Slicing::B => "B",
+        })
+    }
+}
+
+/// Index of an atom inside its node's `vars` arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+/// Index of a node inside [`Program::nodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(pub u32);
+
+/// One atom.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Var {
+    /// Human-readable, unique within the node, a valid C identifier (e.g. `x__3`, `tmp12`).
+    pub name: String,
+    /// Word size m of the value (1 in bitslice).
+    pub bits: u32,
+}
+
+/// A source-level parameter of a node, kept for the C signature and the packed API.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Source name (a valid C identifier).
+    pub name: String,
+    /// Shape of the C parameter, outermost first: `[]` = scalar. In bitslice a word of m > 1 bits
+    /// adds a trailing dimension `m` (`u32x16` → `[16, 32]`, `b64` → `[64]`, `b1` → `[]`).
+    pub c_dims: Vec<usize>,
+    /// Word size of the *source* words (32 for `u32x16`, also in bitslice), used by the packed API.
+    pub word_bits: u32,
+    /// The atoms, flattened row-major over `c_dims` (so bits of one bitsliced word are
+    /// consecutive, MSB first).
+    pub atoms: Vec<VarId>,
+    /// `const` parameter: same value for every instance.
+    pub is_const: bool,
+}
+
+/// Operations producing exactly one atom. Operands are atoms of the same node.
+/// Unless stated otherwise operands and result have the same `bits`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// The constant value (fits in `bits`), identical for every instance.
+    Const(u64),
+    Copy(VarId),
+    Not(VarId),
+    And(VarId, VarId),
+    Or(VarId, VarId),
+    Xor(VarId, VarId),
+    /// `!a & b`
+    Andn(VarId, VarId),
+    /// Modulo 2^bits (V only after normalisation).
+    Add(VarId, VarId),
+    Sub(VarId, VarId),
+    Mul(VarId, VarId),
+    /// Towards bit 0 (the MSB): value << k. `k < bits`.
+    Shl(VarId, u32),
+    /// value >> k (logical).
+    Shr(VarId, u32),
+    /// value >> k, replicating the top bit.
+    Sar(VarId, u32),
+    Rotl(VarId, u32),
+    Rotr(VarId, u32),
+    /// Result bit j = operand bit `perm[j]` (bit 0 = MSB); `perm.len() == bits`.
+    Shuffle(VarId, Vec<u32>),
+    /// All ones if bit k (bit 0 = MSB) of the operand is set, else zero.
+    Bitmask(VarId, u32),
+    /// Result has `2 * bits(a)` bits: `a` in the high half, `b` in the low half (V only).
+    Pack(VarId, VarId),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Instr {
+    Assign { dst: VarId, op: Op },
+    /// `dsts` = callee's flattened outputs, `args` = callee's flattened inputs.
+    Call { dsts: Vec<VarId>, callee: NodeId, args: Vec<VarId> },
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Node {
+    /// Unique C-safe name (monomorphised instances get suffixes, e.g. `sbox__B1`).
+    pub name: String,
+    pub inputs: Vec<Param>,
+    pub outputs: Vec<Param>,
+    pub vars: Vec<Var>,
+    pub body: Vec<Instr>,
+    /// Hint from `_inline` (true) / `_no_inline` (false) / none.
+    pub inline: Option<bool>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    pub slicing: Slicing,
+    pub nodes: Vec<Node>,
+}
+
+impl Program {
+    pub fn entry(&self) -> &Node {
+        self.nodes.last().expect("program has an entry node")
+    }
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0 as usize]
+    }
+}
+
+impl Node {
+    pub fn var(&self, id: VarId) -> &Var {
+        &self.vars[id.0 as usize]
+    }
+    pub fn bits(&self, id: VarId) -> u32 {
+        self.vars[id.0 as usize].bits
+    }
+    pub fn flat_inputs(&self) -> Vec<VarId> {
+        self.inputs.iter().flat_map(|p| p.atoms.iter().copied()).collect()
+    }
+    pub fn flat_outputs(&self) -> Vec<VarId> {
+        self.outputs.iter().flat_map(|p| p.atoms.iter().copied()).collect()
+    }
+    /// Adds a fresh atom and returns its id.
+    pub fn new_var(&mut self, name: String, bits: u32) -> VarId {
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(Var { name, bits });
+        id
+    }
+}
+
+impl Op {
+    /// Atoms read by this op.
+    pub fn operands(&self) -> Vec<VarId> {
+        use Op::*;
+        match self {
+            Const(_) => vec![],
+            Copy(a) | Not(a) | Shl(a, _) | Shr(a, _) | Sar(a, _) | Rotl(a, _) | Rotr(a, _)
+            | Shuffle(a, _) | Bitmask(a, _) => vec![*a],
+            And(a, b) | Or(a, b) | Xor(a, b) | Andn(a, b) | Add(a, b) | Sub(a, b) | Mul(a, b)
+            | Pack(a, b) => vec![*a, *b],
+        }
+    }
+    /// Rewrites every operand through `f`.
+    pub fn map_operands(&mut self, mut f: impl FnMut(VarId) -> VarId) {
+        use Op::*;
+        match self {
+            Const(_) => {}
+            Copy(a) | Not(a) | Shl(a, _) | Shr(a, _) | Sar(a, _) | Rotl(a, _) | Rotr(a, _)
+            | Shuffle(a, _) | Bitmask(a, _) => *a = f(*a),
+            And(a, b) | Or(a, b) | Xor(a, b) | Andn(a, b) | Add(a, b) | Sub(a, b) | Mul(a, b)
+            | Pack(a, b) => {
+                *a = f(*a);
+                *b = f(*b);
+            }
+        }
+    }
+}
+
+impl Instr {
+    pub fn defs(&self) -> Vec<VarId> {
+        match self {
+            Instr::Assign { dst, .. } => vec![*dst],
+            Instr::Call { dsts, .. } => dsts.clone(),
+        }
+    }
+    pub fn uses(&self) -> Vec<VarId> {
+        match self {
+            Instr::Assign { op, .. } => op.operands(),
+            Instr::Call { args, .. } => args.clone(),
+        }
+    }
+}
+
+/// Mask of the low `bits` bits.
+pub fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}

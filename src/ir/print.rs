@@ -1,0 +1,105 @@
+//! Text form of the IR (`nakiri compile --dump ir`). Example:
+//!
+//! ```text
+//! slicing V
+//! node f
+//!   input x [2] word 16 = x__0 x__1
+//!   input const k [] word 16 = k
+//!   output y [] word 16 = y
+//!   t1:16 = xor x__0 x__1
+//!   y:16 = rotl t1 3
+//! end
+//! ```
+//! `ir::parse` reads the same text back.
+
+use super::*;
+use std::fmt::Write;
+
+fn op_text(node: &Node, op: &Op) -> String {
+    use Op::*;
+    let n = |v: &VarId| node.var(*v).name.clone();
+    match op {
+        Const(c) => format!("const {:#x}", c),
+        Copy(a) => format!("copy {}", n(a)),
+        Not(a) => format!("not {}", n(a)),
+        And(a, b) => format!("and {} {}", n(a), n(b)),
+        Or(a, b) => format!("or {} {}", n(a), n(b)),
+        Xor(a, b) => format!("xor {} {}", n(a), n(b)),
+        Andn(a, b) => format!("andn {} {}", n(a), n(b)),
+        Add(a, b) => format!("add {} {}", n(a), n(b)),
+        Sub(a, b) => format!("sub {} {}", n(a), n(b)),
+        Mul(a, b) => format!("mul {} {}", n(a), n(b)),
+        Shl(a, k) => format!("shl {} {}", n(a), k),
+        Shr(a, k) => format!("shr {} {}", n(a), k),
+        Sar(a, k) => format!("sar {} {}", n(a), k),
+        Rotl(a, k) => format!("rotl {} {}", n(a), k),
+        Rotr(a, k) => format!("rotr {} {}", n(a), k),
+        Shuffle(a, p) => format!(
+            "shuffle {} [{}]",
+            n(a),
+            p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+        ),
+        Bitmask(a, k) => format!("bitmask {} {}", n(a), k),
+        Pack(a, b) => format!("pack {} {}", n(a), n(b)),
+    }
+}
+
+fn param_text(node: &Node, kind: &str, p: &Param) -> String {
+    let dims: String = p.c_dims.iter().map(|d| format!("[{}]", d)).collect();
+    let dims = if dims.is_empty() { "[]".to_string() } else { dims };
+    let atoms: Vec<&str> = p.atoms.iter().map(|a| node.var(*a).name.as_str()).collect();
+    format!(
+        "  {}{} {} {} word {} = {}\n",
+        kind,
+        if p.is_const { " const" } else { "" },
+        p.name,
+        dims,
+        p.word_bits,
+        atoms.join(" ")
+    )
+}
+
+pub fn node_to_string(prog: &Program, node: &Node) -> String {
+    let mut s = String::new();
+    let attr = match node.inline {
+        Some(true) => " inline",
+        Some(false) => " noinline",
+        None => "",
+    };
+    let _ = writeln!(s, "node {}{}", node.name, attr);
+    for p in &node.inputs {
+        s.push_str(&param_text(node, "input", p));
+    }
+    for p in &node.outputs {
+        s.push_str(&param_text(node, "output", p));
+    }
+    for ins in &node.body {
+        match ins {
+            Instr::Assign { dst, op } => {
+                let v = node.var(*dst);
+                let _ = writeln!(s, "  {}:{} = {}", v.name, v.bits, op_text(node, op));
+            }
+            Instr::Call { dsts, callee, args } => {
+                let d: Vec<String> = dsts.iter().map(|d| format!("{}:{}", node.var(*d).name, node.bits(*d))).collect();
+                let a: Vec<&str> = args.iter().map(|a| node.var(*a).name.as_str()).collect();
+                let _ = writeln!(s, "  {} = call {}({})", d.join(", "), prog.node(*callee).name, a.join(", "));
+            }
+        }
+    }
+    s.push_str("end\n");
+    s
+}
+
+pub fn to_string(prog: &Program) -> String {
+    let mut s = format!("slicing {}\n", prog.slicing);
+    for node in &prog.nodes {
+        s.push_str(&node_to_string(prog, node));
+    }
+    s
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&to_string(self))
+    }
+}

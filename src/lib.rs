@@ -1,0 +1,19 @@
+//! nakiri: an optimizing compiler for the Usuba language.
+//!
+//! Pipeline (one module per stage, in order):
+//! `syntax` (source → AST) → `sema` (AST → checked, monomorphised program) →
+//! `normalize` (→ Usuba0 IR) → `opt` (IR → IR) → `codegen` (IR → C text, with `runtime`
+//! C support code). `interp` runs IR on concrete inputs and defines the meaning every compiled
+//! form is checked against. `cli` is the command line; only it touches files and processes.
+//! See ARCHITECTURE.md.
+
+pub mod diag;
+pub mod syntax;
+pub mod sema;
+pub mod normalize;
+pub mod ir;
+pub mod interp;
+pub mod opt;
+pub mod codegen;
+pub mod runtime;
+pub mod cli;

@@ -1,0 +1,2 @@
+//! Normalisation: the checked program to Usuba0 IR.
+pub mod sbox;
