@@ -1,1 +1,3 @@
-//! (being written)
+//! C generation from verified Usuba0 IR (being written).
+pub mod target;
+pub use target::{instances_per_call, Arch};
