@@ -1,4 +1,9 @@
-//! Lookup tables to boolean circuits (stub; being written).
+//! Lookup tables to boolean circuits (see the module docs below; written later).
+
+mod anf;
+mod builder;
+
+pub use builder::cleanup;
 
 /// A wire of a circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,7 +34,61 @@ pub struct Circuit {
 }
 
 /// Builds a circuit computing `table` (`table.len() == 1 << n_in`, entries `< 1 << n_out`).
+///
+/// Tolerant of malformed input: a shorter table is padded with zeros, extra
+/// entries are ignored and entry bits above `n_out` are ignored.
 pub fn table_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
-    let _ = (n_in, n_out, table);
-    unimplemented!("sbox synthesis")
+    let size = 1usize << n_in;
+    let mask = if n_out >= 64 { u64::MAX } else { (1u64 << n_out) - 1 };
+    let table: Vec<u64> = (0..size).map(|x| table.get(x).copied().unwrap_or(0) & mask).collect();
+    if n_out == 0 {
+        return Circuit { n_inputs: n_in, gates: Vec::new(), outputs: Vec::new() };
+    }
+    generic_circuit(n_in, n_out, &table)
 }
+
+/// Generic synthesis (no database): the smallest of several constructions.
+pub fn generic_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
+    let mut best = anf::anf_circuit(n_in, n_out, table);
+    let fwd: Vec<usize> = (0..n_in).collect();
+    let rev: Vec<usize> = (0..n_in).rev().collect();
+    for order in [&fwd, &rev] {
+        for how in [anf::Decomp::Shannon, anf::Decomp::Davio] {
+            let c = anf::dd_circuit(n_in, n_out, table, order, how);
+            if c.gates.len() < best.gates.len() {
+                best = c;
+            }
+        }
+    }
+    best
+}
+
+/// Evaluates `c` on table index `input` and returns the table entry.
+pub fn eval(c: &Circuit, input: u64) -> u64 {
+    let wire = |w: Wire, vals: &[bool]| -> bool {
+        match w {
+            Wire::Input(i) => (input >> (c.n_inputs - 1 - i)) & 1 == 1,
+            Wire::Gate(g) => vals[g],
+            Wire::Const(b) => b,
+        }
+    };
+    let mut vals = Vec::with_capacity(c.gates.len());
+    for g in &c.gates {
+        let v = match *g {
+            Gate::And(a, b) => wire(a, &vals) & wire(b, &vals),
+            Gate::Or(a, b) => wire(a, &vals) | wire(b, &vals),
+            Gate::Xor(a, b) => wire(a, &vals) ^ wire(b, &vals),
+            Gate::Andn(a, b) => !wire(a, &vals) & wire(b, &vals),
+            Gate::Not(a) => !wire(a, &vals),
+        };
+        vals.push(v);
+    }
+    let mut out = 0;
+    for &w in &c.outputs {
+        out = (out << 1) | wire(w, &vals) as u64;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
