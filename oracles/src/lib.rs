@@ -1,1 +1,13 @@
 //! Independent reference implementations used as test oracles for the cipher library.
+//! (Full documentation: see the end of this header once all modules are in.)
+
+pub mod prng;
+
+pub mod aes128;
+pub mod ascon;
+pub mod chacha20;
+pub mod des;
+pub mod gimli;
+pub mod present80;
+pub mod serpent;
+pub mod xoodoo;
