@@ -12,4 +12,6 @@ pub mod gimli;
 pub mod present80;
 pub mod rectangle80;
 pub mod serpent;
+pub mod skinny128;
+pub use skinny128::{skinny128_256, skinny128_384};
 pub mod xoodoo;
