@@ -10,6 +10,7 @@ pub mod des;
 pub mod gift128;
 pub mod gimli;
 pub mod present80;
+pub mod pyjamask128;
 pub mod rectangle80;
 pub mod serpent;
 pub mod skinny128;
