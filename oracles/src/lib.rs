@@ -16,5 +16,6 @@ pub mod pyjamask128;
 pub mod rectangle80;
 pub mod serpent;
 pub mod skinny128;
+pub mod spongent160;
 pub use skinny128::{skinny128_256, skinny128_384};
 pub mod xoodoo;
