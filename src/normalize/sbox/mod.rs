@@ -2,6 +2,8 @@
 
 mod anf;
 mod builder;
+pub mod db;
+pub mod search;
 
 pub use builder::cleanup;
 
@@ -44,7 +46,46 @@ pub fn table_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
     if n_out == 0 {
         return Circuit { n_inputs: n_in, gates: Vec::new(), outputs: Vec::new() };
     }
-    generic_circuit(n_in, n_out, &table)
+    if let Some(c) = db::lookup(n_in, n_out, &table) {
+        return c;
+    }
+    let mut best = generic_circuit(n_in, n_out, &table);
+    if n_in <= SEARCH_MAX_INPUTS {
+        if let Some(c) = search::search_circuit(n_in, n_out, &table, SEARCH_LOOK, SEARCH_BUDGET) {
+            if c.gates.len() < best.gates.len() {
+                best = c;
+            }
+        }
+    }
+    best
+}
+
+/// Tables with at most this many inputs also get a bounded heuristic search.
+pub const SEARCH_MAX_INPUTS: usize = 4;
+/// Lookahead and work budget of the compile-time search.
+pub const SEARCH_LOOK: u32 = 1;
+pub const SEARCH_BUDGET: u64 = 200_000;
+
+/// Writes a circuit in the database's program syntax: inputs are `i0..`,
+/// gates `g0..`; returns the program and the output names.
+pub fn to_program(c: &Circuit) -> (String, Vec<String>) {
+    let name = |w: Wire| match w {
+        Wire::Input(i) => format!("i{i}"),
+        Wire::Gate(i) => format!("g{i}"),
+        Wire::Const(b) => format!("{}", b as u8),
+    };
+    let mut prog = String::new();
+    for (i, g) in c.gates.iter().enumerate() {
+        let rhs = match *g {
+            Gate::And(a, b) => format!("{} & {}", name(a), name(b)),
+            Gate::Or(a, b) => format!("{} | {}", name(a), name(b)),
+            Gate::Xor(a, b) => format!("{} ^ {}", name(a), name(b)),
+            Gate::Andn(a, b) => format!("~{} & {}", name(a), name(b)),
+            Gate::Not(a) => format!("~{}", name(a)),
+        };
+        prog.push_str(&format!("g{i} = {rhs}; "));
+    }
+    (prog.trim_end().to_string(), c.outputs.iter().map(|&w| name(w)).collect())
 }
 
 /// Generic synthesis (no database): the smallest of several constructions.

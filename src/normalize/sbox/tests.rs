@@ -128,3 +128,129 @@ fn malformed_tables_do_not_panic() {
         assert_eq!(eval(&c, x), [1, 0, 1, 1][x as usize]);
     }
 }
+
+fn named_tables() -> Vec<(String, usize, usize, Vec<u64>)> {
+    use db::*;
+    let t = |v: &[u8]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+    let mut v = Vec::new();
+    for k in 0..8 {
+        v.push((format!("DES S{}", k + 1), 6, 4, des_table(k)));
+    }
+    for k in 0..8 {
+        v.push((format!("Serpent S{k}"), 4, 4, t(&SERPENT[k])));
+    }
+    v.push(("PRESENT".into(), 4, 4, t(&PRESENT)));
+    v.push(("Spongent".into(), 4, 4, t(&SPONGENT)));
+    v.push(("GIFT".into(), 4, 4, t(&GIFT)));
+    v.push(("SKINNY-64 S4".into(), 4, 4, t(&SKINNY4)));
+    v.push(("Pyjamask S3".into(), 3, 3, t(&PYJAMASK3)));
+    v.push(("Pyjamask S4".into(), 4, 4, t(&PYJAMASK4)));
+    v.push(("RECTANGLE".into(), 4, 4, t(&RECTANGLE)));
+    v.push(("Clyde-128".into(), 4, 4, t(&CLYDE)));
+    v.push(("Ascon".into(), 5, 5, t(&ASCON)));
+    v
+}
+
+#[test]
+fn search_on_named_tables() {
+    for (name, n_in, n_out, table) in named_tables() {
+        let t0 = std::time::Instant::now();
+        let c = search::search_circuit(n_in, n_out, &table, SEARCH_LOOK, SEARCH_BUDGET).unwrap();
+        check(&c, n_in, n_out, &table);
+        let g = generic_circuit(n_in, n_out, &table);
+        eprintln!("{name}: search {} gates ({:?}), generic {}", c.gates.len(), t0.elapsed(), g.gates.len());
+    }
+}
+
+/// Prints database entries found by a longer search (only with NAKIRI_SBOX_GEN set;
+/// the circuits are checked either way).
+#[test]
+fn generate_db() {
+    let Ok(spec) = std::env::var("NAKIRI_SBOX_GEN") else { return };
+    let (look, budget): (u32, u64) = {
+        let mut it = spec.split(',').map(|x| x.parse::<u64>().unwrap_or(0));
+        (it.next().unwrap_or(2) as u32, it.next().unwrap_or(10_000_000))
+    };
+    for (name, n_in, n_out, table) in named_tables() {
+        let t0 = std::time::Instant::now();
+        let mut c = search::search_circuit(n_in, n_out, &table, 1, budget).unwrap();
+        for l in 2..=look {
+            let d = search::search_circuit(n_in, n_out, &table, l, budget).unwrap();
+            if d.gates.len() < c.gates.len() {
+                c = d;
+            }
+        }
+        check(&c, n_in, n_out, &table);
+        let (prog, outs) = to_program(&c);
+        eprintln!("// {name}: {} gates ({:?})", c.gates.len(), t0.elapsed());
+        println!("GEN {name}|{n_in}|{n_out}|{}|{prog}|{}", c.gates.len(), outs.join(" "));
+    }
+}
+
+#[test]
+fn database_entries_are_exact() {
+    for e in db::entries() {
+        assert_eq!(e.table.len(), 1 << e.n_in, "{}", e.name);
+        assert!(e.table.iter().all(|&x| x < 1 << e.n_out), "{}", e.name);
+        let c = e.circuit();
+        check(&c, e.n_in, e.n_out, &e.table);
+        // Recognised through the public entry point, with that very circuit.
+        assert_eq!(table_circuit(e.n_in, e.n_out, &e.table), c, "{}", e.name);
+        let limit = match (e.n_in, e.name) {
+            (8, "AES") => 150,
+            (8, _) => 40,
+            (6, _) => 70,
+            (5, _) => 25,
+            _ => 20,
+        };
+        eprintln!("db {}: {} gates", e.name, c.gates.len());
+        assert!(c.gates.len() <= limit, "{}: {} gates", e.name, c.gates.len());
+    }
+}
+
+#[test]
+fn database_covers_the_named_sboxes() {
+    let names: Vec<&str> = db::entries().iter().map(|e| e.name).collect();
+    for (name, n_in, n_out, table) in named_tables() {
+        let hit = db::entries().iter().any(|e| e.n_in == n_in && e.n_out == n_out && e.table == table);
+        assert!(hit, "{name} missing from the database ({names:?})");
+    }
+    assert!(names.contains(&"AES") && names.contains(&"SKINNY-128 S8"));
+}
+
+#[test]
+fn table_facts() {
+    // AES: FIPS-197 figure 7 samples.
+    let aes = db::aes_table();
+    assert_eq!((aes[0x00], aes[0x01], aes[0x53], aes[0xff], aes[0x10]), (0x63, 0x7c, 0xed, 0x16, 0xca));
+    // SKINNY-128: the first rows of the published table.
+    let sk = db::skinny8_table();
+    let rows: [u64; 32] = [
+        0x65, 0x4c, 0x6a, 0x42, 0x4b, 0x63, 0x43, 0x6b, 0x55, 0x75, 0x5a, 0x7a, 0x53, 0x73, 0x5b, 0x7b,
+        0x35, 0x8c, 0x3a, 0x81, 0x89, 0x33, 0x80, 0x3b, 0x95, 0x25, 0x98, 0x2a, 0x90, 0x23, 0x99, 0x2b,
+    ];
+    assert_eq!(&sk[..32], &rows[..]);
+    assert_eq!((sk[0x80], sk[0xff]), (0x36, 0xff));
+    // Permutations where the primitive needs one.
+    let is_perm = |v: &[u64]| {
+        let mut s = v.to_vec();
+        s.sort();
+        s == (0..v.len() as u64).collect::<Vec<_>>()
+    };
+    assert!(is_perm(&aes) && is_perm(&sk));
+    for (name, n_in, n_out, table) in named_tables() {
+        if n_in == n_out {
+            assert!(is_perm(&table), "{name}");
+        }
+    }
+    // Every DES row is a permutation of 0..16.
+    for s in db::DES_FIPS {
+        for row in s {
+            assert!(is_perm(&row.iter().map(|&x| x as u64).collect::<Vec<_>>()));
+        }
+    }
+    // DES S1 in plain input order: input 0b000001 is row 1, column 0.
+    assert_eq!(db::des_table(0)[1], 0);
+    assert_eq!(db::des_table(0)[0b100000], 4);
+    assert_eq!(db::des_table(7)[63], 11);
+}
