@@ -17,3 +17,4 @@ pub mod opt;
 pub mod codegen;
 pub mod runtime;
 pub mod cli;
+pub mod driver;

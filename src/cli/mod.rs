@@ -1,2 +1,260 @@
-//! (being written)
-pub fn main() -> i32 { 0 }
+//! The command line. The only module (with the autotuner) that touches files and processes.
+//!
+//! Native: `nakiri check FILE.ua [-B|-V|-H] [-I DIR] [--dump ast|typed|ir]`,
+//! `nakiri compile FILE.ua [-B|-V|-H] [--arch A] [-o OUT.c] [-I DIR] [--dump ...]`.
+//! Compatibility: the original usubac's command line (`nakiri -arch avx -o out.c -B file.ua`,
+//! `nakiri -type-only -B file.ua`, ...), single-dash flags included.
+
+use crate::codegen::Arch;
+use crate::driver::{self, Config};
+use crate::ir::Slicing;
+use crate::syntax::Loader;
+use std::io::Write;
+
+/// Reads files from disk.
+pub struct FsLoader;
+
+impl Loader for FsLoader {
+    fn read(&self, path: &str) -> Result<String, String> {
+        std::fs::read_to_string(path).map_err(|e| e.to_string())
+    }
+    fn exists(&self, path: &str) -> bool {
+        std::path::Path::new(path).is_file()
+    }
+}
+
+const HELP: &str = "nakiri — an optimizing compiler for the Usuba language
+
+USAGE:
+    nakiri check FILE.ua [OPTIONS]        parse and type-check; prints `ok` or diagnostics
+    nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
+    nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
+
+OPTIONS:
+    -B, --bitslice        bitslice (every bit in its own register)
+    -V, --vslice          vertical slicing (default)
+    -H, --hslice          horizontal slicing
+    --arch A, -arch A     std (gp), sse, avx (avx2), avx512, neon   [default: std]
+    -o OUT.c              output C file; the header is written beside it as OUT.h
+    -I DIR                add an include search folder (repeatable)
+    --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
+    -h, --help            this help
+    --version             print the version
+
+USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
+    -parse-only -type-only -no-inline -inline-all -light-inline -heavy-inline -unroll
+    -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -no-CSE -no-copy-prop
+    -no-fold-const -no-CSE-CP-CF -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
+    -lf -gen-bench -bits-per-reg N -w -v N -bench-*
+
+EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
+";
+
+#[derive(Default)]
+struct Args {
+    mode: Option<String>,
+    file: Option<String>,
+    out: Option<String>,
+    dump: Option<String>,
+    slicing: Option<Slicing>,
+    arch: Option<Arch>,
+    includes: Vec<String>,
+    notes: Vec<String>,
+    no_copy_prop: bool,
+}
+
+fn usage_error(msg: &str) -> i32 {
+    eprintln!("error: {}\n(run `nakiri --help` for usage)", msg);
+    2
+}
+
+/// Entry point of the binary: runs the CLI on a thread with a large stack.
+pub fn main() -> i32 {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let child = std::thread::Builder::new().stack_size(512 << 20).spawn(move || run(&args));
+    match child.map(|c| c.join()) {
+        Ok(Ok(code)) => code,
+        _ => {
+            eprintln!("internal error: the compiler crashed (please report this bug)");
+            3
+        }
+    }
+}
+
+/// Runs the CLI with these arguments; returns the exit status.
+pub fn run(argv: &[String]) -> i32 {
+    let mut a = Args::default();
+    let mut i = 0;
+    let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-v", "-bench-nb-runs"];
+    while i < argv.len() {
+        let arg = argv[i].as_str();
+        let next = |i: &mut usize| -> Option<String> {
+            *i += 1;
+            argv.get(*i).cloned()
+        };
+        match arg {
+            "-h" | "--help" | "-help" => {
+                print!("{}", HELP);
+                return 0;
+            }
+            "--version" | "-version" => {
+                println!("nakiri {}", env!("CARGO_PKG_VERSION"));
+                return 0;
+            }
+            "check" | "compile" if a.mode.is_none() && a.file.is_none() => a.mode = Some(arg.to_string()),
+            "-B" | "--bitslice" => a.slicing = Some(Slicing::B),
+            "-V" | "--vslice" => a.slicing = Some(Slicing::V),
+            "-H" | "--hslice" => a.slicing = Some(Slicing::H),
+            "--arch" | "-arch" => match next(&mut i) {
+                Some(v) => match Arch::parse(&v) {
+                    Some(ar) => a.arch = Some(ar),
+                    None => return usage_error(&format!("unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)", v)),
+                },
+                None => return usage_error("`-arch` needs a value"),
+            },
+            "-o" => match next(&mut i) {
+                Some(v) => a.out = Some(v),
+                None => return usage_error("`-o` needs a file name"),
+            },
+            "-I" => match next(&mut i) {
+                Some(v) => a.includes.push(v),
+                None => return usage_error("`-I` needs a folder"),
+            },
+            "--dump" => match next(&mut i) {
+                Some(v) if ["ast", "typed", "ir"].contains(&v.as_str()) => a.dump = Some(v),
+                _ => return usage_error("`--dump` takes ast, typed or ir"),
+            },
+            "-parse-only" => {
+                a.mode = Some("check".into());
+                a.dump.get_or_insert_with(|| "parse-only".into());
+            }
+            "-type-only" => a.mode = Some("check".into()),
+            "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
+            "-w" | "-no-inline" | "-inline-all" | "-light-inline" | "-heavy-inline" | "-unroll" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
+            | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
+                a.notes.push(arg.to_string())
+            }
+            s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),
+            s if takes_value.contains(&s) => {
+                if next(&mut i).is_none() {
+                    return usage_error(&format!("`{}` needs a value", s));
+                }
+                a.notes.push(s.to_string());
+            }
+            s if s.starts_with("-bench") => a.notes.push(s.to_string()),
+            s if s.starts_with('-') => return usage_error(&format!("unknown option `{}`", s)),
+            s => {
+                if a.file.is_some() {
+                    return usage_error(&format!("more than one input file (`{}`)", s));
+                }
+                a.file = Some(s.to_string());
+            }
+        }
+        i += 1;
+    }
+    for n in &a.notes {
+        eprintln!("note: `{}` is accepted for usubac compatibility and currently has no effect", n);
+    }
+    let Some(file) = a.file.clone() else {
+        if argv.is_empty() {
+            print!("{}", HELP);
+            return 2;
+        }
+        return usage_error("no input file");
+    };
+    let text = match std::fs::read_to_string(&file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("error: cannot read `{}`: {}", file, e);
+            return 1;
+        }
+    };
+    let mut cfg = Config {
+        slicing: a.slicing.unwrap_or(Slicing::V),
+        arch: a.arch.unwrap_or(Arch::Std),
+        include_dirs: a.includes.clone(),
+        flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
+        ..Config::default()
+    };
+    cfg.opt.copy_prop = !a.no_copy_prop;
+    let mode = a.mode.clone().unwrap_or_else(|| "compile".into());
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+
+    if a.dump.as_deref() == Some("ast") || a.dump.as_deref() == Some("parse-only") {
+        let front = driver::parse(&file, &text, &cfg, &FsLoader);
+        eprint!("{}", front.render_diags());
+        if front.has_errors() {
+            return 1;
+        }
+        if a.dump.as_deref() == Some("ast") {
+            let _ = write!(out, "{}", crate::syntax::pretty::program(front.ast.as_ref().unwrap()));
+        } else {
+            let _ = writeln!(out, "ok");
+        }
+        return 0;
+    }
+    if mode == "check" || a.dump.as_deref() == Some("typed") {
+        let front = driver::check(&file, &text, &cfg, &FsLoader);
+        eprint!("{}", front.render_diags());
+        if front.has_errors() {
+            return 1;
+        }
+        match a.dump.as_deref() {
+            Some("typed") => {
+                let _ = write!(out, "{}", dump_typed(front.checked.as_ref().unwrap()));
+            }
+            Some("ir") => {
+                let (_, prog) = driver::lower(&file, &text, &cfg, &FsLoader);
+                if let Some(p) = prog {
+                    let _ = write!(out, "{}", p);
+                }
+            }
+            _ => {
+                let _ = writeln!(out, "ok");
+            }
+        }
+        return 0;
+    }
+    if a.dump.as_deref() == Some("ir") {
+        let (front, prog) = driver::lower(&file, &text, &cfg, &FsLoader);
+        eprint!("{}", front.render_diags());
+        return match prog {
+            Some(p) => {
+                let _ = write!(out, "{}", p);
+                0
+            }
+            None => 1,
+        };
+    }
+    // compile
+    let c_path = a.out.clone().unwrap_or_else(|| {
+        let stem = file.strip_suffix(".ua").unwrap_or(&file);
+        format!("{}.c", stem)
+    });
+    let h_path = match c_path.strip_suffix(".c") {
+        Some(s) => format!("{}.h", s),
+        None => format!("{}.h", c_path),
+    };
+    let h_name = std::path::Path::new(&h_path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out.h".into());
+    let (front, output) = driver::compile(&file, &text, &cfg, &FsLoader, &h_name);
+    eprint!("{}", front.render_diags());
+    let Some(output) = output else { return 1 };
+    if let Err(e) = std::fs::write(&c_path, &output.c).and_then(|_| std::fs::write(&h_path, &output.h)) {
+        eprintln!("error: cannot write output: {}", e);
+        return 1;
+    }
+    0
+}
+
+/// `--dump typed`: every monomorphic instance with the concrete type of each variable.
+pub fn dump_typed(c: &crate::sema::Checked) -> String {
+    let mut s = String::new();
+    for inst in &c.instances {
+        s.push_str(&format!("instance {} (from node {})\n", inst.name, inst.decl));
+        for (role, name, ty, is_const) in &inst.vars {
+            s.push_str(&format!("  {:6} {}: {}{}\n", role, name, if *is_const { "const " } else { "" }, ty));
+        }
+    }
+    s
+}

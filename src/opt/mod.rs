@@ -1,1 +1,24 @@
-//! (being written)
+//! IR-to-IR optimisations, run in order by [`optimize`] (the verifier runs after each pass in
+//! tests). Each pass is one file with a `run(&mut Program, &OptConfig)` function.
+
+pub mod copy_prop;
+
+use crate::ir::Program;
+
+#[derive(Clone, Debug)]
+pub struct OptConfig {
+    pub copy_prop: bool,
+}
+
+impl Default for OptConfig {
+    fn default() -> OptConfig {
+        OptConfig { copy_prop: true }
+    }
+}
+
+/// The optimisation pipeline.
+pub fn optimize(prog: &mut Program, cfg: &OptConfig) {
+    if cfg.copy_prop {
+        copy_prop::run(prog);
+    }
+}

@@ -1,0 +1,72 @@
+//! Copy propagation and dead-code elimination.
+//!
+//! Requires verified IR. Guarantees: no `Copy` remains except those defining an output atom
+//! (or copying an input straight to an output); every remaining instruction contributes to
+//! an output; identical constants are shared; outputs stay distinct atoms.
+//!
+//! Before: `t1 = xor a b; x = copy t1; y = copy x` (y output) → after: `y = xor a b`.
+
+use crate::ir::{Instr, Node, Op, Program, VarId};
+use std::collections::HashMap;
+
+pub fn run(prog: &mut Program) {
+    for node in &mut prog.nodes {
+        run_node(node);
+    }
+}
+
+fn run_node(node: &mut Node) {
+    let n = node.vars.len();
+    let outputs: Vec<VarId> = node.flat_outputs();
+    let mut is_output = vec![false; n];
+    for o in &outputs {
+        is_output[o.0 as usize] = true;
+    }
+    // 1. Replace uses of copies by their sources; share constants.
+    let mut repl: Vec<VarId> = (0..n as u32).map(VarId).collect();
+    let mut consts: HashMap<(u32, u64), VarId> = HashMap::new();
+    let mut body = Vec::with_capacity(node.body.len());
+    for mut ins in std::mem::take(&mut node.body) {
+        match &mut ins {
+            Instr::Assign { dst, op } => {
+                op.map_operands(|v| repl[v.0 as usize]);
+                let d = *dst;
+                if !is_output[d.0 as usize] {
+                    match op {
+                        Op::Copy(src) => {
+                            repl[d.0 as usize] = *src;
+                            continue;
+                        }
+                        Op::Const(c) => {
+                            let key = (node.vars[d.0 as usize].bits, *c);
+                            if let Some(&v) = consts.get(&key) {
+                                repl[d.0 as usize] = v;
+                                continue;
+                            }
+                            consts.insert(key, d);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Instr::Call { args, .. } => {
+                for a in args.iter_mut() {
+                    *a = repl[a.0 as usize];
+                }
+            }
+        }
+        body.push(ins);
+    }
+    // 2. Dead code: keep what outputs need.
+    let mut live = is_output.clone();
+    let mut keep = vec![false; body.len()];
+    for (i, ins) in body.iter().enumerate().rev() {
+        if ins.defs().iter().any(|d| live[d.0 as usize]) {
+            keep[i] = true;
+            for u in ins.uses() {
+                live[u.0 as usize] = true;
+            }
+        }
+    }
+    node.body = body.into_iter().zip(keep).filter(|(_, k)| *k).map(|(i, _)| i).collect();
+}
