@@ -49,7 +49,7 @@ pub const fn gmul(mut a: u8, mut b: u8) -> u8 {
     p
 }
 
-/// AES-128 encryption of one block (crate `aes`). Bytes as in FIPS-197 (in[0] first).
+/// AES-128 encryption of one block (crate `aes`). Bytes as in FIPS-197 (`in[0]` first).
 pub fn encrypt(key: &[u8; 16], block: &[u8; 16]) -> [u8; 16] {
     let c = aes::Aes128::new(&Array::from(*key));
     let mut b = Array::from(*block);
@@ -58,7 +58,7 @@ pub fn encrypt(key: &[u8; 16], block: &[u8; 16]) -> [u8; 16] {
 }
 
 /// The 11 round keys (FIPS-197 key expansion, own model). `rk[r]` is w[4r..4r+4] as 16 bytes,
-/// in the same byte order as the state/input (rk[0] == key).
+/// in the same byte order as the state/input (`rk[0] == key`).
 pub fn expand_key(key: &[u8; 16]) -> [[u8; 16]; 11] {
     let mut w = [[0u8; 4]; 44];
     for i in 0..4 {

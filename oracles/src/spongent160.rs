@@ -1,4 +1,4 @@
-//! Spongent-pi[160] permutation (Bogdanov et al., CHES 2011; as used by Elephant-Dumbo):
+//! Spongent-pi\[160\] permutation (Bogdanov et al., CHES 2011; as used by Elephant-Dumbo):
 //! 160-bit state, 80 rounds. Own model written from the specification (no crate).
 //!
 //! Conventions (Elephant reference): the 20-byte state is a little-endian bit string, bit i =
@@ -10,7 +10,7 @@
 /// The Spongent S-box.
 pub const SBOX: [u8; 16] = [0xe, 0xd, 0xb, 0x0, 0x2, 0x1, 0x4, 0xf, 0x7, 0xa, 0x8, 0x5, 0x9, 0xc, 0x3, 0x6];
 
-/// Spongent-pi[160].
+/// Spongent-pi\[160\].
 pub fn permute(state: &[u8; 20]) -> [u8; 20] {
     let mut s = *state;
     let mut lfsr: u8 = 0x75;

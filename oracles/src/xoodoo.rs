@@ -1,7 +1,7 @@
-//! Xoodoo[12] permutation (Daemen et al.). Via crate `xoodyak` (`Xoodoo::permute`), plus an
+//! Xoodoo\[12\] permutation (Daemen et al.). Via crate `xoodyak` (`Xoodoo::permute`), plus an
 //! own model from the Xoodoo specification, compared on random inputs.
 //!
-//! State: 12 u32 lanes, `state[4*y + x]` = plane y, lane x (the spec's A_y[x]); byte
+//! State: 12 u32 lanes, `state[4*y + x]` = plane y, lane x (the spec's `A_y[x]`); byte
 //! serialisation = each lane little-endian, lane 0 first (what `xoodyak` uses internally).
 
 /// Round constants C_{-11} .. C_0.
@@ -25,7 +25,7 @@ fn from_bytes(b: &[u8; 48]) -> [u32; 12] {
     s
 }
 
-/// Xoodoo[12] (crate `xoodyak`).
+/// Xoodoo\[12\] (crate `xoodyak`).
 pub fn permute12(state: [u32; 12]) -> [u32; 12] {
     let mut x = xoodyak::Xoodoo::from_bytes(to_bytes(&state));
     x.permute();
@@ -76,7 +76,7 @@ pub fn round_model(a: [u32; 12], c: u32) -> [u32; 12] {
     a
 }
 
-/// Own model of Xoodoo[12].
+/// Own model of Xoodoo\[12\].
 pub fn permute12_model(state: [u32; 12]) -> [u32; 12] {
     RC.iter().fold(state, |s, &c| round_model(s, c))
 }
