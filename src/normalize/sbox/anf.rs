@@ -8,7 +8,10 @@ use std::collections::HashMap;
 
 /// Bit `j` (counted from the MSB of an `n_out`-bit entry) of every entry.
 pub fn output_column(n_out: usize, table: &[u64], j: usize) -> Vec<bool> {
-    table.iter().map(|&e| (e >> (n_out - 1 - j)) & 1 == 1).collect()
+    table
+        .iter()
+        .map(|&e| (e >> (n_out - 1 - j)) & 1 == 1)
+        .collect()
 }
 
 /// The input wire for index bit position `p` (LSB = 0).
@@ -73,7 +76,10 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
     }
     let mut work: u64 = 0;
     loop {
-        let cost: u64 = sets.iter().map(|s| (s.len() as u64) * (s.len() as u64) / 2).sum();
+        let cost: u64 = sets
+            .iter()
+            .map(|s| (s.len() as u64) * (s.len() as u64) / 2)
+            .sum();
         if work + cost > XOR_SHARE_BUDGET {
             break;
         }
@@ -141,8 +147,9 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
 /// XOR sums share common pairs.
 pub fn anf_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
     let mut b = Builder::new(n_in);
-    let coeffs: Vec<Vec<bool>> =
-        (0..n_out).map(|j| anf_coeffs(&output_column(n_out, table, j))).collect();
+    let coeffs: Vec<Vec<bool>> = (0..n_out)
+        .map(|j| anf_coeffs(&output_column(n_out, table, j)))
+        .collect();
     // All monomials used, by increasing degree then value.
     let size = 1usize << n_in;
     let mut used: Vec<usize> = (0..size).filter(|&m| coeffs.iter().any(|c| c[m])).collect();
@@ -192,7 +199,13 @@ pub enum Decomp {
 
 /// Decision-diagram synthesis: the variables are split in `order` (a
 /// permutation of the inputs); sub-functions are shared by truth table.
-pub fn dd_circuit(n_in: usize, n_out: usize, table: &[u64], order: &[usize], how: Decomp) -> Circuit {
+pub fn dd_circuit(
+    n_in: usize,
+    n_out: usize,
+    table: &[u64],
+    order: &[usize],
+    how: Decomp,
+) -> Circuit {
     let mut b = Builder::new(n_in);
     // Re-index the table so that the variable split at level l is index bit
     // n_in-1-l (the highest first).
@@ -256,7 +269,9 @@ pub fn dd_circuit(n_in: usize, n_out: usize, table: &[u64], order: &[usize], how
         memo.insert(tt.to_vec(), r);
         r
     }
-    let outs: Vec<Wire> =
-        cols.iter().map(|c| go(c, 0, order, how, &mut b, &mut memo)).collect();
+    let outs: Vec<Wire> = cols
+        .iter()
+        .map(|c| go(c, 0, order, how, &mut b, &mut memo))
+        .collect();
     b.finish(outs)
 }

@@ -28,7 +28,11 @@ fn ord(a: Wire, b: Wire) -> (Wire, Wire) {
 
 impl Builder {
     pub fn new(n_inputs: usize) -> Builder {
-        Builder { n_inputs, gates: Vec::new(), memo: HashMap::new() }
+        Builder {
+            n_inputs,
+            gates: Vec::new(),
+            memo: HashMap::new(),
+        }
     }
 
     fn push(&mut self, g: Gate) -> Wire {
@@ -158,7 +162,11 @@ impl Builder {
     }
 
     pub fn finish(self, outputs: Vec<Wire>) -> Circuit {
-        cleanup(Circuit { n_inputs: self.n_inputs, gates: self.gates, outputs })
+        cleanup(Circuit {
+            n_inputs: self.n_inputs,
+            gates: self.gates,
+            outputs,
+        })
     }
 }
 
@@ -205,5 +213,9 @@ pub fn cleanup(c: Circuit) -> Circuit {
         }
     }
     let outputs = c.outputs.iter().map(|&w| remap(w, &new_index)).collect();
-    Circuit { n_inputs: c.n_inputs, gates, outputs }
+    Circuit {
+        n_inputs: c.n_inputs,
+        gates,
+        outputs,
+    }
 }

@@ -49,8 +49,19 @@ fn var_tt(n: usize, i: usize) -> u64 {
 
 impl Search {
     fn new(n: usize, budget: u64) -> Search {
-        let full = if n == 6 { u64::MAX } else { (1u64 << (1 << n)) - 1 };
-        Search { n, full, tts: (0..n).map(|i| var_tt(n, i)).collect(), gates: Vec::new(), work: 0, budget }
+        let full = if n == 6 {
+            u64::MAX
+        } else {
+            (1u64 << (1 << n)) - 1
+        };
+        Search {
+            n,
+            full,
+            tts: (0..n).map(|i| var_tt(n, i)).collect(),
+            gates: Vec::new(),
+            work: 0,
+            budget,
+        }
     }
 
     fn tt(&self, w: W) -> u64 {
@@ -213,11 +224,23 @@ impl Search {
         self.variant(target, mask, free & !(1 << s), s, v, look.saturating_sub(1))
     }
 
-    fn variant(&mut self, target: u64, mask: u64, free: u32, s: usize, v: u32, look: u32) -> Option<W> {
+    fn variant(
+        &mut self,
+        target: u64,
+        mask: u64,
+        free: u32,
+        s: usize,
+        v: u32,
+        look: u32,
+    ) -> Option<W> {
         let sw = s as W;
         let st = self.tts[s];
         // Variants 0..2 select on s, 3..5 on !s; 6 is a plain multiplexer.
-        let (r1, pol) = if v < 3 || v == 6 { (st, true) } else { (!st & self.full, false) };
+        let (r1, pol) = if v < 3 || v == 6 {
+            (st, true)
+        } else {
+            (!st & self.full, false)
+        };
         let r0 = !r1 & self.full;
         match v % 3 {
             _ if v == 6 => {
@@ -231,14 +254,22 @@ impl Search {
                 // f = g ^ (p & h)
                 let g = self.solve(target, mask & r0, free, look)?;
                 let h = self.solve(target ^ self.tt(g), mask & r1, free, look)?;
-                let t = if pol { self.and(sw, h) } else { self.andn(sw, h) };
+                let t = if pol {
+                    self.and(sw, h)
+                } else {
+                    self.andn(sw, h)
+                };
                 Some(self.xor(g, t))
             }
             1 => {
                 // f = g | (p & h), g = 0 where p and target = 0
                 let g = self.solve(target, (mask & r0) | (mask & r1 & !target), free, look)?;
                 let h = self.solve(target, mask & r1 & !self.tt(g), free, look)?;
-                let t = if pol { self.and(sw, h) } else { self.andn(sw, h) };
+                let t = if pol {
+                    self.and(sw, h)
+                } else {
+                    self.andn(sw, h)
+                };
                 Some(self.or(g, t))
             }
             _ => {
@@ -288,14 +319,22 @@ fn orders(n_out: usize) -> Vec<Vec<usize>> {
         perms(&mut (0..n_out).collect(), &mut Vec::new(), &mut all);
         all
     } else {
-        (0..n_out).map(|r| (0..n_out).map(|k| (k + r) % n_out).collect()).collect()
+        (0..n_out)
+            .map(|r| (0..n_out).map(|k| (k + r) % n_out).collect())
+            .collect()
     }
 }
 
 /// Searches a circuit for a table with at most 6 inputs. `look` is the
 /// number of levels of exhaustive alternative comparison, `budget` bounds
 /// the work per output order. Returns `None` for more than 6 inputs.
-pub fn search_circuit(n_in: usize, n_out: usize, table: &[u64], look: u32, budget: u64) -> Option<Circuit> {
+pub fn search_circuit(
+    n_in: usize,
+    n_out: usize,
+    table: &[u64],
+    look: u32,
+    budget: u64,
+) -> Option<Circuit> {
     if n_in == 0 || n_in > 6 || table.len() != 1 << n_in {
         return None;
     }

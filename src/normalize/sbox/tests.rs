@@ -37,7 +37,9 @@ fn check(c: &Circuit, n_in: usize, n_out: usize, table: &[u64]) {
 }
 
 fn random_table(rng: &mut Rng, n_in: usize, n_out: usize) -> Vec<u64> {
-    (0..1u64 << n_in).map(|_| rng.next() & ((1 << n_out) - 1)).collect()
+    (0..1u64 << n_in)
+        .map(|_| rng.next() & ((1 << n_out) - 1))
+        .collect()
 }
 
 #[test]
@@ -92,8 +94,18 @@ fn special_tables() {
             check(&c, n, n_out, &t);
         }
         // Identity and complement cost no/one gate per bit.
-        assert_eq!(table_circuit(n, n, &(0..size).collect::<Vec<_>>()).gates.len(), 0);
-        assert!(table_circuit(n, n, &(0..size).map(|x| x ^ all).collect::<Vec<_>>()).gates.len() <= n);
+        assert_eq!(
+            table_circuit(n, n, &(0..size).collect::<Vec<_>>())
+                .gates
+                .len(),
+            0
+        );
+        assert!(
+            table_circuit(n, n, &(0..size).map(|x| x ^ all).collect::<Vec<_>>())
+                .gates
+                .len()
+                <= n
+        );
     }
 }
 
@@ -155,10 +167,15 @@ fn named_tables() -> Vec<(String, usize, usize, Vec<u64>)> {
 fn search_on_named_tables() {
     for (name, n_in, n_out, table) in named_tables() {
         let t0 = std::time::Instant::now();
-        let c = search::search_circuit(n_in, n_out, &table, SEARCH_LOOK, SEARCH_BUDGET).unwrap();
+        let c = search::search_circuit(n_in, n_out, &table, 1, SEARCH_BUDGET).unwrap();
         check(&c, n_in, n_out, &table);
         let g = generic_circuit(n_in, n_out, &table);
-        eprintln!("{name}: search {} gates ({:?}), generic {}", c.gates.len(), t0.elapsed(), g.gates.len());
+        eprintln!(
+            "{name}: search {} gates ({:?}), generic {}",
+            c.gates.len(),
+            t0.elapsed(),
+            g.gates.len()
+        );
     }
 }
 
@@ -166,10 +183,15 @@ fn search_on_named_tables() {
 /// the circuits are checked either way).
 #[test]
 fn generate_db() {
-    let Ok(spec) = std::env::var("NAKIRI_SBOX_GEN") else { return };
+    let Ok(spec) = std::env::var("NAKIRI_SBOX_GEN") else {
+        return;
+    };
     let (look, budget): (u32, u64) = {
         let mut it = spec.split(',').map(|x| x.parse::<u64>().unwrap_or(0));
-        (it.next().unwrap_or(2) as u32, it.next().unwrap_or(10_000_000))
+        (
+            it.next().unwrap_or(2) as u32,
+            it.next().unwrap_or(10_000_000),
+        )
     };
     for (name, n_in, n_out, table) in named_tables() {
         let t0 = std::time::Instant::now();
@@ -183,7 +205,11 @@ fn generate_db() {
         check(&c, n_in, n_out, &table);
         let (prog, outs) = to_program(&c);
         eprintln!("// {name}: {} gates ({:?})", c.gates.len(), t0.elapsed());
-        println!("GEN {name}|{n_in}|{n_out}|{}|{prog}|{}", c.gates.len(), outs.join(" "));
+        println!(
+            "GEN {name}|{n_in}|{n_out}|{}|{prog}|{}",
+            c.gates.len(),
+            outs.join(" ")
+        );
     }
 }
 
@@ -204,7 +230,12 @@ fn database_entries_are_exact() {
             _ => 20,
         };
         eprintln!("db {}: {} gates", e.name, c.gates.len());
-        assert!(c.gates.len() <= limit, "{}: {} gates", e.name, c.gates.len());
+        assert!(
+            c.gates.len() <= limit,
+            "{}: {} gates",
+            e.name,
+            c.gates.len()
+        );
     }
 }
 
@@ -212,7 +243,9 @@ fn database_entries_are_exact() {
 fn database_covers_the_named_sboxes() {
     let names: Vec<&str> = db::entries().iter().map(|e| e.name).collect();
     for (name, n_in, n_out, table) in named_tables() {
-        let hit = db::entries().iter().any(|e| e.n_in == n_in && e.n_out == n_out && e.table == table);
+        let hit = db::entries()
+            .iter()
+            .any(|e| e.n_in == n_in && e.n_out == n_out && e.table == table);
         assert!(hit, "{name} missing from the database ({names:?})");
     }
     assert!(names.contains(&"AES") && names.contains(&"SKINNY-128 S8"));
@@ -222,12 +255,16 @@ fn database_covers_the_named_sboxes() {
 fn table_facts() {
     // AES: FIPS-197 figure 7 samples.
     let aes = db::aes_table();
-    assert_eq!((aes[0x00], aes[0x01], aes[0x53], aes[0xff], aes[0x10]), (0x63, 0x7c, 0xed, 0x16, 0xca));
+    assert_eq!(
+        (aes[0x00], aes[0x01], aes[0x53], aes[0xff], aes[0x10]),
+        (0x63, 0x7c, 0xed, 0x16, 0xca)
+    );
     // SKINNY-128: the first rows of the published table.
     let sk = db::skinny8_table();
     let rows: [u64; 32] = [
-        0x65, 0x4c, 0x6a, 0x42, 0x4b, 0x63, 0x43, 0x6b, 0x55, 0x75, 0x5a, 0x7a, 0x53, 0x73, 0x5b, 0x7b,
-        0x35, 0x8c, 0x3a, 0x81, 0x89, 0x33, 0x80, 0x3b, 0x95, 0x25, 0x98, 0x2a, 0x90, 0x23, 0x99, 0x2b,
+        0x65, 0x4c, 0x6a, 0x42, 0x4b, 0x63, 0x43, 0x6b, 0x55, 0x75, 0x5a, 0x7a, 0x53, 0x73, 0x5b,
+        0x7b, 0x35, 0x8c, 0x3a, 0x81, 0x89, 0x33, 0x80, 0x3b, 0x95, 0x25, 0x98, 0x2a, 0x90, 0x23,
+        0x99, 0x2b,
     ];
     assert_eq!(&sk[..32], &rows[..]);
     assert_eq!((sk[0x80], sk[0xff]), (0x36, 0xff));
@@ -253,4 +290,32 @@ fn table_facts() {
     assert_eq!(db::des_table(0)[1], 0);
     assert_eq!(db::des_table(0)[0b100000], 4);
     assert_eq!(db::des_table(7)[63], 11);
+}
+
+#[test]
+fn search_beats_plain_synthesis_on_random_small_tables() {
+    let mut rng = Rng(2024);
+    let (mut s_total, mut g_total) = (0, 0);
+    for n_in in 3..=6 {
+        for _ in 0..3 {
+            let t = random_table(&mut rng, n_in, 4);
+            let t0 = std::time::Instant::now();
+            let c = table_circuit(n_in, 4, &t);
+            let dt = t0.elapsed();
+            check(&c, n_in, 4, &t);
+            let g = generic_circuit(n_in, 4, &t);
+            assert!(c.gates.len() <= g.gates.len());
+            eprintln!(
+                "random {n_in}->4: {} gates (generic {}) in {dt:?}",
+                c.gates.len(),
+                g.gates.len()
+            );
+            s_total += c.gates.len();
+            g_total += g.gates.len();
+        }
+    }
+    assert!(
+        s_total < g_total,
+        "search never helped: {s_total} vs {g_total}"
+    );
 }
