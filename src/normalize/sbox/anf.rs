@@ -211,7 +211,7 @@ pub fn dd_circuit(
     // n_in-1-l (the highest first).
     let size = 1usize << n_in;
     let mut cols: Vec<Vec<bool>> = vec![vec![false; size]; n_out];
-    for x in 0..size {
+    for (x, &entry) in table.iter().enumerate().take(size) {
         // y: bit (n_in-1-l) of y = input order[l] of x.
         let mut y = 0;
         for (l, &inp) in order.iter().enumerate() {
@@ -219,7 +219,7 @@ pub fn dd_circuit(
             y |= bit << (n_in - 1 - l);
         }
         for (j, col) in cols.iter_mut().enumerate() {
-            col[y] = (table[x] >> (n_out - 1 - j)) & 1 == 1;
+            col[y] = (entry >> (n_out - 1 - j)) & 1 == 1;
         }
     }
     let mut memo: HashMap<Vec<bool>, Wire> = HashMap::new();

@@ -291,8 +291,8 @@ impl Search {
 /// Truth table (bit x = value at index x) of output bit j.
 fn column(n_in: usize, n_out: usize, table: &[u64], j: usize) -> u64 {
     let mut t = 0;
-    for x in 0..(1usize << n_in) {
-        if (table[x] >> (n_out - 1 - j)) & 1 == 1 {
+    for (x, &entry) in table.iter().enumerate().take(1usize << n_in) {
+        if (entry >> (n_out - 1 - j)) & 1 == 1 {
             t |= 1 << x;
         }
     }

@@ -148,8 +148,8 @@ fn named_tables() -> Vec<(String, usize, usize, Vec<u64>)> {
     for k in 0..8 {
         v.push((format!("DES S{}", k + 1), 6, 4, des_table(k)));
     }
-    for k in 0..8 {
-        v.push((format!("Serpent S{k}"), 4, 4, t(&SERPENT[k])));
+    for (k, s) in SERPENT.iter().enumerate() {
+        v.push((format!("Serpent S{k}"), 4, 4, t(s)));
     }
     v.push(("PRESENT".into(), 4, 4, t(&PRESENT)));
     v.push(("Spongent".into(), 4, 4, t(&SPONGENT)));
