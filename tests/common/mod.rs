@@ -76,3 +76,195 @@ impl Rng {
         self.next() & nakiri::ir::mask(m)
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Running Usuba programs: through the interpreter or natively through the packed C API.
+
+use nakiri::codegen::Arch;
+use nakiri::driver::{self, Config};
+use nakiri::ir::{Program, Slicing};
+
+/// Per instance: per parameter, its source words.
+pub type Instance = Vec<Vec<u64>>;
+
+/// Loads `.ua` sources from disk (paths relative to the crate root).
+pub struct Fs;
+impl nakiri::syntax::Loader for Fs {
+    fn read(&self, path: &str) -> Result<String, String> {
+        std::fs::read_to_string(root().join(path)).map_err(|e| e.to_string())
+    }
+    fn exists(&self, path: &str) -> bool {
+        root().join(path).is_file()
+    }
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Compiles Usuba source text to optimised IR; panics with the rendered diagnostics on error.
+pub fn lower_src(name: &str, src: &str, slicing: Slicing) -> Program {
+    let cfg = Config { slicing, ..Config::default() };
+    let (front, prog) = driver::lower(name, src, &cfg, &Fs);
+    match prog {
+        Some(p) => p,
+        None => panic!("{} failed to compile ({:?}):\n{}", name, slicing, front.render_diags()),
+    }
+}
+
+/// Compiles a `.ua` file (path relative to the crate root).
+pub fn lower_file(path: &str, slicing: Slicing) -> Program {
+    let src = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{}: {}", path, e));
+    lower_src(path, &src, slicing)
+}
+
+/// Runs instances through the interpreter.
+pub fn run_interp(prog: &Program, insts: &[Instance]) -> Vec<Instance> {
+    insts.iter().map(|i| nakiri::interp::run_entry(prog, i)).collect()
+}
+
+/// The archs this CPU runs; prints the skipped ones.
+pub fn native_archs(what: &str) -> Vec<Arch> {
+    let mut v = Vec::new();
+    for a in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512] {
+        if a.runs_here() {
+            v.push(a);
+        } else {
+            println!("skipped: {} on {} (CPU lacks it)", what, a);
+        }
+    }
+    println!("skipped: {} on neon (not this CPU)", what);
+    v
+}
+
+fn is_native_word(m: u32) -> bool {
+    matches!(m, 8 | 16 | 32 | 64)
+}
+
+/// Bytes of one instance of a bit-string parameter (see codegen::packed).
+fn pack_bits(words: &[u64], m: u32) -> Vec<u64> {
+    let nbits = words.len() * m as usize;
+    let mut bytes = vec![0u64; (nbits + 7) / 8];
+    let mut k = 0;
+    for w in words {
+        for b in 0..m {
+            let bit = (w >> (m - 1 - b)) & 1;
+            bytes[k / 8] |= bit << (7 - k % 8);
+            k += 1;
+        }
+    }
+    bytes
+}
+
+fn unpack_bits(bytes: &[u64], n_words: usize, m: u32) -> Vec<u64> {
+    let mut out = Vec::with_capacity(n_words);
+    let mut k = 0;
+    for _ in 0..n_words {
+        let mut w = 0u64;
+        for _ in 0..m {
+            w = (w << 1) | ((bytes[k / 8] >> (7 - k % 8)) & 1);
+            k += 1;
+        }
+        out.push(w);
+    }
+    out
+}
+
+/// Compiles `prog` for `arch`, runs all instances natively through `<Entry>__packed`
+/// (instances sharing the same `const` parameters go in one call), returns the outputs.
+pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
+    use nakiri::codegen::{generate, CodegenConfig};
+    use std::fmt::Write as _;
+    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into() })
+        .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
+    let entry = prog.entry();
+    let name = &entry.name;
+    let ctype = |m: u32| if is_native_word(m) { format!("uint{}_t", m) } else { "uint8_t".to_string() };
+    let per_inst = |p: &nakiri::ir::Param| -> usize {
+        let w = nakiri::interp::param_words(prog.slicing, p);
+        if is_native_word(p.word_bits) { w } else { (w * p.word_bits as usize + 7) / 8 }
+    };
+    let fmt = |m: u32| match m {
+        64 => "%llx",
+        _ => "%llx",
+    };
+    let mut d = String::new();
+    d.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include \"out.h\"\n");
+    d.push_str("int main(void) {\n  size_t n;\n  while (scanf(\"%zu\", &n) == 1) {\n");
+    for (i, p) in entry.inputs.iter().enumerate() {
+        let cnt = if p.is_const { format!("{}", per_inst(p)) } else { format!("n*{}", per_inst(p)) };
+        let _ = writeln!(d, "    size_t c_in{i} = {cnt};\n    {t} *in{i} = malloc(c_in{i} * sizeof({t}) + 8);", t = ctype(p.word_bits));
+        let _ = writeln!(d, "    for (size_t k = 0; k < c_in{i}; k++) {{ unsigned long long v; if (scanf(\"{f}\", &v) != 1) return 2; in{i}[k] = ({t})v; }}", f = fmt(p.word_bits), t = ctype(p.word_bits));
+    }
+    for (i, p) in entry.outputs.iter().enumerate() {
+        let _ = writeln!(d, "    size_t c_out{i} = n*{};\n    {t} *out{i} = malloc(c_out{i} * sizeof({t}) + 8);", per_inst(p), t = ctype(p.word_bits));
+    }
+    let args: Vec<String> = (0..entry.inputs.len()).map(|i| format!("in{}", i)).chain((0..entry.outputs.len()).map(|i| format!("out{}", i))).collect();
+    let _ = writeln!(d, "    {}__packed(n, {});", name, args.join(", "));
+    for (i, _) in entry.outputs.iter().enumerate() {
+        let _ = writeln!(d, "    for (size_t k = 0; k < c_out{i}; k++) printf(\"%llx \", (unsigned long long)out{i}[k]);\n    printf(\"\\n\");");
+    }
+    for i in 0..entry.inputs.len() {
+        let _ = writeln!(d, "    free(in{});", i);
+    }
+    for i in 0..entry.outputs.len() {
+        let _ = writeln!(d, "    free(out{});", i);
+    }
+    d.push_str("  }\n  return 0;\n}\n");
+    // Group instances by their const parameters.
+    let const_idx: Vec<usize> = entry.inputs.iter().enumerate().filter(|(_, p)| p.is_const).map(|(i, _)| i).collect();
+    let mut groups: Vec<(Vec<Vec<u64>>, Vec<usize>)> = Vec::new();
+    for (k, inst) in insts.iter().enumerate() {
+        let key: Vec<Vec<u64>> = const_idx.iter().map(|&i| inst[i].clone()).collect();
+        match groups.iter_mut().find(|g| g.0 == key) {
+            Some(g) => g.1.push(k),
+            None => groups.push((key, vec![k])),
+        }
+    }
+    let enc = |p: &nakiri::ir::Param, words: &[u64]| -> Vec<u64> {
+        if is_native_word(p.word_bits) { words.to_vec() } else { pack_bits(words, p.word_bits) }
+    };
+    let mut input = String::new();
+    for (_, members) in &groups {
+        let _ = write!(input, "{}\n", members.len());
+        for (i, p) in entry.inputs.iter().enumerate() {
+            let list: Vec<&usize> = if p.is_const { members.iter().take(1).collect() } else { members.iter().collect() };
+            for &&k in &list {
+                for v in enc(p, &insts[k][i]) {
+                    let _ = write!(input, "{:x} ", v);
+                }
+            }
+            input.push('\n');
+        }
+    }
+    let stdout = build_and_run(&format!("native-{}", arch), &[("out.c", &out.c), ("out.h", &out.h), ("driver.c", &d)], &[], &input);
+    let mut lines = stdout.lines();
+    let mut results: Vec<Instance> = vec![Vec::new(); insts.len()];
+    for (_, members) in &groups {
+        for p in &entry.outputs {
+            let line = lines.next().expect("driver printed too few lines");
+            let vals: Vec<u64> = line.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect();
+            let per = per_inst(p);
+            assert_eq!(vals.len(), per * members.len(), "output size");
+            for (j, &k) in members.iter().enumerate() {
+                let chunk = &vals[j * per..(j + 1) * per];
+                let words = if is_native_word(p.word_bits) { chunk.to_vec() } else { unpack_bits(chunk, nakiri::interp::param_words(prog.slicing, p), p.word_bits) };
+                results[k].push(words);
+            }
+        }
+    }
+    results
+}
+
+/// Runs `insts` through the interpreter and natively on every arch this CPU runs; asserts that
+/// all agree, and returns the interpreter's outputs. `what` names the case in messages.
+pub fn run_everywhere(what: &str, prog: &Program, insts: &[Instance]) -> Vec<Instance> {
+    let reference = run_interp(prog, insts);
+    for arch in native_archs(what) {
+        let got = run_native(prog, arch, insts);
+        for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
+            assert_eq!(g, r, "{}: {} ({:?}) instance {} differs from the interpreter (inputs {:x?})", what, arch, prog.slicing, k, insts[k]);
+        }
+    }
+    reference
+}
