@@ -1,7 +1,22 @@
-//! C generation from verified Usuba0 IR (being written).
+//! C generation from verified Usuba0 IR.
+//!
+//! [`generate`] turns a [`Program`] into a self-contained `.c` file (runtime prelude embedded,
+//! see `crate::runtime`) and a matching header. Every atom becomes one C local of type
+//! `DATATYPE` (on `std` vslice: the smallest `uintN_t` of its word size); every instruction one
+//! line. The entry node becomes the raw entry point `void <Entry>__(inputs..., outputs...)`
+//! (the original usubac's ABI, see `shared/spec/codegen.md`); the other nodes become `static`
+//! helpers taking one argument per input atom and one pointer per output atom.
+//! Register layouts are those of [`target`].
+
+pub mod c_emit;
+mod ops;
+pub mod packed;
 pub mod target;
 pub use target::{instances_per_call, Arch};
 
+use crate::ir::{Instr, Node, Param, Program, Slicing, VarId};
+use c_emit::{comment_lines, Namer};
+use ops::{Helpers, OpTarget};
 use std::fmt;
 
 /// A combination the chosen target cannot express (a user-facing message).
@@ -15,3 +30,383 @@ impl fmt::Display for CodegenError {
 }
 
 impl std::error::Error for CodegenError {}
+
+/// What to generate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CodegenConfig {
+    pub arch: Arch,
+    /// File name of the header (e.g. `out.h`), used for its include guard and mentioned in the `.c`.
+    pub header_name: String,
+    /// Comment put at the top of both files (compiler version, input file, flags).
+    pub banner: String,
+}
+
+/// The generated `.c` and `.h` texts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct COutput {
+    pub c: String,
+    pub h: String,
+}
+
+/// Word-size facts of a program, checked against the target.
+struct Shape {
+    /// Uniform word size of every atom (0 = mixed, only on `std` vslice).
+    word: u32,
+    /// The C type of `DATATYPE`.
+    datatype: String,
+    /// Word size used for `instances_per_call`.
+    inst_bits: u32,
+}
+
+fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
+    let mut sizes: Vec<u32> = prog.nodes.iter().flat_map(|n| n.vars.iter().map(|v| v.bits)).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
+    let entry = prog.entry();
+    let entry_bits = entry
+        .inputs
+        .iter()
+        .chain(&entry.outputs)
+        .flat_map(|p| p.atoms.iter().map(|a| entry.bits(*a)))
+        .max()
+        .unwrap_or_else(|| sizes.iter().copied().max().unwrap_or(64));
+    let list = sizes.iter().map(|b| format!("u{}", b)).collect::<Vec<_>>().join(", ");
+    let word = match sizes.as_slice() {
+        [] => 1,
+        [w] => *w,
+        _ => 0,
+    };
+    let slicing = prog.slicing;
+    match (arch, slicing) {
+        (_, Slicing::B) => {
+            if sizes.iter().any(|&b| b != 1) {
+                return Err(CodegenError("internal error: bitsliced program with atoms wider than one bit".into()));
+            }
+            Ok(Shape { word: 1, datatype: runtime::datatype(arch, slicing, 1).to_string(), inst_bits: 1 })
+        }
+        (Arch::Std, Slicing::V) => {
+            let dt = runtime::std_container(entry_bits);
+            Ok(Shape { word, datatype: dt.to_string(), inst_bits: entry_bits })
+        }
+        (_, Slicing::V) => {
+            if word == 0 {
+                return Err(CodegenError(format!(
+                    "vslice on {} needs every word of the program to have the same size, found {} (mixed sizes work with --arch std)",
+                    arch, list
+                )));
+            }
+            if ![8, 16, 32, 64].contains(&word) {
+                return Err(CodegenError(format!(
+                    "vslice on {} has no lanes of {} bits (lane sizes: 8, 16, 32, 64); use --arch std, -B or -H",
+                    arch, word
+                )));
+            }
+            Ok(Shape { word, datatype: runtime::datatype(arch, slicing, word).to_string(), inst_bits: word })
+        }
+        (_, Slicing::H) => {
+            if word == 0 {
+                return Err(CodegenError(format!(
+                    "hslice on {} needs every word of the program to have the same size, found {}",
+                    arch, list
+                )));
+            }
+            let l = arch.hslice_lane_bits();
+            if l % word != 0 {
+                return Err(CodegenError(format!(
+                    "hslice on {} cannot hold {}-bit words: the word size must divide the {}-bit lane (1, 2, 4, 8, 16, 32, 64)",
+                    arch, word, l
+                )));
+            }
+            Ok(Shape { word, datatype: runtime::datatype(arch, slicing, word).to_string(), inst_bits: word })
+        }
+    }
+}
+
+use crate::runtime;
+
+/// Generates the C file and header for `prog` (verified IR) on `cfg.arch`.
+pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenError> {
+    let arch = cfg.arch;
+    let slicing = prog.slicing;
+    let sh = shape(prog, arch)?;
+    let t = OpTarget { arch, slicing };
+    let entry = prog.entry();
+    let instances = instances_per_call(arch, slicing, sh.inst_bits);
+
+    // Global names: node functions, the DATATYPE typedef.
+    let mut globals = Namer::new();
+    let entry_fn = format!("{}__", c_emit::sanitize(&entry.name));
+    globals.reserve(&entry_fn);
+    let dt_name = format!("{}DATATYPE", entry_fn);
+    globals.reserve(&dt_name);
+    let mut fn_names: Vec<String> = Vec::new();
+    for (i, n) in prog.nodes.iter().enumerate() {
+        if i + 1 == prog.nodes.len() {
+            fn_names.push(entry_fn.clone());
+        } else {
+            fn_names.push(globals.fresh(&n.name));
+        }
+    }
+
+    let mut helpers = Helpers::default();
+    let mut funcs = String::new();
+    let mut entry_proto = String::new();
+    for (i, n) in prog.nodes.iter().enumerate() {
+        let is_entry = i + 1 == prog.nodes.len();
+        let (text, proto) = emit_function(prog, &t, &mut helpers, &globals, &fn_names, i, is_entry)
+            .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
+        funcs.push_str(&text);
+        funcs.push('\n');
+        if is_entry {
+            entry_proto = proto;
+        }
+    }
+
+    // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
+    let (packed_c, packed_h) = packed_section(prog, arch)?;
+
+    let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
+    let desc = format!(
+        "Generated by nakiri. Do not edit.\nslicing {}, word size {}, target {}, {} instance(s) per call of {}().\nInterface: {}",
+        slicing, word_desc, arch, instances, entry_fn, cfg.header_name
+    );
+    let banner = format!("/*\n{}{} */\n", comment_lines(&cfg.banner), comment_lines(&desc));
+
+    // ---- .c ----
+    let mut c = String::new();
+    c.push_str(&banner);
+    c.push('\n');
+    c.push_str(&runtime::prelude(arch, slicing, sh.word));
+    c.push('\n');
+    c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
+    c.push_str(&format!("#define DATATYPE {}\n", dt_name));
+    c.push('\n');
+    if !helpers.defs.is_empty() {
+        c.push_str("/* ---- bit and slot permutations ---- */\n");
+        for d in &helpers.defs {
+            c.push_str(d);
+            c.push('\n');
+        }
+    }
+    c.push_str("/* ---- nodes ---- */\n");
+    c.push_str(&funcs);
+    if !packed_c.is_empty() {
+        c.push_str("/* ---- packed API ---- */\n");
+        c.push_str(&packed_c);
+    }
+
+    // ---- .h ----
+    let guard = format!(
+        "NAKIRI_{}_{}",
+        c_emit::sanitize(&cfg.header_name).to_ascii_uppercase(),
+        c_emit::sanitize(&entry.name).to_ascii_uppercase()
+    );
+    let mut h = String::new();
+    h.push_str(&banner);
+    h.push_str(&format!("#ifndef {g}\n#define {g}\n\n", g = guard));
+    h.push_str(runtime::includes(arch));
+    h.push('\n');
+    h.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
+    h.push_str(&format!("/* instances processed by one call of {}() */\n", entry_fn));
+    h.push_str(&format!("#define {}INSTANCES {}\n\n", entry_fn, instances));
+    let attr = runtime::target_attribute(arch);
+    let proto = entry_proto.replace("DATATYPE", &dt_name);
+    if attr.is_empty() {
+        h.push_str(&format!("{};\n", proto));
+    } else {
+        h.push_str(&format!("{} {};\n", attr, proto));
+    }
+    if !packed_h.is_empty() {
+        h.push('\n');
+        h.push_str(&packed_h);
+    }
+    h.push_str(&format!("\n#endif /* {} */\n", guard));
+    Ok(COutput { c, h })
+}
+
+/// The packed entry point's C definitions and header declarations.
+/// ---- packed API hook: `packed::emit` is written separately in `src/codegen/packed.rs` ----
+fn packed_section(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError> {
+    packed::emit(prog, arch)
+}
+
+/// One node as a C function. Returns (definition, prototype without `;` or attributes).
+fn emit_function(
+    prog: &Program,
+    t: &OpTarget,
+    helpers: &mut Helpers,
+    globals: &Namer,
+    fn_names: &[String],
+    idx: usize,
+    is_entry: bool,
+) -> Result<(String, String), String> {
+    let node = &prog.nodes[idx];
+    let mut names = globals.clone();
+    for f in fn_names {
+        names.reserve(f);
+    }
+    let mut cname: Vec<Option<String>> = vec![None; node.vars.len()];
+    let ty = |v: VarId| t.atom_type(node.bits(v));
+    let mut params: Vec<String> = Vec::new();
+    let mut prologue: Vec<String> = Vec::new();
+    // (C lvalue, atom) pairs written at the end.
+    let mut epilogue: Vec<(String, VarId)> = Vec::new();
+    let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
+
+    // Atoms read by an instruction or written to an output (unused input array elements are
+    // not loaded, so the C compiles warning-free).
+    let mut used = vec![false; node.vars.len()];
+    for ins in &node.body {
+        for u in ins.uses() {
+            used[u.0 as usize] = true;
+        }
+    }
+    for a in node.flat_outputs() {
+        used[a.0 as usize] = true;
+    }
+    if is_entry {
+        let dt_bits = if std_v { runtime::std_container_bits(entry_max_bits(node)) } else { 0 };
+        for p in &node.inputs {
+            let pname = names.fresh(&p.name);
+            if p.c_dims.is_empty() {
+                let a = p.atoms[0];
+                params.push(format!("DATATYPE {}", pname));
+                let m = node.bits(a);
+                if std_v && m < dt_bits {
+                    prologue.push(format!("{} &= {};", pname, c_emit::lit(crate::ir::mask(m), dt_bits)));
+                }
+                cname[a.0 as usize] = Some(pname);
+            } else {
+                params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    if !used[a.0 as usize] {
+                        continue;
+                    }
+                    let an = names.fresh(&node.var(a).name);
+                    let m = node.bits(a);
+                    let src = format!("{}{}", pname, index(&p.c_dims, i));
+                    if std_v && m < runtime::std_container_bits(m) {
+                        prologue.push(format!("{} {} = {} & {};", ty(a), an, src, c_emit::lit(crate::ir::mask(m), 64)));
+                    } else {
+                        prologue.push(format!("{} {} = {};", ty(a), an, src));
+                    }
+                    cname[a.0 as usize] = Some(an);
+                }
+            }
+        }
+        for p in &node.outputs {
+            let pname = names.fresh(&p.name);
+            if p.c_dims.is_empty() {
+                params.push(format!("DATATYPE *{}", pname));
+                epilogue.push((format!("*{}", pname), p.atoms[0]));
+            } else {
+                params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    epilogue.push((format!("{}{}", pname, index(&p.c_dims, i)), a));
+                }
+            }
+        }
+    } else {
+        for &a in &node.flat_inputs() {
+            let an = names.fresh(&node.var(a).name);
+            params.push(format!("{} {}", ty(a), an));
+            cname[a.0 as usize] = Some(an);
+        }
+        // Output pointers are named after the atoms they receive (`<atom>__out`).
+        for p in &node.outputs {
+            for &a in &p.atoms {
+                let on = names.fresh(&format!("{}__out", node.var(a).name));
+                params.push(format!("{} *{}", ty(a), on));
+                epilogue.push((format!("*{}", on), a));
+            }
+        }
+    }
+
+    // Names of the remaining atoms, in definition order.
+    for ins in &node.body {
+        for d in ins.defs() {
+            if cname[d.0 as usize].is_none() {
+                cname[d.0 as usize] = Some(names.fresh(&node.var(d).name));
+            }
+        }
+    }
+    let nm = |v: VarId| cname[v.0 as usize].clone().unwrap_or_else(|| "/*undefined*/0".to_string());
+
+    let mut body: Vec<String> = prologue;
+    for ins in &node.body {
+        match ins {
+            Instr::Assign { dst, op } => {
+                let m = node.bits(*dst);
+                let e = ops::op_expr(t, helpers, node, m, op, &nm)?;
+                body.push(format!("{} {} = {};", ty(*dst), nm(*dst), e));
+            }
+            Instr::Call { dsts, callee, args } => {
+                // Declare the results (grouped by type), then call with their addresses.
+                let mut i = 0;
+                while i < dsts.len() {
+                    let tyi = ty(dsts[i]);
+                    let mut group = vec![nm(dsts[i])];
+                    let mut j = i + 1;
+                    while j < dsts.len() && ty(dsts[j]) == tyi && group.len() < 8 {
+                        group.push(nm(dsts[j]));
+                        j += 1;
+                    }
+                    body.push(format!("{} {};", tyi, group.join(", ")));
+                    i = j;
+                }
+                let mut a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
+                a.extend(dsts.iter().map(|d| format!("&{}", nm(*d))));
+                body.push(format!("{}({});", fn_names[callee.0 as usize], a.join(", ")));
+            }
+        }
+    }
+    for (lv, a) in &epilogue {
+        body.push(format!("{} = {};", lv, nm(*a)));
+    }
+
+    let fname = &fn_names[idx];
+    let proto = format!("void {}({})", fname, if params.is_empty() { "void".to_string() } else { params.join(", ") });
+    let mut s = String::new();
+    if is_entry {
+        s.push_str(&format!("/* raw entry point: {}INSTANCES instances per call (see the header) */\n", fname));
+        s.push_str(&format!("NK_TARGET {}\n", proto));
+    } else {
+        let kw = match node.inline {
+            Some(true) => "static inline",
+            Some(false) => "static __attribute__((noinline))",
+            None => "static",
+        };
+        s.push_str(&format!("{} NK_TARGET {}\n", kw, proto));
+    }
+    s.push_str("{\n");
+    for l in &body {
+        s.push_str("    ");
+        s.push_str(l);
+        s.push('\n');
+    }
+    s.push_str("}\n");
+    Ok((s, proto))
+}
+
+fn entry_max_bits(node: &Node) -> u32 {
+    node.inputs
+        .iter()
+        .chain(&node.outputs)
+        .flat_map(|p: &Param| p.atoms.iter().map(|a| node.bits(*a)))
+        .max()
+        .unwrap_or(64)
+}
+
+fn dims(d: &[usize]) -> String {
+    d.iter().map(|x| format!("[{}]", x)).collect()
+}
+
+/// `[i0][i1]..` of flat row-major index `flat` over `d`.
+fn index(d: &[usize], mut flat: usize) -> String {
+    let mut idx = vec![0usize; d.len()];
+    for k in (0..d.len()).rev() {
+        idx[k] = flat % d[k];
+        flat /= d[k];
+    }
+    dims(&idx)
+}

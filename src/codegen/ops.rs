@@ -1,0 +1,443 @@
+//! One IR operation → one C expression, per target and slicing.
+//!
+//! - `std`: plain C operators on `uintN_t` (vslice: the smallest container of the word size,
+//!   values kept zero-extended, masked after ops that can overflow) or `uint64_t` (bit/hslice).
+//! - SIMD (`sse`, `avx2`, `avx512`, `neon`): the `NK_*` macros of the runtime prelude.
+//!
+//! Bit permutations (`Shuffle` in vslice) and slot permutations (hslice `Shl/Shr/Rotl/Rotr/
+//! Shuffle`, plus `Sar`/`Bitmask` which are also slot maps) become small generated helper
+//! functions or one `NK_PSHUFB`, deduplicated per pattern in [`Helpers`].
+
+use super::c_emit::lit;
+use super::Arch;
+use crate::ir::{mask, Node, Op, Slicing, VarId};
+use crate::runtime::{std_container, std_container_bits};
+use std::collections::{BTreeMap, HashMap};
+
+/// Target facts the expressions depend on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OpTarget {
+    pub arch: Arch,
+    pub slicing: Slicing,
+}
+
+impl OpTarget {
+    fn simd(&self) -> bool {
+        self.arch != Arch::Std
+    }
+    /// The C type of an atom of `bits` bits.
+    pub fn atom_type(&self, bits: u32) -> String {
+        if self.arch == Arch::Std && self.slicing == Slicing::V {
+            std_container(bits).to_string()
+        } else {
+            "DATATYPE".to_string()
+        }
+    }
+    /// Width of one hslice lane.
+    fn lane(&self) -> u32 {
+        self.arch.hslice_lane_bits()
+    }
+}
+
+/// Generated helper functions (bit/slot permutations), deduplicated by pattern.
+#[derive(Default)]
+pub(crate) struct Helpers {
+    pub defs: Vec<String>,
+    index: HashMap<String, String>,
+    counter: BTreeMap<&'static str, usize>,
+}
+
+impl Helpers {
+    /// Returns the name of the helper for `key`, building its definition with `make(name)`
+    /// the first time.
+    fn get(&mut self, prefix: &'static str, key: String, make: impl FnOnce(&str) -> String) -> String {
+        if let Some(n) = self.index.get(&key) {
+            return n.clone();
+        }
+        let c = self.counter.entry(prefix).or_insert(0);
+        let name = format!("{}{}", prefix, c);
+        *c += 1;
+        self.defs.push(make(&name));
+        self.index.insert(key, name.clone());
+        name
+    }
+}
+
+/// Where each slot of an hslice word comes from: `Some(src)` or `None` (zero slot).
+/// `None` when the op is not a slot map.
+fn slot_map(op: &Op, m: u32) -> Option<Vec<Option<u32>>> {
+    let r: Vec<Option<u32>> = match op {
+        Op::Shl(_, k) => (0..m).map(|j| if j + k < m { Some(j + k) } else { None }).collect(),
+        Op::Shr(_, k) => (0..m).map(|j| if j >= *k { Some(j - k) } else { None }).collect(),
+        Op::Sar(_, k) => (0..m).map(|j| if j >= *k { Some(j - k) } else { Some(0) }).collect(),
+        Op::Rotl(_, k) => (0..m).map(|j| Some((j + k) % m)).collect(),
+        Op::Rotr(_, k) => (0..m).map(|j| Some((j + m - k % m) % m)).collect(),
+        Op::Shuffle(_, p) => p.iter().map(|&s| Some(s)).collect(),
+        Op::Bitmask(_, k) => (0..m).map(|_| Some(*k)).collect(),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn op_name(op: &Op) -> &'static str {
+    match op {
+        Op::Const(_) => "Const",
+        Op::Copy(_) => "Copy",
+        Op::Not(_) => "Not",
+        Op::And(..) => "And",
+        Op::Or(..) => "Or",
+        Op::Xor(..) => "Xor",
+        Op::Andn(..) => "Andn",
+        Op::Add(..) => "Add",
+        Op::Sub(..) => "Sub",
+        Op::Mul(..) => "Mul",
+        Op::Shl(..) => "Shl",
+        Op::Shr(..) => "Shr",
+        Op::Sar(..) => "Sar",
+        Op::Rotl(..) => "Rotl",
+        Op::Rotr(..) => "Rotr",
+        Op::Shuffle(..) => "Shuffle",
+        Op::Bitmask(..) => "Bitmask",
+        Op::Pack(..) => "Pack",
+    }
+}
+
+/// The C expression computing `op` into an atom of `m` bits. `nm` gives operands' C names.
+/// Errors are user-facing messages without the node context.
+pub(crate) fn op_expr(
+    t: &OpTarget,
+    helpers: &mut Helpers,
+    node: &Node,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
+    // Operations that are the identity whatever the target.
+    match op {
+        Op::Copy(a) => return Ok(nm(*a)),
+        Op::Shl(a, 0) | Op::Shr(a, 0) | Op::Sar(a, 0) | Op::Rotl(a, 0) | Op::Rotr(a, 0) => return Ok(nm(*a)),
+        Op::Shuffle(a, p) if p.iter().enumerate().all(|(j, &s)| s == j as u32) => return Ok(nm(*a)),
+        _ => {}
+    }
+    match (t.arch, t.slicing) {
+        (Arch::Std, Slicing::V) => std_v(helpers, node, m, op, nm),
+        (Arch::Std, Slicing::B) => std_b(op, nm),
+        (Arch::Std, Slicing::H) => std_h(t, helpers, m, op, nm),
+        (_, Slicing::B) => simd_b(op, nm),
+        (_, Slicing::V) => simd_v(t, helpers, m, op, nm),
+        (_, Slicing::H) => simd_h(t, m, op, nm),
+    }
+}
+
+fn logic_c(op: &Op, nm: &dyn Fn(VarId) -> String) -> Option<String> {
+    Some(match op {
+        Op::And(a, b) => format!("{} & {}", nm(*a), nm(*b)),
+        Op::Or(a, b) => format!("{} | {}", nm(*a), nm(*b)),
+        Op::Xor(a, b) => format!("{} ^ {}", nm(*a), nm(*b)),
+        Op::Andn(a, b) => format!("~{} & {}", nm(*a), nm(*b)),
+        _ => return None,
+    })
+}
+
+fn logic_simd(op: &Op, nm: &dyn Fn(VarId) -> String) -> Option<String> {
+    Some(match op {
+        Op::Not(a) => format!("NK_NOT({})", nm(*a)),
+        Op::And(a, b) => format!("NK_AND({}, {})", nm(*a), nm(*b)),
+        Op::Or(a, b) => format!("NK_OR({}, {})", nm(*a), nm(*b)),
+        Op::Xor(a, b) => format!("NK_XOR({}, {})", nm(*a), nm(*b)),
+        Op::Andn(a, b) => format!("NK_ANDN({}, {})", nm(*a), nm(*b)),
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------- std vslice
+
+fn std_v(helpers: &mut Helpers, node: &Node, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    let c = std_container_bits(m);
+    let ty = std_container(m);
+    let mk = mask(m);
+    let needmask = m != c;
+    // `e` masked to m bits when the container is wider than the word.
+    let masked = |e: String| if needmask { format!("({}) & {}", e, lit(mk, c)) } else { e };
+    if let Some(e) = logic_c(op, nm) {
+        return Ok(e);
+    }
+    Ok(match op {
+        Op::Const(v) => lit(*v, c),
+        Op::Not(a) => masked(format!("~{}", nm(*a))),
+        Op::Add(a, b) => masked(format!("{} + {}", nm(*a), nm(*b))),
+        Op::Sub(a, b) => masked(format!("{} - {}", nm(*a), nm(*b))),
+        Op::Mul(a, b) => {
+            if c < 32 {
+                // uint8_t/uint16_t promote to int: multiply as unsigned to avoid overflow.
+                masked(format!("(uint32_t){} * {}", nm(*a), nm(*b)))
+            } else {
+                masked(format!("{} * {}", nm(*a), nm(*b)))
+            }
+        }
+        Op::Shl(a, k) => masked(format!("{} << {}", nm(*a), k)),
+        Op::Shr(a, k) => format!("{} >> {}", nm(*a), k),
+        Op::Sar(a, k) => {
+            // ((x >> k) ^ s) - s, s = the sign bit after the shift.
+            let s = lit(1u64 << (m - 1 - k), c);
+            masked(format!("(({} >> {}) ^ {}) - {}", nm(*a), k, s, s))
+        }
+        Op::Rotl(a, k) => masked(format!("{} << {} | {} >> {}", nm(*a), k, nm(*a), m - k)),
+        Op::Rotr(a, k) => masked(format!("{} >> {} | {} << {}", nm(*a), k, nm(*a), m - k)),
+        Op::Bitmask(a, k) => masked(format!("({})(0 - (({} >> {}) & 1))", ty, nm(*a), m - 1 - k)),
+        Op::Shuffle(a, p) => {
+            let name = bit_shuffle_helper(helpers, None, m, p);
+            format!("{}({})", name, nm(*a))
+        }
+        Op::Pack(a, b) => {
+            let h = node.bits(*b);
+            let cast = if c < 32 { "uint32_t" } else { ty };
+            format!("({}){} << {} | {}", cast, nm(*a), h, nm(*b))
+        }
+        Op::Copy(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+    })
+}
+
+/// Groups a bit permutation of an m-bit word by displacement: LSB-numbered source mask per
+/// left-shift amount (negative = right shift).
+fn shuffle_groups(m: u32, perm: &[u32]) -> BTreeMap<i32, u64> {
+    let mut g: BTreeMap<i32, u64> = BTreeMap::new();
+    for (j, &src) in perm.iter().enumerate() {
+        let pd = (m - 1 - j as u32) as i32;
+        let ps = (m - 1 - src) as i32;
+        *g.entry(pd - ps).or_insert(0) |= 1u64 << ps;
+    }
+    g
+}
+
+/// Helper for a bit permutation inside m-bit words: `std` (simd_w = None, on uint64_t) or SIMD
+/// lanes of `w` bits.
+fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: &[u32]) -> String {
+    let key = format!("shuffle/{:?}/{}/{:?}", simd_w, m, perm);
+    helpers.get("nk_shuffle", key, |name| {
+        let groups = shuffle_groups(m, perm);
+        let mut s = String::new();
+        s.push_str(&format!("/* bit permutation of {}-bit words (result bit j = bit p[j], MSB first): {:?} */\n", m, perm));
+        match simd_w {
+            None => {
+                s.push_str(&format!("static inline uint64_t {}(uint64_t x)\n{{\n", name));
+                let mut first = true;
+                for (d, msk) in &groups {
+                    let term = match d.cmp(&0) {
+                        std::cmp::Ordering::Equal => format!("(x & {})", lit(*msk, 64)),
+                        std::cmp::Ordering::Greater => format!("(x & {}) << {}", lit(*msk, 64), d),
+                        std::cmp::Ordering::Less => format!("(x & {}) >> {}", lit(*msk, 64), -d),
+                    };
+                    if first {
+                        s.push_str(&format!("    uint64_t r = {};\n", term));
+                        first = false;
+                    } else {
+                        s.push_str(&format!("    r |= {};\n", term));
+                    }
+                }
+                s.push_str("    return r;\n}\n");
+            }
+            Some(w) => {
+                s.push_str(&format!("static inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n", name));
+                let mut first = true;
+                for (d, msk) in &groups {
+                    let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
+                    let term = match d.cmp(&0) {
+                        std::cmp::Ordering::Equal => sel,
+                        std::cmp::Ordering::Greater => format!("NK_SHL{}({}, {})", w, sel, d),
+                        std::cmp::Ordering::Less => format!("NK_SHR{}({}, {})", w, sel, -d),
+                    };
+                    if first {
+                        s.push_str(&format!("    DATATYPE r = {};\n", term));
+                        first = false;
+                    } else {
+                        s.push_str(&format!("    r = NK_OR(r, {});\n", term));
+                    }
+                }
+                s.push_str("    return r;\n}\n");
+            }
+        }
+        s
+    })
+}
+
+// ---------------------------------------------------------------- std bitslice / hslice
+
+fn std_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    if let Some(e) = logic_c(op, nm) {
+        return Ok(e);
+    }
+    Ok(match op {
+        Op::Const(0) => "UINT64_C(0)".to_string(),
+        Op::Const(_) => "~UINT64_C(0)".to_string(),
+        Op::Not(a) => format!("~{}", nm(*a)),
+        other => return Err(format!("`{}` cannot appear in bitsliced code", op_name(other))),
+    })
+}
+
+/// The L-bit lane pattern of an hslice constant: slot j all ones iff bit j (MSB first) is set.
+/// Returned as (hi, lo) 64-bit halves (hi = 0 when L = 64).
+fn h_const(l: u32, m: u32, v: u64) -> (u64, u64) {
+    let s = l / m;
+    let mut bits = 0u128;
+    for j in 0..m {
+        if (v >> (m - 1 - j)) & 1 == 1 {
+            let slot: u128 = if s == 128 { u128::MAX } else { ((1u128 << s) - 1) << (j * s) };
+            bits |= slot;
+        }
+    }
+    ((bits >> 64) as u64, bits as u64)
+}
+
+fn h_arith_error(t: &OpTarget, m: u32, op: &Op) -> String {
+    format!(
+        "hslice cannot express `{}` on {}-bit words (target {}): arithmetic in hslice must be lowered before code generation; use -V or -B for this program",
+        op_name(op),
+        m,
+        t.arch
+    )
+}
+
+fn std_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    if let Some(e) = logic_c(op, nm) {
+        return Ok(e);
+    }
+    let l = t.lane();
+    match op {
+        Op::Const(v) => Ok(lit(h_const(l, m, *v).1, 64)),
+        Op::Not(a) => Ok(format!("~{}", nm(*a))),
+        Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
+        _ => {
+            let map = slot_map(op, m).expect("slot map op");
+            let a = op.operands()[0];
+            let s = l / m;
+            let key = format!("slots/std/{}/{:?}", m, map);
+            let name = helpers.get("nk_slots", key, |name| {
+                // Group by displacement in bits (positive = left shift).
+                let slot_mask = if s == 64 { u64::MAX } else { (1u64 << s) - 1 };
+                let mut g: BTreeMap<i64, u64> = BTreeMap::new();
+                for (j, src) in map.iter().enumerate() {
+                    if let Some(src) = src {
+                        let d = (j as i64 - *src as i64) * s as i64;
+                        *g.entry(d).or_insert(0) |= slot_mask << (src * s);
+                    }
+                }
+                let mut txt = format!(
+                    "/* hslice slot map of {}-bit words ({} bits per slot): slot j <- {:?} */\nstatic inline uint64_t {}(uint64_t x)\n{{\n",
+                    m,
+                    s,
+                    map.iter().map(|x| x.map(|v| v as i64).unwrap_or(-1)).collect::<Vec<_>>(),
+                    name
+                );
+                if g.is_empty() {
+                    txt.push_str("    (void)x;\n    return 0;\n}\n");
+                    return txt;
+                }
+                let mut first = true;
+                for (d, msk) in &g {
+                    let term = match d.cmp(&0) {
+                        std::cmp::Ordering::Equal => format!("(x & {})", lit(*msk, 64)),
+                        std::cmp::Ordering::Greater => format!("(x & {}) << {}", lit(*msk, 64), d),
+                        std::cmp::Ordering::Less => format!("(x & {}) >> {}", lit(*msk, 64), -d),
+                    };
+                    if first {
+                        txt.push_str(&format!("    uint64_t r = {};\n", term));
+                        first = false;
+                    } else {
+                        txt.push_str(&format!("    r |= {};\n", term));
+                    }
+                }
+                txt.push_str("    return r;\n}\n");
+                txt
+            });
+            Ok(format!("{}({})", name, nm(a)))
+        }
+    }
+}
+
+// ---------------------------------------------------------------- SIMD
+
+fn simd_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    if let Some(e) = logic_simd(op, nm) {
+        return Ok(e);
+    }
+    Ok(match op {
+        Op::Const(0) => "NK_ZERO".to_string(),
+        Op::Const(_) => "NK_ONES".to_string(),
+        other => return Err(format!("`{}` cannot appear in bitsliced code", op_name(other))),
+    })
+}
+
+fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    debug_assert!(t.simd());
+    if let Some(e) = logic_simd(op, nm) {
+        return Ok(e);
+    }
+    let w = m;
+    Ok(match op {
+        Op::Const(v) => format!("NK_SET1_{}({})", w, lit(*v, w)),
+        Op::Add(a, b) => format!("NK_ADD{}({}, {})", w, nm(*a), nm(*b)),
+        Op::Sub(a, b) => format!("NK_SUB{}({}, {})", w, nm(*a), nm(*b)),
+        Op::Mul(a, b) => format!("NK_MUL{}({}, {})", w, nm(*a), nm(*b)),
+        Op::Shl(a, k) => format!("NK_SHL{}({}, {})", w, nm(*a), k),
+        Op::Shr(a, k) => format!("NK_SHR{}({}, {})", w, nm(*a), k),
+        Op::Sar(a, k) => format!("NK_SAR{}({}, {})", w, nm(*a), k),
+        Op::Rotl(a, k) => format!("NK_ROTL{}({}, {})", w, nm(*a), k),
+        Op::Rotr(a, k) => format!("NK_ROTR{}({}, {})", w, nm(*a), k),
+        Op::Bitmask(a, k) => format!("NK_BITMASK{}({}, {})", w, nm(*a), k),
+        Op::Shuffle(a, p) => {
+            let name = bit_shuffle_helper(helpers, Some(w), m, p);
+            format!("{}({})", name, nm(*a))
+        }
+        Op::Pack(..) => {
+            return Err(format!(
+                "`Pack` (joining two {}-bit words into one {}-bit word) needs mixed word sizes, which vslice on {} cannot express; use --arch std",
+                m / 2,
+                m,
+                t.arch
+            ))
+        }
+        Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+    })
+}
+
+fn simd_h(t: &OpTarget, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    if let Some(e) = logic_simd(op, nm) {
+        return Ok(e);
+    }
+    let l = t.lane();
+    match op {
+        Op::Const(v) => {
+            let (hi, lo) = h_const(l, m, *v);
+            Ok(format!("NK_CONST128({}, {})", lit(hi, 64), lit(lo, 64)))
+        }
+        Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
+        _ => {
+            let map = slot_map(op, m).expect("slot map op");
+            let a = op.operands()[0];
+            if map.iter().enumerate().all(|(j, s)| *s == Some(j as u32)) {
+                return Ok(nm(a));
+            }
+            let s = l / m;
+            if s % 8 != 0 {
+                return Err(format!(
+                    "hslice on {} cannot permute the bits of {}-bit words: each bit is a {}-bit slot of a 128-bit lane and byte shuffles need slots of whole bytes (word sizes up to 16); use -V or -B, or --arch std",
+                    t.arch, m, s
+                ));
+            }
+            let bs = s / 8;
+            let mut ctrl = [0u8; 16];
+            for (j, src) in map.iter().enumerate() {
+                for b in 0..bs {
+                    ctrl[(j as u32 * bs + b) as usize] = match src {
+                        Some(src) => (src * bs + b) as u8,
+                        None => 0x80,
+                    };
+                }
+            }
+            let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
+            Ok(format!("NK_PSHUFB({}, {}, {})", nm(a), lit(hi, 64), lit(lo, 64)))
+        }
+    }
+}

@@ -1,0 +1,802 @@
+//! C generation tests: hand-built IR programs covering every op × slicing × word size, compiled
+//! and run on every target this CPU supports, checked instance by instance against the
+//! reference interpreter; plus error cases, determinism, flag-free compilation and golden files.
+
+mod common;
+
+use common::{build_and_run, cc, scratch_dir, Rng};
+use nakiri::codegen::{generate, instances_per_call, Arch, COutput, CodegenConfig};
+use nakiri::interp::run_node;
+use nakiri::ir::{self, mask, Instr, Node, NodeId, Op, Param, Program, Slicing, VarId};
+use std::process::Command;
+
+// ------------------------------------------------------------------ IR builder
+
+struct NB {
+    n: Node,
+}
+
+impl NB {
+    fn new(name: &str) -> NB {
+        NB { n: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None } }
+    }
+    /// A parameter of `count(dims)` atoms of `bits` bits (`word_bits` = source word size).
+    fn input(&mut self, pname: &str, dims: &[usize], bits: u32, word_bits: u32, is_const: bool) -> Vec<VarId> {
+        let count: usize = dims.iter().product();
+        let atoms: Vec<VarId> = (0..count)
+            .map(|i| {
+                let nm = if dims.is_empty() { pname.to_string() } else { format!("{}__{}", pname, i) };
+                self.n.new_var(nm, bits)
+            })
+            .collect();
+        self.n.inputs.push(Param { name: pname.into(), c_dims: dims.to_vec(), word_bits, atoms: atoms.clone(), is_const });
+        atoms
+    }
+    fn op(&mut self, bits: u32, op: Op) -> VarId {
+        let name = format!("t{}", self.n.vars.len());
+        self.named(&name, bits, op)
+    }
+    fn named(&mut self, name: &str, bits: u32, op: Op) -> VarId {
+        let id = self.n.new_var(name.to_string(), bits);
+        self.n.body.push(Instr::Assign { dst: id, op });
+        id
+    }
+    fn call(&mut self, nodes: &[Node], callee: usize, args: Vec<VarId>) -> Vec<VarId> {
+        let c = &nodes[callee];
+        let dsts: Vec<VarId> = c
+            .flat_outputs()
+            .iter()
+            .map(|o| {
+                let name = format!("r{}", self.n.vars.len());
+                self.n.new_var(name, c.bits(*o))
+            })
+            .collect();
+        self.n.body.push(Instr::Call { dsts: dsts.clone(), callee: NodeId(callee as u32), args });
+        dsts
+    }
+    fn output(&mut self, pname: &str, dims: &[usize], word_bits: u32, atoms: Vec<VarId>) {
+        self.n.outputs.push(Param { name: pname.into(), c_dims: dims.to_vec(), word_bits, atoms, is_const: false });
+    }
+}
+
+// ------------------------------------------------------------------ test programs
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// bitslice (logic only)
+    B,
+    /// vslice, every op
+    V,
+    /// vslice with `Pack` and half-size words (std only)
+    VPack,
+    /// hslice: logic, constants and slot permutations
+    H,
+    /// hslice, logic and constants only
+    HLogic,
+}
+
+#[derive(Clone, Debug)]
+enum K {
+    Const(u64),
+    Copy,
+    Not,
+    And,
+    Or,
+    Xor,
+    Andn,
+    Add,
+    Sub,
+    Mul,
+    Shl(u32),
+    Shr(u32),
+    Sar(u32),
+    Rotl(u32),
+    Rotr(u32),
+    Shuffle(Vec<u32>),
+    Bitmask(u32),
+}
+
+fn inst(k: &K, a: VarId, b: VarId) -> Op {
+    match k {
+        K::Const(c) => Op::Const(*c),
+        K::Copy => Op::Copy(a),
+        K::Not => Op::Not(a),
+        K::And => Op::And(a, b),
+        K::Or => Op::Or(a, b),
+        K::Xor => Op::Xor(a, b),
+        K::Andn => Op::Andn(a, b),
+        K::Add => Op::Add(a, b),
+        K::Sub => Op::Sub(a, b),
+        K::Mul => Op::Mul(a, b),
+        K::Shl(n) => Op::Shl(a, *n),
+        K::Shr(n) => Op::Shr(a, *n),
+        K::Sar(n) => Op::Sar(a, *n),
+        K::Rotl(n) => Op::Rotl(a, *n),
+        K::Rotr(n) => Op::Rotr(a, *n),
+        K::Shuffle(p) => Op::Shuffle(a, p.clone()),
+        K::Bitmask(n) => Op::Bitmask(a, *n),
+    }
+}
+
+fn amounts(m: u32) -> Vec<u32> {
+    let mut v = vec![0, 1, m / 2, m - 1, 3 % m];
+    v.retain(|&x| x < m);
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn random_perm(m: u32, rng: &mut Rng) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..m).collect();
+    for i in (1..m as usize).rev() {
+        let j = (rng.next() % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
+    let mut v = vec![K::Copy, K::Not, K::And, K::Or, K::Xor, K::Andn];
+    if kind == Kind::B {
+        v.extend([K::Const(0), K::Const(1)]);
+        return v;
+    }
+    v.extend([K::Const(rng.bits(m)), K::Const(mask(m)), K::Const(1), K::Const(0)]);
+    if kind == Kind::HLogic {
+        return v;
+    }
+    if matches!(kind, Kind::V | Kind::VPack) {
+        v.extend([K::Add, K::Sub, K::Mul, K::Add, K::Mul]);
+    }
+    for k in amounts(m) {
+        v.extend([K::Shl(k), K::Shr(k), K::Sar(k), K::Rotl(k), K::Rotr(k), K::Bitmask(k)]);
+    }
+    v.push(K::Shuffle(random_perm(m, rng)));
+    v.push(K::Shuffle((0..m).rev().collect()));
+    v.push(K::Shuffle((0..m).map(|_| (rng.next() % m as u64) as u32).collect()));
+    v
+}
+
+/// Helper nodes: `mix` (inline), `wrap` (noinline, calls `mix`), `abs` (no hint; a libc name;
+/// passes its input through twice).
+fn helper_nodes(kind: Kind, m: u32) -> Vec<Node> {
+    let mut nodes = Vec::new();
+    // mix(x, y[2]) -> (r, q[2])
+    let mut b = NB::new("mix");
+    b.n.inline = Some(true);
+    let x = b.input("x", &[], m, m, false)[0];
+    let y = b.input("y", &[2], m, m, false);
+    let t1 = b.op(m, Op::Xor(x, y[0]));
+    let t2 = match kind {
+        Kind::V | Kind::VPack => b.op(m, Op::Add(t1, y[1])),
+        Kind::H => b.op(m, Op::Rotl(t1, 1 % m)),
+        _ => b.op(m, Op::Or(t1, y[1])),
+    };
+    let t3 = b.op(m, Op::Not(y[1]));
+    let t4 = b.named("int", m, Op::And(x, y[0]));
+    b.output("r", &[], m, vec![t2]);
+    b.output("q", &[2], m, vec![t3, t4]);
+    nodes.push(b.n);
+    // wrap(u) -> v[3] = (r ^ q0, q1, u)
+    let mut b = NB::new("wrap");
+    b.n.inline = Some(false);
+    let u = b.input("u", &[], m, m, false)[0];
+    let c = b.op(m, Op::Const(if kind == Kind::B { 1 } else { 5 & mask(m) }));
+    let r = b.call(&nodes, 0, vec![u, u, c]);
+    let t = b.named("mix", m, Op::Xor(r[0], r[1]));
+    b.output("v", &[3], m, vec![t, r[2], u]);
+    nodes.push(b.n);
+    // abs(a) -> b[2] = (a, a)
+    let mut b = NB::new("abs");
+    let a = b.input("a", &[], m, m, false)[0];
+    b.output("b", &[2], m, vec![a, a]);
+    nodes.push(b.n);
+    nodes
+}
+
+fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
+    let mut rng = Rng(seed);
+    let slicing = match kind {
+        Kind::B => Slicing::B,
+        Kind::V | Kind::VPack => Slicing::V,
+        Kind::H | Kind::HLogic => Slicing::H,
+    };
+    let mut nodes = helper_nodes(kind, m);
+    let mut b = NB::new(name);
+    let mut pool: Vec<VarId> = Vec::new();
+    // Inputs: a scalar, a keyword-named one, a 2-D array and a const parameter.
+    if kind == Kind::B {
+        pool.extend(b.input("a", &[], 1, 1, false));
+        pool.extend(b.input("int", &[4], 1, 4, false));
+        pool.extend(b.input("k", &[2, 4], 1, 4, false));
+        pool.extend(b.input("c", &[4], 1, 4, true));
+    } else {
+        pool.extend(b.input("a", &[], m, m, false));
+        pool.extend(b.input("int", &[], m, m, false));
+        pool.extend(b.input("k", &[2, 2], m, m, false));
+        pool.extend(b.input("c", &[], m, m, true));
+    }
+    let half = if kind == Kind::VPack { b.input("ha", &[2], m / 2, m / 2, false) } else { vec![] };
+    let echo = pool[0];
+    let mut results = Vec::new();
+    // Operands: half the time an input (random data), else an earlier non-constant result.
+    let ninputs = pool.len();
+    for k in op_kinds(kind, m, &mut rng) {
+        let mut pick = |rng: &mut Rng| {
+            if rng.next() % 2 == 0 || pool.len() == ninputs {
+                pool[(rng.next() % ninputs as u64) as usize]
+            } else {
+                pool[ninputs + (rng.next() % (pool.len() - ninputs) as u64) as usize]
+            }
+        };
+        let a = pick(&mut rng);
+        let c = pick(&mut rng);
+        let r = b.op(m, inst(&k, a, c));
+        if !matches!(k, K::Const(_)) {
+            pool.push(r);
+        }
+        results.push(r);
+    }
+    let mut halves = Vec::new();
+    if kind == Kind::VPack {
+        let h = m / 2;
+        let s = b.op(h, Op::Add(half[0], half[1]));
+        let p1 = b.op(m, Op::Pack(half[0], half[1]));
+        let p2 = b.op(m, Op::Pack(s, half[0]));
+        let x = b.op(m, Op::Xor(p1, pool[1]));
+        halves.push(s);
+        results.extend([p1, p2, x]);
+    }
+    // Calls to the helpers (with their results fed into more ops).
+    let pick = |rng: &mut Rng, pool: &Vec<VarId>| pool[(rng.next() % pool.len() as u64) as usize];
+    let args = vec![pick(&mut rng, &pool), pick(&mut rng, &pool), pick(&mut rng, &pool)];
+    let r1 = b.call(&nodes, 0, args);
+    let args = vec![pick(&mut rng, &pool)];
+    let r2 = b.call(&nodes, 1, args);
+    let r3 = b.call(&nodes, 2, vec![r2[0]]);
+    results.extend(r1.iter().chain(&r2).chain(&r3).copied());
+    let fin = b.named("nk_final", m, Op::Xor(r1[0], r3[1]));
+    results.push(fin);
+    b.output("out", &[results.len()], m, results);
+    b.output("double", &[], m, vec![fin]);
+    b.output("echo", &[], m, vec![echo]);
+    if !halves.is_empty() {
+        b.output("half", &[halves.len()], m / 2, halves);
+    }
+    nodes.push(b.n);
+    let prog = Program { slicing, nodes };
+    ir::verify(&prog).unwrap_or_else(|e| panic!("{}: {}", name, e));
+    prog
+}
+
+// ------------------------------------------------------------------ register layouts (target.rs)
+
+fn nwords(arch: Arch) -> usize {
+    (arch.reg_bits() as usize / 64).max(1)
+}
+
+/// Register bit holding bit j (MSB-first) of instance `inst`'s m-bit word.
+fn bit_pos(arch: Arch, slicing: Slicing, m: u32, inst: usize, j: u32) -> usize {
+    match slicing {
+        Slicing::B => inst,
+        Slicing::V if arch == Arch::Std => (m - 1 - j) as usize,
+        Slicing::V => inst * m as usize + (m - 1 - j) as usize,
+        Slicing::H => {
+            let l = arch.hslice_lane_bits() as usize;
+            let s = l / m as usize;
+            let (lane, i) = (inst / s, inst % s);
+            lane * l + j as usize * s + i
+        }
+    }
+}
+
+fn encode(arch: Arch, slicing: Slicing, m: u32, vals: &[u64]) -> Vec<u64> {
+    let mut w = vec![0u64; nwords(arch)];
+    if arch == Arch::Std && slicing == Slicing::V {
+        w[0] = vals[0];
+        return w;
+    }
+    for (inst, v) in vals.iter().enumerate() {
+        for j in 0..m {
+            if (v >> (m - 1 - j)) & 1 == 1 {
+                let p = bit_pos(arch, slicing, m, inst, j);
+                w[p / 64] |= 1 << (p % 64);
+            }
+        }
+    }
+    w
+}
+
+fn decode(arch: Arch, slicing: Slicing, m: u32, w: &[u64], n: usize) -> Vec<u64> {
+    if arch == Arch::Std && slicing == Slicing::V {
+        return vec![w[0]]; // the whole word: bits above m must be zero
+    }
+    (0..n)
+        .map(|inst| {
+            (0..m).fold(0u64, |acc, j| {
+                let p = bit_pos(arch, slicing, m, inst, j);
+                (acc << 1) | ((w[p / 64] >> (p % 64)) & 1)
+            })
+        })
+        .collect()
+}
+
+// ------------------------------------------------------------------ C drivers
+
+fn cfg(arch: Arch, header: &str) -> CodegenConfig {
+    CodegenConfig { arch, header_name: header.to_string(), banner: "nakiri test\ninput: (built by tests/codegen.rs)".into() }
+}
+
+fn drv_attr(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Sse => "__attribute__((target(\"sse4.2\")))",
+        Arch::Avx2 => "__attribute__((target(\"avx2\")))",
+        Arch::Avx512 => "__attribute__((target(\"avx512f,avx512bw,avx512vl\")))",
+        _ => "",
+    }
+}
+
+fn driver_prelude(arch: Arch) -> String {
+    let mut s = String::from(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <inttypes.h>\n#include <stdint.h>\n",
+    );
+    s.push_str(&format!("#define DRV_T {}\n", drv_attr(arch)));
+    s.push_str(
+        "static void rd(uint64_t *w, int n) { for (int i = 0; i < n; i++) if (scanf(\"%\" SCNx64, &w[i]) != 1) { fprintf(stderr, \"short input\\n\"); exit(1); } }\n\
+         static void pr(const uint64_t *w, int n) { for (int i = 0; i < n; i++) printf(\"%\" PRIx64 \" \", w[i]); printf(\"\\n\"); }\n",
+    );
+    let (ty, ld, st) = match arch {
+        Arch::Std => ("uint64_t", "w[0]", "w[0] = v;"),
+        Arch::Sse => ("__m128i", "_mm_loadu_si128((const void *)w)", "_mm_storeu_si128((void *)w, v);"),
+        Arch::Avx2 => ("__m256i", "_mm256_loadu_si256((const void *)w)", "_mm256_storeu_si256((void *)w, v);"),
+        Arch::Avx512 => ("__m512i", "_mm512_loadu_si512((const void *)w)", "_mm512_storeu_si512((void *)w, v);"),
+        Arch::Neon => unreachable!(),
+    };
+    if arch != Arch::Std {
+        s.push_str("#include <immintrin.h>\n");
+    }
+    let n = nwords(arch);
+    s.push_str(&format!("DRV_T static {ty} ld(void) {{ uint64_t w[{n}]; rd(w, {n}); return {ld}; }}\n"));
+    s.push_str(&format!("DRV_T static void st({ty} v) {{ uint64_t w[{n}]; {st} pr(w, {n}); }}\n"));
+    s
+}
+
+fn dims(d: &[usize]) -> String {
+    d.iter().map(|x| format!("[{}]", x)).collect()
+}
+
+/// The driver function of one case: reads `ncalls` sets of input registers, calls the raw
+/// entry, prints the output registers.
+fn driver_case(idx: usize, prog: &Program, ncalls: usize) -> String {
+    let e = prog.entry();
+    let f = format!("{}__", e.name);
+    let t = format!("{}DATATYPE", f);
+    let mut s = format!("DRV_T static void run_case{}(void)\n{{\n", idx);
+    let mut args = Vec::new();
+    for (i, p) in e.inputs.iter().enumerate() {
+        s.push_str(&format!("    {} in{}{};\n", t, i, dims(&p.c_dims)));
+        args.push(format!("in{}", i));
+    }
+    for (i, p) in e.outputs.iter().enumerate() {
+        s.push_str(&format!("    {} out{}{};\n", t, i, dims(&p.c_dims)));
+        args.push(if p.c_dims.is_empty() { format!("&out{}", i) } else { format!("out{}", i) });
+    }
+    s.push_str(&format!("    for (int call = 0; call < {}; call++) {{\n", ncalls));
+    for (i, p) in e.inputs.iter().enumerate() {
+        if p.c_dims.is_empty() {
+            s.push_str(&format!("        in{} = ({})ld();\n", i, t));
+        } else {
+            s.push_str(&format!(
+                "        for (int i = 0; i < {}; i++) (({} *)in{})[i] = ({})ld();\n",
+                p.atoms.len(),
+                t,
+                i,
+                t
+            ));
+        }
+    }
+    s.push_str(&format!("        {}({});\n", f, args.join(", ")));
+    for (i, p) in e.outputs.iter().enumerate() {
+        if p.c_dims.is_empty() {
+            s.push_str(&format!("        st(out{});\n", i));
+        } else {
+            s.push_str(&format!("        for (int i = 0; i < {}; i++) st((({} *)out{})[i]);\n", p.atoms.len(), t, i));
+        }
+    }
+    s.push_str("    }\n}\n");
+    s
+}
+
+struct Case {
+    name: String,
+    prog: Program,
+    word: u32,
+    out: COutput,
+    ncalls: usize,
+}
+
+fn entry_word(prog: &Program) -> u32 {
+    let e = prog.entry();
+    e.inputs.iter().flat_map(|p| p.atoms.iter().map(|a| e.bits(*a))).max().unwrap()
+}
+
+/// Compiles all cases of one target into one program, runs it, compares with the interpreter.
+fn run_cases(arch: Arch, cases: &[Case]) {
+    let mut rng = Rng(0x5eed ^ arch.reg_bits() as u64);
+    let mut files: Vec<(String, String)> = Vec::new();
+    let mut driver = driver_prelude(arch);
+    let mut stdin = String::new();
+    // per case: per call: per instance input atom values
+    let mut all_inputs: Vec<Vec<Vec<Vec<u64>>>> = Vec::new();
+    for (i, c) in cases.iter().enumerate() {
+        files.push((format!("case{}.c", i), c.out.c.clone()));
+        files.push((format!("case{}.h", i), c.out.h.clone()));
+        driver.push_str(&format!("#include \"case{}.h\"\n", i));
+    }
+    for (i, c) in cases.iter().enumerate() {
+        driver.push_str(&driver_case(i, &c.prog, c.ncalls));
+        let e = c.prog.entry();
+        let n = instances_per_call(arch, c.prog.slicing, c.word);
+        let std_v = arch == Arch::Std && c.prog.slicing == Slicing::V;
+        let dt_bits = match entry_word(&c.prog) {
+            0..=8 => 8,
+            9..=16 => 16,
+            17..=32 => 32,
+            _ => 64,
+        };
+        let mut calls = Vec::new();
+        for _ in 0..c.ncalls {
+            let mut atoms_vals: Vec<Vec<u64>> = Vec::new();
+            for p in &e.inputs {
+                for &a in &p.atoms {
+                    let m = e.bits(a);
+                    let vals: Vec<u64> = if p.is_const {
+                        let v = rng.bits(m);
+                        vec![v; n]
+                    } else if std_v {
+                        // garbage above the word size must be ignored
+                        vec![rng.bits(dt_bits)]
+                    } else {
+                        (0..n).map(|_| rng.bits(m)).collect()
+                    };
+                    for w in encode(arch, c.prog.slicing, m, &vals) {
+                        stdin.push_str(&format!("{:x} ", w));
+                    }
+                    stdin.push('\n');
+                    atoms_vals.push(vals);
+                }
+            }
+            calls.push(atoms_vals);
+        }
+        all_inputs.push(calls);
+    }
+    driver.push_str("int main(void)\n{\n");
+    for i in 0..cases.len() {
+        driver.push_str(&format!("    run_case{}();\n", i));
+    }
+    driver.push_str("    return 0;\n}\n");
+    files.push(("driver.c".into(), driver));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let out = build_and_run(&format!("codegen-{}", arch), &refs, &[], &stdin);
+    let mut tok = out.split_whitespace().map(|t| u64::from_str_radix(t, 16).expect("hex output"));
+    let nw = nwords(arch);
+    let mut failures = Vec::new();
+    for (ci, c) in cases.iter().enumerate() {
+        let e = c.prog.entry();
+        let n = instances_per_call(arch, c.prog.slicing, c.word);
+        let entry_id = NodeId(c.prog.nodes.len() as u32 - 1);
+        let outs = e.flat_outputs();
+        for call in &all_inputs[ci] {
+            let mut got: Vec<Vec<u64>> = Vec::new();
+            for &o in &outs {
+                let w: Vec<u64> = (0..nw).map(|_| tok.next().expect("missing output")).collect();
+                got.push(decode(arch, c.prog.slicing, e.bits(o), &w, n));
+            }
+            for inst in 0..n {
+                let ins: Vec<u64> = call.iter().map(|v| v[inst.min(v.len() - 1)]).collect();
+                let exp = run_node(&c.prog, entry_id, &ins);
+                for (k, &o) in outs.iter().enumerate() {
+                    if got[k][inst] != exp[k] && failures.len() < 20 {
+                        let def = e.body.iter().find(|i| i.defs().contains(&o));
+                        failures.push(format!(
+                            "{} [{}]: output atom #{} `{}` ({} bits), instance {}: expected {:#x}, got {:#x}; defined by {:?}",
+                            c.name,
+                            arch,
+                            k,
+                            e.var(o).name,
+                            e.bits(o),
+                            inst,
+                            exp[k],
+                            got[k][inst],
+                            def
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(tok.next().is_none(), "extra output from the C program");
+    assert!(failures.is_empty(), "mismatches:\n{}", failures.join("\n"));
+}
+
+fn cases_for(arch: Arch) -> Vec<(String, Program)> {
+    let mut v = Vec::new();
+    let mut add = |kind: Kind, m: u32| {
+        let name = format!("{:?}{}", kind, m).to_lowercase();
+        v.push((name.clone(), program(&name, kind, m, 1000 + m as u64 * 7 + kind as u64)));
+    };
+    add(Kind::B, 1);
+    for m in [8, 16, 32, 64] {
+        add(Kind::V, m);
+    }
+    if arch == Arch::Std {
+        for m in [3, 12, 48] {
+            add(Kind::V, m);
+        }
+        for m in [8, 16, 12, 64] {
+            add(Kind::VPack, m);
+        }
+        for m in [1, 2, 4, 8, 16, 32, 64] {
+            add(Kind::H, m);
+        }
+    } else {
+        for m in [1, 2, 4, 8, 16] {
+            add(Kind::H, m);
+        }
+        for m in [32, 64] {
+            add(Kind::HLogic, m);
+        }
+    }
+    v
+}
+
+fn check_arch(arch: Arch) {
+    if !arch.runs_here() {
+        println!("skipped: {} (CPU lacks it)", arch);
+        return;
+    }
+    let cases: Vec<Case> = cases_for(arch)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (name, prog))| {
+            let out = generate(&prog, &cfg(arch, &format!("case{}.h", i)))
+                .unwrap_or_else(|e| panic!("{} on {}: {}", name, arch, e));
+            let word = if prog.slicing == Slicing::B { 1 } else { entry_word(&prog) };
+            let ncalls = if arch == Arch::Std && prog.slicing == Slicing::V { 24 } else { 3 };
+            Case { name, prog, word, out, ncalls }
+        })
+        .collect();
+    run_cases(arch, &cases);
+}
+
+#[test]
+fn runs_std() {
+    check_arch(Arch::Std);
+}
+
+#[test]
+fn runs_sse() {
+    check_arch(Arch::Sse);
+}
+
+#[test]
+fn runs_avx2() {
+    check_arch(Arch::Avx2);
+}
+
+#[test]
+fn runs_avx512() {
+    check_arch(Arch::Avx512);
+}
+
+// ------------------------------------------------------------------ errors
+
+fn expect_err(prog: &Program, arch: Arch, needles: &[&str]) {
+    match generate(prog, &cfg(arch, "out.h")) {
+        Ok(_) => panic!("expected an error on {} for {}", arch, prog.entry().name),
+        Err(e) => {
+            let msg = e.to_string();
+            for n in needles {
+                assert!(msg.contains(n), "error `{}` should mention `{}`", msg, n);
+            }
+        }
+    }
+}
+
+fn single_op(slicing: Slicing, m: u32, mk: impl Fn(VarId, VarId) -> Op, out_bits: u32) -> Program {
+    let mut b = NB::new("f");
+    let x = b.input("x", &[], m, m, false)[0];
+    let y = b.input("y", &[], m, m, false)[0];
+    let r = b.op(out_bits, mk(x, y));
+    b.output("r", &[], out_bits, vec![r]);
+    Program { slicing, nodes: vec![b.n] }
+}
+
+#[test]
+fn errors_are_reported() {
+    // hslice arithmetic
+    for op in [Op::Add as fn(VarId, VarId) -> Op, Op::Sub, Op::Mul] {
+        let p = single_op(Slicing::H, 16, op, 16);
+        for arch in [Arch::Std, Arch::Sse, Arch::Avx512] {
+            expect_err(&p, arch, &["hslice", "16-bit"]);
+        }
+    }
+    // Pack on SIMD vslice (mixed sizes)
+    let p = single_op(Slicing::V, 16, Op::Pack, 32);
+    for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512, Arch::Neon] {
+        expect_err(&p, arch, &["same size", arch.name()]);
+    }
+    assert!(generate(&p, &cfg(Arch::Std, "out.h")).is_ok());
+    // word sizes without lanes
+    let p = single_op(Slicing::V, 12, Op::Add, 12);
+    for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512, Arch::Neon] {
+        expect_err(&p, arch, &["12 bits", arch.name()]);
+    }
+    // hslice bit permutations with slots smaller than a byte
+    for m in [32, 64] {
+        let p = single_op(Slicing::H, m, |x, _| Op::Rotl(x, 1), m);
+        for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
+            expect_err(&p, arch, &[&format!("{}-bit", m), arch.name()]);
+        }
+        assert!(generate(&p, &cfg(Arch::Std, "out.h")).is_ok());
+    }
+    // hslice word size not dividing the lane
+    let p = single_op(Slicing::H, 12, Op::Xor, 12);
+    expect_err(&p, Arch::Avx2, &["12-bit"]);
+}
+
+// ------------------------------------------------------------------ determinism and plain compilation
+
+#[test]
+fn output_is_deterministic() {
+    for arch in Arch::ALL {
+        for (name, prog) in cases_for(arch) {
+            let a = generate(&prog, &cfg(arch, "out.h"));
+            let b = generate(&prog.clone(), &cfg(arch, "out.h"));
+            match (a, b) {
+                (Ok(a), Ok(b)) => assert!(a == b, "{} on {}: output differs between two runs", name, arch),
+                (Err(a), Err(b)) => assert_eq!(a, b),
+                _ => panic!("{} on {}: one run failed", name, arch),
+            }
+        }
+    }
+}
+
+fn compiles(dir: &std::path::Path, compiler: &str, args: &[&str]) -> Result<(), String> {
+    let out = Command::new(compiler).current_dir(dir).args(args).output().map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+/// `cc -O3 -c out.c` with no flags for each target × slicing; plus the header and the C file
+/// in one translation unit under `-Wall -Werror` (prototype and typedef agree).
+#[test]
+fn compiles_without_flags() {
+    let x86 = cfg!(target_arch = "x86_64");
+    for arch in Arch::ALL {
+        let compiler = match arch {
+            Arch::Neon if x86 => {
+                if compiles(&std::env::temp_dir(), "aarch64-linux-gnu-gcc", &["--version"]).is_err() {
+                    println!("skipped: neon compilation (no aarch64-linux-gnu-gcc)");
+                    continue;
+                }
+                "aarch64-linux-gnu-gcc".to_string()
+            }
+            Arch::Sse | Arch::Avx2 | Arch::Avx512 if !x86 => continue,
+            _ => cc(),
+        };
+        let dir = scratch_dir(&format!("cc-{}", arch));
+        let mut done = std::collections::BTreeSet::new();
+        for (name, prog) in cases_for(arch) {
+            // one representative per slicing (plus the mixed-size std vslice one)
+            let key = format!("{}{}", prog.slicing, name.starts_with("vpack"));
+            if !done.insert(key) {
+                continue;
+            }
+            let out = generate(&prog, &cfg(arch, &format!("{}.h", name))).unwrap();
+            std::fs::write(dir.join(format!("{}.c", name)), &out.c).unwrap();
+            std::fs::write(dir.join(format!("{}.h", name)), &out.h).unwrap();
+            compiles(&dir, &compiler, &["-O3", "-c", &format!("{}.c", name)])
+                .unwrap_or_else(|e| panic!("cc -O3 -c {}.c ({}) failed in {}:\n{}", name, arch, dir.display(), e));
+            let both = format!("#include \"{n}.h\"\n#include \"{n}.c\"\n", n = name);
+            std::fs::write(dir.join(format!("both_{}.c", name)), both).unwrap();
+            compiles(&dir, &compiler, &["-O1", "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-c", &format!("both_{}.c", name), "-o", "both.o"])
+                .unwrap_or_else(|e| panic!("header + C of {} ({}) do not agree in {}:\n{}", name, arch, dir.display(), e));
+        }
+    }
+}
+
+// ------------------------------------------------------------------ golden files
+
+fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
+    // v16_avx2: a few vslice ops on u16.
+    let mut b = NB::new("tiny_v");
+    let x = b.input("x", &[], 16, 16, false)[0];
+    let k = b.input("key", &[2], 16, 16, true);
+    let t1 = b.op(16, Op::Xor(x, k[0]));
+    let t2 = b.op(16, Op::Add(t1, k[1]));
+    let t3 = b.op(16, Op::Rotl(t2, 7));
+    let t4 = b.op(16, Op::Shuffle(t3, (0..16).map(|j| (j * 5) % 16).collect()));
+    let t5 = b.op(16, Op::Const(0x1234));
+    let t6 = b.op(16, Op::Andn(t5, t4));
+    b.output("y", &[], 16, vec![t6]);
+    let v = Program { slicing: Slicing::V, nodes: vec![b.n] };
+
+    // b_std: bitslice with a helper node.
+    let mut s = NB::new("maj");
+    s.n.inline = Some(true);
+    let a = s.input("a", &[3], 1, 3, false);
+    let ab = s.op(1, Op::And(a[0], a[1]));
+    let ac = s.op(1, Op::And(a[0], a[2]));
+    let bc = s.op(1, Op::And(a[1], a[2]));
+    let o1 = s.op(1, Op::Or(ab, ac));
+    let o2 = s.op(1, Op::Or(o1, bc));
+    s.output("m", &[], 1, vec![o2]);
+    let maj = s.n;
+    let mut b = NB::new("tiny_b");
+    let x = b.input("x", &[3], 1, 3, false);
+    let r = b.call(std::slice::from_ref(&maj), 0, x.clone());
+    let one = b.op(1, Op::Const(1));
+    let n = b.op(1, Op::Xor(r[0], one));
+    b.output("y", &[2], 1, vec![r[0], n]);
+    let bp = Program { slicing: Slicing::B, nodes: vec![maj, b.n] };
+
+    // h8_sse: hslice u8 with a rotation, a shuffle and a constant.
+    let mut b = NB::new("tiny_h");
+    let x = b.input("x", &[], 8, 8, false)[0];
+    let t1 = b.op(8, Op::Rotr(x, 3));
+    let t2 = b.op(8, Op::Shuffle(t1, vec![7, 6, 5, 4, 0, 1, 2, 3]));
+    let t3 = b.op(8, Op::Const(0xA5));
+    let t4 = b.op(8, Op::Xor(t2, t3));
+    let t5 = b.op(8, Op::Shl(t4, 2));
+    b.output("y", &[], 8, vec![t5]);
+    let h = Program { slicing: Slicing::H, nodes: vec![b.n] };
+    vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse)]
+}
+
+fn line_diff(expected: &str, got: &str) -> String {
+    let e: Vec<&str> = expected.lines().collect();
+    let g: Vec<&str> = got.lines().collect();
+    let mut s = String::new();
+    let mut shown = 0;
+    for i in 0..e.len().max(g.len()) {
+        let (a, b) = (e.get(i), g.get(i));
+        if a != b {
+            s.push_str(&format!("line {}:\n  - {}\n  + {}\n", i + 1, a.unwrap_or(&"<eof>"), b.unwrap_or(&"<eof>")));
+            shown += 1;
+            if shown == 15 {
+                s.push_str("  ...\n");
+                break;
+            }
+        }
+    }
+    s
+}
+
+#[test]
+fn golden_c() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/codegen");
+    let bless = std::env::var_os("BLESS").is_some();
+    let mut bad = Vec::new();
+    for (name, prog, arch) in golden_programs() {
+        ir::verify(&prog).unwrap();
+        let out = generate(&prog, &CodegenConfig { arch, header_name: format!("{}.h", name), banner: format!("golden test {}", name) }).unwrap();
+        for (ext, text) in [("c", &out.c), ("h", &out.h)] {
+            let path = dir.join(format!("{}.{}", name, ext));
+            if bless {
+                std::fs::create_dir_all(&dir).unwrap();
+                std::fs::write(&path, text).unwrap();
+                continue;
+            }
+            match std::fs::read_to_string(&path) {
+                Ok(exp) if exp == *text => {}
+                Ok(exp) => bad.push(format!("{} differs (run with BLESS=1 to accept):\n{}", path.display(), line_diff(&exp, text))),
+                Err(_) => bad.push(format!("{} missing (run with BLESS=1 to create)", path.display())),
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
