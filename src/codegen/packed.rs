@@ -1,0 +1,452 @@
+//! The packed entry point: n plain instances in memory in, n plain instances out; nobody
+//! transposes by hand.
+//!
+//! For an entry node `E` the generated C file gets (besides the raw `E__` of `codegen`):
+//!
+//! ```c
+//! size_t E__instances(void);   /* instances one raw call E__ processes (= E__INSTANCES) */
+//! void   E__packed(size_t n, <const T *in> for each input, <T *out> for each output);
+//! ```
+//!
+//! Parameters come in the entry node's order, inputs then outputs, with their source names.
+//! `E__packed` processes `n` instances (any `n`, including 0 and a tail shorter than one
+//! register): it transposes each chunk of `E__INSTANCES` instances into the sliced layout of
+//! `codegen::target`, calls `E__`, and transposes the results back. A short tail is padded
+//! with zero instances and only the `n` real outputs are written; nothing is written past
+//! `n` instances of any output. No branch or memory index depends on the data.
+//!
+//! # Memory format of one parameter
+//! Let W be the parameter's number of *source words* (`interp::param_words`: 16 for `u32x16`,
+//! 1 for `u64`, 64 for `b64` — a `bN` is N one-bit words — 8 for `u8[2][4]`, row-major) and m its
+//! word size in bits.
+//! - **m = 8, 16, 32 or 64**: `T` is `uint8_t`/`uint16_t`/`uint32_t`/`uint64_t`; each word is
+//!   one native integer whose **most significant bit is Usuba bit 0** (so `0x80:u8` — bit 0 set —
+//!   is the integer 0x80). Instance i occupies `p[i*W .. (i+1)*W)`, words in source (row-major)
+//!   order. This is a value convention, not a byte convention: the integers are in host byte
+//!   order.
+//! - **any other m** (1-bit `bN`/`b1` parameters, `u4x16`, …): `T` is `uint8_t` and the
+//!   instance is a **bit string**: its W words concatenated, each MSB-first (Usuba bit 0 first),
+//!   stored from bit 0 = most significant bit of byte 0, then bit 1 = next bit of byte 0, …,
+//!   padded with zero bits to B = ceil(W*m/8) bytes. Instance i occupies `p[i*B .. (i+1)*B)`.
+//!   Padding bits are ignored on input and written as zero on output.
+//! - **`const` parameters** are given **once**: W words (or B bytes), not n of them; the value is
+//!   broadcast to every instance.
+//!
+//! Inputs are only read; an output may be the same buffer as an input of the same size and
+//! type (the whole chunk is read before any of it is written), other overlaps are undefined.
+//!
+//! # Worked example
+//! ```text
+//! node Cipher (plain:u16x4, key:const u16x4[26]) returns (cipher:u16x4)
+//! ```
+//! compiled with `-V --arch avx2` gives `Cipher__INSTANCES` = 256/16 = 16 and
+//! ```c
+//! void Cipher__packed(size_t n, const uint16_t *plain, const uint16_t *key, uint16_t *cipher);
+//! ```
+//! where `plain` holds `4*n` words (word j of block i is `plain[4*i+j]`), `key` holds the
+//! 26*4 = 104 round-key words once (`key[4*r+j]` = word j of round key r), and `cipher` receives
+//! `4*n` words. With `-B` the same call works unchanged (`Cipher__INSTANCES` = 256). For a
+//! Usuba word `(0,0,0,0, 0,0,0,0, 0,0,0,0, 0,0,0,1)` (bit 15 set) the integer is `0x0001`.
+//!
+//! A permutation on a bit vector, `node P (s:b64) returns (o:b64)`, has W = 64 words of 1 bit,
+//! so `T` is `uint8_t` and each instance is 8 bytes: Usuba bit k of the state is bit `7 - k%8`
+//! of byte `k/8` (byte 0's MSB is bit 0):
+//! `void P__packed(size_t n, const uint8_t *s, uint8_t *o);`, `s` and `o` hold `8*n` bytes.
+//!
+//! The transposition routines themselves are in `runtime::transpose`.
+
+use super::target::Arch;
+use super::c_emit::{sanitize, Namer};
+use super::CodegenError;
+use crate::interp::param_words;
+use crate::ir::{Param, Program, Slicing};
+use crate::runtime::transpose as tp;
+
+/// How one parameter travels through the packed API.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedParam {
+    /// Source name.
+    pub name: String,
+    /// Name in the header's prototype (a C identifier, unique, not reserved).
+    pub c_name: String,
+    pub is_input: bool,
+    pub is_const: bool,
+    /// Source words per instance (W).
+    pub words: usize,
+    /// Word size in bits (m).
+    pub word_bits: u32,
+    /// Whether the instance is a bit string of bytes (m not 8/16/32/64).
+    pub bit_string: bool,
+    /// C element type of the pointer (`uint8_t`, …, `uint64_t`).
+    pub elem_type: String,
+    /// Elements of `elem_type` per instance (W, or ceil(W*m/8) for a bit string).
+    pub elems: usize,
+    /// Number of atoms (registers of the raw call) of the parameter.
+    pub atoms: usize,
+    /// Shape of the raw parameter.
+    pub c_dims: Vec<usize>,
+    /// C type of one of its registers (the raw entry's `DATATYPE`; per parameter because
+    /// `std` vslice gives each word size its own `uintN_t`).
+    pub reg_type: String,
+}
+
+/// The packed layout of a whole entry point.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedLayout {
+    /// C name of the entry (`<entry>__` is the raw entry, `<entry>__packed` the packed one).
+    pub entry: String,
+    /// Name of the instance count in the header's prototype (`n` unless a parameter has it).
+    pub n_name: String,
+    pub arch: Arch,
+    pub slicing: Slicing,
+    /// Word size of the atoms in V/H (1 in B; on `std` vslice the largest one, words may mix).
+    pub atom_bits: u32,
+    /// Instances per raw call.
+    pub instances: usize,
+    pub params: Vec<PackedParam>,
+}
+
+fn err<T>(msg: String) -> Result<T, CodegenError> {
+    Err(CodegenError(msg))
+}
+
+/// Computes the packed layout, or says why this program/arch cannot have a packed entry point.
+pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> {
+    let entry = prog.entry();
+    let slicing = prog.slicing;
+    let all: Vec<(&Param, bool)> =
+        entry.inputs.iter().map(|p| (p, true)).chain(entry.outputs.iter().map(|p| (p, false))).collect();
+    // Atom word size (V/H: one per program, needed for the register layout).
+    let mut atom_bits = 1u32;
+    if slicing != Slicing::B {
+        let mut seen: Option<u32> = None;
+        for (p, _) in &all {
+            for a in &p.atoms {
+                let b = entry.bits(*a);
+                if b != p.word_bits {
+                    return err(format!(
+                        "packed API: parameter `{}` has {}-bit atoms but {}-bit words",
+                        p.name, b, p.word_bits
+                    ));
+                }
+            }
+            match seen {
+                None => seen = Some(p.word_bits),
+                Some(s) if s != p.word_bits && !(slicing == Slicing::V && arch == Arch::Std) => {
+                    return err(format!(
+                        "packed API: {}slice entry `{}` mixes {}-bit and {}-bit parameters (`{}`); \
+                         one register layout needs one word size",
+                        slicing, entry.name, s, p.word_bits, p.name
+                    ))
+                }
+                Some(s) => seen = Some(s.max(p.word_bits)),
+            }
+        }
+        atom_bits = seen.unwrap_or(arch.reg_bits());
+        let m = atom_bits;
+        match slicing {
+            Slicing::V => {
+                if arch != Arch::Std && !tp::is_native(m) {
+                    return err(format!(
+                        "packed API: vslice on {} needs 8/16/32/64-bit words, not {}-bit",
+                        arch, m
+                    ));
+                }
+                if let Some((p, _)) = all.iter().find(|(p, _)| p.word_bits == 0 || p.word_bits > 64) {
+                    return err(format!(
+                        "packed API: parameter `{}` has an unsupported word size {}",
+                        p.name, p.word_bits
+                    ));
+                }
+            }
+            Slicing::H => {
+                let l = arch.hslice_lane_bits();
+                if m == 0 || m > 64 || l % m != 0 {
+                    return err(format!(
+                        "packed API: hslice on {} needs a word size dividing {}, not {}",
+                        arch, l, m
+                    ));
+                }
+            }
+            Slicing::B => unreachable!(),
+        }
+    } else {
+        for (p, _) in &all {
+            if p.word_bits == 0 || p.word_bits > 64 || p.atoms.len() % p.word_bits as usize != 0 {
+                return err(format!("packed API: parameter `{}` has an unsupported word size", p.name));
+            }
+        }
+    }
+    let instances = tp::instances(arch, slicing, atom_bits);
+    let mut namer = Namer::new();
+    let mut params = Vec::new();
+    for (p, is_input) in all {
+        let prod: usize = p.c_dims.iter().product();
+        if prod != p.atoms.len() {
+            return err(format!("packed API: parameter `{}`: c_dims do not match its atoms", p.name));
+        }
+        if !is_input && p.is_const {
+            return err(format!("packed API: output `{}` cannot be const", p.name));
+        }
+        let words = param_words(slicing, p);
+        let m = p.word_bits;
+        let bit_string = !tp::is_native(m);
+        let (elem_type, elems) = if bit_string {
+            ("uint8_t".to_string(), (words * m as usize).div_ceil(8))
+        } else {
+            (format!("uint{}_t", m), words)
+        };
+        params.push(PackedParam {
+            name: p.name.clone(),
+            c_name: namer.fresh(&p.name),
+            is_input,
+            is_const: p.is_const,
+            words,
+            word_bits: m,
+            bit_string,
+            elem_type,
+            elems,
+            atoms: p.atoms.len(),
+            c_dims: p.c_dims.clone(),
+            reg_type: tp::reg_type(arch, slicing, atom_bits),
+        });
+    }
+    Ok(PackedLayout {
+        entry: sanitize(&entry.name),
+        n_name: namer.fresh("n"),
+        arch,
+        slicing,
+        atom_bits,
+        instances,
+        params,
+    })
+}
+
+/// Returns (C definitions, header declarations) of `<Entry>__packed` and `<Entry>__instances`,
+/// to be appended after the raw entry `<Entry>__`.
+pub fn emit(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError> {
+    let lay = layout(prog, arch)?;
+    Ok((c_text(&lay), h_text(&lay)))
+}
+
+fn h_text(lay: &PackedLayout) -> String {
+    let e = &lay.entry;
+    let n = &lay.n_name;
+    let mut h = String::new();
+    h.push_str("#include <stddef.h>\n#include <stdint.h>\n");
+    h.push_str(&format!("#ifndef {e}__INSTANCES\n#define {e}__INSTANCES {}\n#endif\n", lay.instances));
+    h.push_str(&format!(
+        "/* Instances processed by one call of the raw entry {e}__ ({} on {}). */\nsize_t {e}__instances(void);\n",
+        lay.slicing, lay.arch
+    ));
+    h.push_str(&format!(
+        "/* Runs {e} on {n} instances stored plainly in memory, instance-major; see the README\n   \
+         (\"packed entry point\") for the word and bit order. const inputs are given once. */\n"
+    ));
+    let args: Vec<String> = lay
+        .params
+        .iter()
+        .map(|p| format!("{}{} *{}", if p.is_input { "const " } else { "" }, p.elem_type, p.c_name))
+        .collect();
+    h.push_str(&format!("void {e}__packed(size_t {n}{}{});\n", if args.is_empty() { "" } else { ", " }, args.join(", ")));
+    h
+}
+
+fn dims(c_dims: &[usize]) -> String {
+    c_dims.iter().map(|d| format!("[{d}]")).collect()
+}
+
+fn c_text(lay: &PackedLayout) -> String {
+    let e = &lay.entry;
+    let arch = lay.arch;
+    let a = arch.name();
+    let inst = lay.instances;
+    let attr = tp::target_attr(arch);
+    let mut c = String::new();
+    c.push_str(&format!("\n/* ---- packed entry point of {e} ({}slice, {}) ---- */\n", lay.slicing, a));
+    c.push_str(&tp::common());
+    match lay.slicing {
+        Slicing::B => c.push_str(&tp::b_routines(arch)),
+        Slicing::V => {
+            let mut ms: Vec<u32> = lay.params.iter().map(|p| p.word_bits).collect();
+            ms.sort();
+            ms.dedup();
+            for m in ms {
+                c.push_str(&tp::v_routines(arch, m, lay.atom_bits));
+            }
+        }
+        Slicing::H => c.push_str(&tp::h_routines(arch)),
+    }
+    c.push_str(&format!(
+        "#ifdef {e}__INSTANCES\n_Static_assert({e}__INSTANCES == {inst}, \"packed API and raw entry disagree on {e}__INSTANCES\");\n#endif\n"
+    ));
+    c.push_str(&format!("size_t {e}__instances(void) {{ return {inst}; }}\n"));
+    let args: Vec<String> = lay
+        .params
+        .iter()
+        .map(|p| format!("{}{} *nkp_p_{}", if p.is_input { "const " } else { "" }, p.elem_type, p.c_name))
+        .collect();
+    let sep = if args.is_empty() { "" } else { ", " };
+    c.push_str(&format!("{attr}{}void {e}__packed(size_t nkp_n{sep}{}) {{\n", if attr.is_empty() { "" } else { " " }, args.join(", ")));
+    c.push_str("    if (nkp_n == 0) return;\n");
+    // Registers.
+    for p in &lay.params {
+        c.push_str(&format!("    {} nkp_r_{}{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+    }
+    // const inputs: broadcast once.
+    for p in lay.params.iter().filter(|p| p.is_input && p.is_const) {
+        c.push_str("    {\n");
+        c.push_str(&format!("        {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+        c.push_str(&format!(
+            "        for (size_t i = 0; i < {inst}; i++) memcpy(nkp_s + i * {el}, nkp_p_{nm}, {el} * sizeof(nkp_s[0]));\n",
+            el = p.elems,
+            nm = p.c_name
+        ));
+        c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}")));
+        c.push_str("    }\n");
+    }
+    c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {inst}) {{\n"));
+    c.push_str(&format!(
+        "        const size_t nkp_cnt = nkp_n - nkp_base < {inst} ? nkp_n - nkp_base : {inst};\n"
+    ));
+    for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
+        c.push_str("        {\n");
+        c.push_str(&format!(
+            "            const {t} *nkp_src = nkp_p_{nm} + nkp_base * {el};\n",
+            t = p.elem_type,
+            nm = p.c_name,
+            el = p.elems
+        ));
+        if p.bit_string && lay.slicing != Slicing::B {
+            // Converted to words anyway: the conversion handles the tail.
+            c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt"));
+        } else {
+            c.push_str(&format!("            {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+            c.push_str(&format!(
+                "            if (nkp_cnt < {inst}) {{\n                memset(nkp_s, 0, sizeof nkp_s);\n                memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                nkp_src = nkp_s;\n            }}\n",
+                el = p.elems
+            ));
+            c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}")));
+        }
+        c.push_str("        }\n");
+    }
+    // The raw call.
+    let raw_args: Vec<String> = lay
+        .params
+        .iter()
+        .map(|p| {
+            if !p.c_dims.is_empty() {
+                format!("nkp_r_{}", p.c_name)
+            } else if p.is_input {
+                format!("nkp_r_{}", p.c_name)
+            } else {
+                format!("&nkp_r_{}", p.c_name)
+            }
+        })
+        .collect();
+    c.push_str(&format!("        {e}__({});\n", raw_args.join(", ")));
+    for p in lay.params.iter().filter(|p| !p.is_input) {
+        c.push_str("        {\n");
+        c.push_str(&format!(
+            "            {t} *nkp_dst = nkp_p_{nm} + nkp_base * {el};\n",
+            t = p.elem_type,
+            nm = p.c_name,
+            el = p.elems
+        ));
+        if p.bit_string && lay.slicing != Slicing::B {
+            c.push_str(&out_call(lay, p, "nkp_dst", "nkp_cnt"));
+        } else {
+            c.push_str(&format!("            if (nkp_cnt == {inst}) {{\n"));
+            c.push_str(&out_call(lay, p, "nkp_dst", ""));
+            c.push_str("            } else {\n");
+            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+            c.push_str(&out_call(lay, p, "nkp_s", ""));
+            c.push_str(&format!(
+                "                memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n",
+                p.elems
+            ));
+            c.push_str("            }\n");
+        }
+        c.push_str("        }\n");
+    }
+    c.push_str("    }\n}\n");
+    c
+}
+
+fn reg_ptr(p: &PackedParam) -> String {
+    format!("(({} *)&nkp_r_{})", p.reg_type, p.c_name)
+}
+
+/// Transposes `cnt` instances at `src` (elements of p.elem_type) into p's registers. For
+/// native words and B, `cnt` must be the full chunk (the caller pads); bit strings in V/H are
+/// converted to words here (zero padding included).
+fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String {
+    let a = lay.arch.name();
+    let inst = lay.instances;
+    let regs = reg_ptr(p);
+    let m = p.word_bits;
+    let ind = "            ";
+    match lay.slicing {
+        Slicing::B => {
+            let ub = if p.bit_string { 8 } else { m };
+            format!("{ind}nkp_B_in_u{ub}_{a}({src}, {}, {}, {regs});\n", p.elems, p.atoms)
+        }
+        _ if p.bit_string => {
+            let w = p.words;
+            let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
+            s.push_str(&format!("{ind}memset(nkp_w, 0, sizeof nkp_w);\n"));
+            s.push_str(&format!("{ind}nkp_bits_to_words({src}, {}, {w}, {m}, {cnt}, nkp_w);\n", p.elems));
+            match lay.slicing {
+                Slicing::V => s.push_str(&format!(
+                    "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
+                    tp::std_bits(lay.atom_bits)
+                )),
+                _ => s.push_str(&format!("{ind}nkp_H_in_u64_{a}(nkp_w, {w}, {m}, {regs});\n")),
+            }
+            s
+        }
+        Slicing::V if lay.arch == Arch::Std => format!(
+            "{ind}nkp_V_in_u{m}_std_d{}({src}, {}, {regs});\n",
+            tp::std_bits(lay.atom_bits),
+            p.words
+        ),
+        Slicing::V => format!("{ind}nkp_V_in_u{m}_{a}({src}, {}, {regs});\n", p.words),
+        Slicing::H => format!("{ind}nkp_H_in_u{m}_{a}({src}, {}, {m}, {regs});\n", p.words),
+    }
+}
+
+/// Transposes p's registers back into plain instances at `dst`: all of them for native words
+/// and B (`cnt` unused), the first `cnt` for bit strings in V/H.
+fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String {
+    let a = lay.arch.name();
+    let inst = lay.instances;
+    let regs = reg_ptr(p);
+    let m = p.word_bits;
+    let ind = "                ";
+    match lay.slicing {
+        Slicing::B => {
+            let ub = if p.bit_string { 8 } else { m };
+            format!("{ind}nkp_B_out_u{ub}_{a}({regs}, {}, {}, {dst});\n", p.elems, p.atoms)
+        }
+        _ if p.bit_string => {
+            let w = p.words;
+            let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
+            match lay.slicing {
+                Slicing::V => s.push_str(&format!(
+                    "{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n",
+                    tp::std_bits(lay.atom_bits)
+                )),
+                _ => s.push_str(&format!("{ind}nkp_H_out_u64_{a}({regs}, {w}, {m}, nkp_w);\n")),
+            }
+            s.push_str(&format!("{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n", p.elems));
+            s
+        }
+        Slicing::V if lay.arch == Arch::Std => format!(
+            "{ind}nkp_V_out_u{m}_std_d{}({regs}, {}, {dst});\n",
+            tp::std_bits(lay.atom_bits),
+            p.words
+        ),
+        Slicing::V => format!("{ind}nkp_V_out_u{m}_{a}({regs}, {}, {dst});\n", p.words),
+        Slicing::H => format!("{ind}nkp_H_out_u{m}_{a}({regs}, {}, {m}, {dst});\n", p.words),
+    }
+}

@@ -1,0 +1,410 @@
+//! C text of the transposition routines behind the packed entry point (`codegen::packed`).
+//!
+//! Every routine converts between *plain* instances (instance-major memory, see
+//! `codegen::packed`) and the *sliced* registers of one raw call, in exactly the register
+//! layouts of `codegen::target` (the authoritative description):
+//! - **B**: a lane-parallel 64x64 bit-matrix transpose. A register of R bits is R/64 lanes of
+//!   64 bits; lane l holds instances 64l..64l+63. The plain bits of one parameter of one instance
+//!   form a bit string (atom a = bit a, MSB-first); it is cut in 64-bit groups. For group g the
+//!   64 "rows" k = 0..63 are vectors whose lane l is group g of instance 64l+k; the classic
+//!   log-step swap network (6 rounds of masked shift/xor swaps) transposes all R/64 lanes at once
+//!   (plain `uint64_t` on `std`, SSE/AVX2/AVX-512/NEON 64-bit-lane shifts elsewhere), after which
+//!   row 63-b *is* the register of atom 64g+b. The same network run backwards (it is an
+//!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
+//!   64x64, with R/64 blocks transposed per vector instruction.
+//! - **V**: lane gather/scatter: lane i of the register of word a is word a of instance i.
+//! - **H**: per 128-bit (64-bit on `std`) lane, the S x m bit matrix (S instances of an m-bit
+//!   word) is transposed with the scalar 64x64 transpose into m slots of S bits.
+//! - Odd word sizes (not 8/16/32/64) travel as bit strings; `nkp_bits_to_words` /
+//!   `nkp_words_to_bits` convert them to/from one `uint64_t` per word.
+//!
+//! All routines are `static`, prefixed `nkp_`, suffixed with the arch, wrapped in include
+//! guards (so several packed entry points can share one translation unit) and carry the
+//! target attribute they need, so the file compiles with no `-m` flag.
+//! None of them branches on or indexes memory by data (only by public sizes).
+
+use crate::codegen::target::{instances_per_call, Arch};
+use crate::ir::Slicing;
+
+/// `__attribute__((target(..)))` a function using this arch's registers needs ("" if none);
+/// the same as the raw entry's.
+pub fn target_attr(arch: Arch) -> &'static str {
+    super::target_attribute(arch)
+}
+
+/// The C type of one register (the raw entry's `DATATYPE`) for this layout. `m` = word size of
+/// the atoms (ignored in bitslice).
+pub fn reg_type(arch: Arch, slicing: Slicing, m: u32) -> String {
+    super::datatype(arch, slicing, m).to_string()
+}
+
+/// Smallest of 8/16/32/64 that is >= m.
+pub fn std_bits(m: u32) -> u32 {
+    super::std_container_bits(m)
+}
+
+/// Whether m is 8, 16, 32 or 64 (a word stored as a native integer in the packed API).
+pub fn is_native(m: u32) -> bool {
+    matches!(m, 8 | 16 | 32 | 64)
+}
+
+/// Instances per raw call (see `target::instances_per_call`).
+pub fn instances(arch: Arch, slicing: Slicing, m: u32) -> usize {
+    instances_per_call(arch, slicing, m)
+}
+
+fn suffix(arch: Arch) -> &'static str {
+    arch.name()
+}
+
+/// Vector of 64-bit lanes used by the B transposer, and its operations.
+fn vec_ops(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Std => {
+            r#"#define NKP_VT_std uint64_t
+#define NKP_VL_std 1
+#define NKP_SRL_std(a, j) ((a) >> (j))
+#define NKP_SLL_std(a, j) ((a) << (j))
+#define NKP_AND_std(a, b) ((a) & (b))
+#define NKP_XOR_std(a, b) ((a) ^ (b))
+#define NKP_SET1_std(x) ((uint64_t)(x))
+#define NKP_LOADU_std(p) (*(p))
+#define NKP_STOREU_std(p, v) (*(p) = (v))
+"#
+        }
+        Arch::Sse => {
+            r#"#define NKP_VT_sse __m128i
+#define NKP_VL_sse 2
+#define NKP_SRL_sse(a, j) _mm_srli_epi64(a, j)
+#define NKP_SLL_sse(a, j) _mm_slli_epi64(a, j)
+#define NKP_AND_sse(a, b) _mm_and_si128(a, b)
+#define NKP_XOR_sse(a, b) _mm_xor_si128(a, b)
+#define NKP_SET1_sse(x) _mm_set1_epi64x((long long)(x))
+#define NKP_LOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
+#define NKP_STOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+"#
+        }
+        Arch::Avx2 => {
+            r#"#define NKP_VT_avx2 __m256i
+#define NKP_VL_avx2 4
+#define NKP_SRL_avx2(a, j) _mm256_srli_epi64(a, j)
+#define NKP_SLL_avx2(a, j) _mm256_slli_epi64(a, j)
+#define NKP_AND_avx2(a, b) _mm256_and_si256(a, b)
+#define NKP_XOR_avx2(a, b) _mm256_xor_si256(a, b)
+#define NKP_SET1_avx2(x) _mm256_set1_epi64x((long long)(x))
+#define NKP_LOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
+#define NKP_STOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+"#
+        }
+        Arch::Avx512 => {
+            r#"#define NKP_VT_avx512 __m512i
+#define NKP_VL_avx512 8
+#define NKP_SRL_avx512(a, j) _mm512_srli_epi64(a, j)
+#define NKP_SLL_avx512(a, j) _mm512_slli_epi64(a, j)
+#define NKP_AND_avx512(a, b) _mm512_and_si512(a, b)
+#define NKP_XOR_avx512(a, b) _mm512_xor_si512(a, b)
+#define NKP_SET1_avx512(x) _mm512_set1_epi64((long long)(x))
+#define NKP_LOADU_avx512(p) _mm512_loadu_si512((const void *)(p))
+#define NKP_STOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)
+"#
+        }
+        Arch::Neon => {
+            r#"#define NKP_VT_neon uint64x2_t
+#define NKP_VL_neon 2
+#define NKP_SRL_neon(a, j) vshrq_n_u64(a, j)
+#define NKP_SLL_neon(a, j) vshlq_n_u64(a, j)
+#define NKP_AND_neon(a, b) vandq_u64(a, b)
+#define NKP_XOR_neon(a, b) veorq_u64(a, b)
+#define NKP_SET1_neon(x) vdupq_n_u64((uint64_t)(x))
+#define NKP_LOADU_neon(p) vld1q_u64((const uint64_t *)(p))
+#define NKP_STOREU_neon(p, v) vst1q_u64((uint64_t *)(p), v)
+"#
+        }
+    }
+}
+
+/// Includes, the scalar 64x64 transpose, bit-string helpers, and group loads/stores.
+/// Needed by every packed entry point.
+pub fn common() -> String {
+    COMMON.to_string()
+}
+
+const COMMON: &str = r#"#ifndef NKP_COMMON_DEFINED
+#define NKP_COMMON_DEFINED
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+#if defined(__aarch64__) || defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+#define NKP_UNUSED __attribute__((unused))
+
+/* One round of the log-step 64x64 bit transpose on rows x[0..63] of type VT: for every row k
+   with bit J of k clear, swaps the bits of x[k] at positions p+J (p with bit J clear) with the
+   bits of x[k|J] at positions p. After the rounds J = 32,16,8,4,2,1:
+   (bit c of x[r]) <-> (bit r of x[c]), i.e. x[j] bit k = old x[k] bit j (LSB-numbered). */
+#define NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, J, M) do { \
+    const VT nkp_m_ = SET1(M); \
+    for (int nkp_k = 0; nkp_k < 64; nkp_k = ((nkp_k | (J)) + 1) & ~(J)) { \
+        VT nkp_t_ = AND(XOR(SRL(x[nkp_k], J), x[nkp_k | (J)]), nkp_m_); \
+        x[nkp_k | (J)] = XOR(x[nkp_k | (J)], nkp_t_); \
+        x[nkp_k] = XOR(x[nkp_k], SLL(nkp_t_, J)); \
+    } } while (0)
+#define NKP_TR64(VT, SRL, SLL, AND, XOR, SET1, x) do { \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 32, 0x00000000FFFFFFFFULL); \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 16, 0x0000FFFF0000FFFFULL); \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 8, 0x00FF00FF00FF00FFULL); \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 4, 0x0F0F0F0F0F0F0F0FULL); \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 2, 0x3333333333333333ULL); \
+    NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, 1, 0x5555555555555555ULL); \
+    } while (0)
+
+#define NKP_S_SRL(a, j) ((a) >> (j))
+#define NKP_S_SLL(a, j) ((a) << (j))
+#define NKP_S_AND(a, b) ((a) & (b))
+#define NKP_S_XOR(a, b) ((a) ^ (b))
+#define NKP_S_SET1(x) ((uint64_t)(x))
+
+/* Scalar 64x64 bit transpose in place: afterwards x[j] bit k = before x[k] bit j. */
+static NKP_UNUSED void nkp_tr64(uint64_t x[64]) {
+    NKP_TR64(uint64_t, NKP_S_SRL, NKP_S_SLL, NKP_S_AND, NKP_S_XOR, NKP_S_SET1, x);
+}
+
+/* Bit strings: word w (m bits) of an instance is bits [w*m, (w+1)*m) of the instance's bytes,
+   bit 0 = MSB of byte 0. Converts cnt instances of bpi bytes to/from W uint64_t words each. */
+static NKP_UNUSED void nkp_bits_to_words(const uint8_t *src, size_t bpi, size_t W, unsigned m,
+                                         size_t cnt, uint64_t *dst) {
+    for (size_t i = 0; i < cnt; i++)
+        for (size_t w = 0; w < W; w++) {
+            uint64_t v = 0;
+            for (unsigned b = 0; b < m; b++) {
+                size_t pos = w * m + b;
+                v = (v << 1) | ((src[i * bpi + pos / 8] >> (7 - pos % 8)) & 1u);
+            }
+            dst[i * W + w] = v;
+        }
+}
+static NKP_UNUSED void nkp_words_to_bits(const uint64_t *src, size_t W, unsigned m, size_t cnt,
+                                         size_t bpi, uint8_t *dst) {
+    for (size_t i = 0; i < cnt; i++) {
+        memset(dst + i * bpi, 0, bpi);
+        for (size_t w = 0; w < W; w++)
+            for (unsigned b = 0; b < m; b++) {
+                size_t pos = w * m + b;
+                unsigned bit = (unsigned)(src[i * W + w] >> (m - 1 - b)) & 1u;
+                dst[i * bpi + pos / 8] |= (uint8_t)(bit << (7 - pos % 8));
+            }
+    }
+}
+
+/* Group g of a bit string stored as `units` native words of UB bits (MSB-first concatenation):
+   the big-endian 64 bits starting at bit 64g, zero past the end. */
+#define NKP_GRP_FUNS(T, UB) \
+static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
+    const size_t per = 64 / UB, u0 = g * per; \
+    uint64_t r = 0; \
+    if (u0 + per <= units) { \
+        for (size_t q = 0; q < per; q++) r = (UB == 64 ? 0 : r << (UB & 63)) | (uint64_t)p[u0 + q]; \
+    } else { \
+        for (size_t q = 0; q < per; q++) \
+            r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)p[u0 + q] : 0); \
+    } \
+    return r; \
+} \
+static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
+    const size_t per = 64 / UB, u0 = g * per; \
+    for (size_t q = 0; q < per; q++) \
+        if (u0 + q < units) p[u0 + q] = (T)(v >> ((64 - UB * (q + 1)) & 63)); \
+}
+NKP_GRP_FUNS(uint8_t, 8)
+NKP_GRP_FUNS(uint16_t, 16)
+NKP_GRP_FUNS(uint32_t, 32)
+NKP_GRP_FUNS(uint64_t, 64)
+#endif /* NKP_COMMON_DEFINED */
+"#;
+
+/// Bitslice routines for `arch`: `nkp_tr64_<A>` (lane-parallel 64x64 transposes) and, for
+/// `U` in 8/16/32/64,
+/// `nkp_B_in_uU_<A>(const uintU_t *src, size_t units, size_t natoms, void *regs)` — src holds
+/// `instances` instances of `units` words each; writes registers `regs[0..natoms)` (an array
+/// of the raw entry's `DATATYPE`, any type of the register's size) — and
+/// `nkp_B_out_uU_<A>(const void *regs, size_t units, size_t natoms, uintU_t *dst)`.
+pub fn b_routines(arch: Arch) -> String {
+    let a = suffix(arch);
+    let mut s = String::new();
+    s.push_str(&format!("#ifndef NKP_B_DEFINED_{a}\n#define NKP_B_DEFINED_{a}\n"));
+    s.push_str(vec_ops(arch));
+    let tr = r#"/* $VL independent 64x64 bit transposes at once (one per 64-bit lane of the vectors). */
+static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
+    NKP_TR64(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, x);
+}
+"#;
+    s.push_str(&subst(tr, arch));
+    for ub in [8u32, 16, 32, 64] {
+        let t = r#"static NKP_UNUSED $ATTR void nkp_B_in_u$UB_$A(const uint$UB_t *src, size_t units, size_t natoms, void *regs) {
+    NKP_VT_$A x[64];
+    uint64_t tmp[NKP_VL_$A];
+    for (size_t g = 0; g * 64 < natoms; g++) {
+        for (size_t k = 0; k < 64; k++) {
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
+            x[k] = NKP_LOADU_$A(tmp);
+        }
+        nkp_tr64_$A(x);
+        size_t nb = natoms - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < nb; b++)
+            memcpy((char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), &x[63 - b], sizeof(NKP_VT_$A));
+    }
+}
+static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
+    NKP_VT_$A x[64];
+    uint64_t tmp[NKP_VL_$A];
+    for (size_t g = 0; g * 64 < natoms; g++) {
+        size_t nb = natoms - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < 64; b++) {
+            if (b < nb) memcpy(&x[63 - b], (const char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), sizeof(NKP_VT_$A));
+            else x[63 - b] = NKP_SET1_$A(0);
+        }
+        nkp_tr64_$A(x);
+        for (size_t k = 0; k < 64; k++) {
+            NKP_STOREU_$A(tmp, x[k]);
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
+        }
+    }
+}
+"#;
+        s.push_str(&subst(t, arch).replace("$UB", &ub.to_string()));
+    }
+    s.push_str(&format!("#endif /* NKP_B_DEFINED_{a} */\n"));
+    s
+}
+
+/// Vslice routines for word size `m` and register type `reg_type(arch, V, dm)`.
+/// - SIMD (`m` = `dm` in 8/16/32/64): `nkp_V_in_uM_<A>(const uintM_t *src, size_t W, void *regs)`
+///   (src = `instances` instances of W words; register a gets word a of instance i in lane i)
+///   and `nkp_V_out_uM_<A>(const void *regs, size_t W, uintM_t *dst)`.
+/// - `std` (one instance per call; registers are `uintD_t`, D = container of `dm` >= m):
+///   `nkp_V_in_uU_std_dD(const uintU_t *src, size_t W, uintD_t *regs)` and
+///   `nkp_V_out_uU_std_dD(const uintD_t *regs, size_t W, uintU_t *dst)` with U = m for native
+///   words, else U = 64 (words widened to `uint64_t` by `nkp_bits_to_words`).
+pub fn v_routines(arch: Arch, m: u32, dm: u32) -> String {
+    let a = suffix(arch);
+    let mut s = String::new();
+    if arch == Arch::Std {
+        let u = if is_native(m) { m } else { 64 };
+        let d = std_bits(dm);
+        s.push_str(&format!("#ifndef NKP_V_DEFINED_std_u{u}_d{d}\n#define NKP_V_DEFINED_std_u{u}_d{d}\n"));
+        s.push_str(
+            &r#"static NKP_UNUSED void nkp_V_in_u$U_std_d$D(const uint$U_t *src, size_t W, uint$D_t *regs) {
+    for (size_t a = 0; a < W; a++) regs[a] = (uint$D_t)src[a];
+}
+static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uint$U_t *dst) {
+    for (size_t a = 0; a < W; a++) dst[a] = (uint$U_t)regs[a];
+}
+"#
+            .replace("$U", &u.to_string())
+            .replace("$D", &d.to_string()),
+        );
+        s.push_str("#endif\n");
+        return s;
+    }
+    let inst = instances(arch, Slicing::V, m);
+    s.push_str(&format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n"));
+    let t = r#"static NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
+    uint$M_t t[$INST];
+    for (size_t a = 0; a < W; a++) {
+        for (size_t i = 0; i < $INST; i++) t[i] = src[i * W + a];
+        memcpy((char *)regs + a * sizeof t, t, sizeof t);
+    }
+}
+static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+    uint$M_t t[$INST];
+    for (size_t a = 0; a < W; a++) {
+        memcpy(t, (const char *)regs + a * sizeof t, sizeof t);
+        for (size_t i = 0; i < $INST; i++) dst[i * W + a] = t[i];
+    }
+}
+"#;
+    s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$INST", &inst.to_string()));
+    s.push_str("#endif\n");
+    s
+}
+
+/// Hslice routines for `arch`, for source words stored as `uintU_t` (U in 8/16/32/64) holding
+/// m-bit words (m <= U, m divides the lane width):
+/// `nkp_H_in_uU_<A>(const uintU_t *src, size_t W, unsigned m, void *regs)` and
+/// `nkp_H_out_uU_<A>(const void *regs, size_t W, unsigned m, uintU_t *dst)`;
+/// src/dst hold R/m instances of W words.
+pub fn h_routines(arch: Arch) -> String {
+    let a = suffix(arch);
+    let r = arch.reg_bits();
+    let lane = arch.hslice_lane_bits();
+    let mut s = String::new();
+    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}\n#define NKP_H_DEFINED_{a}\n"));
+    for ub in [8u32, 16, 32, 64] {
+        let t = r#"/* Lanes of $L bits; lane l holds instances l*S .. l*S+S-1 (S = $L/m); slot j of the lane
+   (bits [j*S, (j+1)*S) from the lane's LSB) has bit i = bit j (MSB-first) of instance l*S+i. */
+static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A(const uint$UB_t *src, size_t W, unsigned m, void *regs) {
+    const size_t S = $L / m;
+    uint64_t reg[$R / 64], rows[64];
+    for (size_t a = 0; a < W; a++) {
+        memset(reg, 0, sizeof reg);
+        for (size_t l = 0; l < $R / $L; l++)
+            for (size_t sb = 0; sb * 64 < S; sb++) {
+                size_t nrow = S - 64 * sb;
+                if (nrow > 64) nrow = 64;
+                for (size_t i = 0; i < 64; i++)
+                    rows[i] = i < nrow ? (uint64_t)src[(l * S + 64 * sb + i) * W + a] : 0;
+                nkp_tr64(rows);
+                for (size_t j = 0; j < m; j++) {
+                    size_t off = l * $L + j * S + 64 * sb;
+                    reg[off / 64] |= rows[m - 1 - j] << (off % 64);
+                }
+            }
+        memcpy((char *)regs + a * sizeof reg, reg, sizeof reg);
+    }
+}
+static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A(const void *regs, size_t W, unsigned m, uint$UB_t *dst) {
+    const size_t S = $L / m;
+    uint64_t reg[$R / 64], rows[64];
+    for (size_t a = 0; a < W; a++) {
+        memcpy(reg, (const char *)regs + a * sizeof reg, sizeof reg);
+        for (size_t l = 0; l < $R / $L; l++)
+            for (size_t sb = 0; sb * 64 < S; sb++) {
+                size_t nrow = S - 64 * sb;
+                if (nrow > 64) nrow = 64;
+                const uint64_t mask = nrow == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nrow) - 1);
+                memset(rows, 0, sizeof rows);
+                for (size_t j = 0; j < m; j++) {
+                    size_t off = l * $L + j * S + 64 * sb;
+                    rows[m - 1 - j] = (reg[off / 64] >> (off % 64)) & mask;
+                }
+                nkp_tr64(rows);
+                for (size_t i = 0; i < nrow; i++)
+                    dst[(l * S + 64 * sb + i) * W + a] = (uint$UB_t)rows[i];
+            }
+    }
+}
+"#;
+        s.push_str(
+            &subst(t, arch)
+                .replace("$UB", &ub.to_string())
+                .replace("$R", &r.to_string())
+                .replace("$L", &lane.to_string()),
+        );
+    }
+    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a} */\n"));
+    s
+}
+
+fn subst(t: &str, arch: Arch) -> String {
+    let attr = target_attr(arch);
+    let vl = (arch.reg_bits() / 64).to_string();
+    t.replace("$ATTR", attr).replace("$VL", &vl).replace("$A", suffix(arch))
+}

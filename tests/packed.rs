@@ -1,0 +1,570 @@
+//! The packed entry point and the transposition routines (`codegen::packed`,
+//! `runtime::transpose`).
+//!
+//! - `transpositions_round_trip_and_match_target_layout`: hand-built IR programs whose entry
+//!   only uses bitwise ops (`Not`/`Xor`), a *fake* raw entry written by this file (bytewise on
+//!   the registers, so layout-agnostic) that also dumps the registers it receives; checks
+//!   (a) packed outputs = interpreter outputs for n in {0, 1, I-1, I, I+1, 3I+5} (which needs
+//!   transpose-in then transpose-out to be exact inverses, padding and tails right, nothing
+//!   written past the n instances), and (b) the dumped registers are bit for bit the layout
+//!   `codegen::target` describes (computed here independently), for B, V and H on every arch.
+//! - `generated_code_end_to_end`: the same through `codegen::generate` (the real raw entry).
+
+mod common;
+
+use common::{build_and_run, Rng};
+use nakiri::codegen::packed::{self, PackedLayout};
+use nakiri::codegen::Arch;
+use nakiri::interp;
+use nakiri::ir::{Instr, Node, Op, Param, Program, Slicing, VarId};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+// ---------------------------------------------------------------- IR builder
+
+#[derive(Clone)]
+struct Spec {
+    name: &'static str,
+    /// Source dimensions (without the bitslice bit dimension).
+    dims: Vec<usize>,
+    /// Word size m.
+    m: u32,
+    is_const: bool,
+}
+
+fn sp(name: &'static str, dims: &[usize], m: u32) -> Spec {
+    Spec { name, dims: dims.to_vec(), m, is_const: false }
+}
+fn cs(name: &'static str, dims: &[usize], m: u32) -> Spec {
+    Spec { name, dims: dims.to_vec(), m, is_const: true }
+}
+
+fn make_param(node: &mut Node, slicing: Slicing, s: &Spec) -> Param {
+    let words: usize = s.dims.iter().product();
+    let mut c_dims = s.dims.clone();
+    let (natoms, abits) = if slicing == Slicing::B {
+        if s.m > 1 {
+            c_dims.push(s.m as usize);
+        }
+        (words * s.m as usize, 1)
+    } else {
+        (words, s.m)
+    };
+    let atoms = (0..natoms).map(|i| node.new_var(format!("{}__{}", s.name, i), abits)).collect();
+    Param { name: s.name.to_string(), c_dims, word_bits: s.m, atoms, is_const: s.is_const }
+}
+
+/// Entry `name`: output atom a = Not(in0[a % |in0|]) ^ in1[a % |in1|] ^ ... (all atoms of the
+/// same width), so every output depends on every input.
+fn build(slicing: Slicing, name: &str, ins: &[Spec], outs: &[Spec]) -> Program {
+    let mut node = Node {
+        name: name.to_string(),
+        inputs: vec![],
+        outputs: vec![],
+        vars: vec![],
+        body: vec![],
+        inline: None,
+    };
+    let inputs: Vec<Param> = ins.iter().map(|s| make_param(&mut node, slicing, s)).collect();
+    let outputs: Vec<Param> = outs.iter().map(|s| make_param(&mut node, slicing, s)).collect();
+    let mut tmp = 0;
+    for o in &outputs {
+        for (a, &dst) in o.atoms.iter().enumerate() {
+            let bits = node.bits(dst);
+            let pick = |p: &Param| p.atoms[a % p.atoms.len()];
+            let mut cur = pick(&inputs[0]);
+            let mut ops = vec![Op::Not(cur)];
+            for p in &inputs[1..] {
+                ops.push(Op::Xor(VarId(u32::MAX), pick(p)));
+            }
+            let n = ops.len();
+            for (i, mut op) in ops.into_iter().enumerate() {
+                let d = if i + 1 == n {
+                    dst
+                } else {
+                    tmp += 1;
+                    node.new_var(format!("t{tmp}"), bits)
+                };
+                if let Op::Xor(x, _) = &mut op {
+                    *x = cur;
+                }
+                node.body.push(Instr::Assign { dst: d, op });
+                cur = d;
+            }
+        }
+    }
+    node.inputs = inputs;
+    node.outputs = outputs;
+    let prog = Program { slicing, nodes: vec![node] };
+    nakiri::ir::verify(&prog).expect("test program verifies");
+    prog
+}
+
+// ---------------------------------------------------------------- fake raw entry
+
+/// A raw entry `<E>__` in C running the (bitwise-only) IR body bytewise on the registers, and
+/// recording the registers of its first call after `<E>_dumped = 0` in `<E>_dump`.
+fn fake_raw_entry(prog: &Program, lay: &PackedLayout) -> String {
+    let node = prog.entry();
+    let e = &node.name;
+    let attr = nakiri::runtime::target_attribute(lay.arch);
+    let mut c = String::new();
+    let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
+    writeln!(c, "unsigned char {e}_dump[{}]; int {e}_dumped;", in_bytes.max(1)).unwrap();
+    let mut args = vec![];
+    for p in &lay.params {
+        let dims: String = p.c_dims.iter().map(|d| format!("[{d}]")).collect();
+        if p.c_dims.is_empty() {
+            args.push(format!("{} {}{}", p.reg_type, if p.is_input { "" } else { "*" }, p.name));
+        } else {
+            args.push(format!("{} {}{}", p.reg_type, p.name, dims));
+        }
+    }
+    // The body as a table: {op (0 = not, 1 = xor), dst, a, b}.
+    let ops: Vec<String> = node
+        .body
+        .iter()
+        .map(|ins| match ins {
+            Instr::Assign { dst, op: Op::Not(a) } => format!("{{0,{},{},0}}", dst.0, a.0),
+            Instr::Assign { dst, op: Op::Xor(a, b) } => format!("{{1,{},{},{}}}", dst.0, a.0, b.0),
+            _ => panic!("fake raw entry: unsupported instruction"),
+        })
+        .collect();
+    writeln!(c, "static const int {e}_ops[][4] = {{{}}};", ops.join(",")).unwrap();
+    let ids = |p: &Param| p.atoms.iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(",");
+    for p in node.inputs.iter().chain(&node.outputs) {
+        writeln!(c, "static const int {e}_ids_{}[] = {{{}}};", p.name, ids(p)).unwrap();
+    }
+    writeln!(c, "{attr} void {e}__({}) {{", args.join(", ")).unwrap();
+    let sz = reg_size(lay, &lay.params[0]);
+    writeln!(c, "    static unsigned char V[{}][{sz}];", node.vars.len()).unwrap();
+    writeln!(c, "    size_t off = 0;").unwrap();
+    for p in &node.inputs {
+        let src = if p.c_dims.is_empty() { format!("(const unsigned char *)&{}", p.name) } else { format!("(const unsigned char *){}", p.name) };
+        writeln!(
+            c,
+            "    for (size_t i = 0; i < {n}; i++) {{ memcpy(V[{e}_ids_{nm}[i]], {src} + i * {sz}, {sz}); if (!{e}_dumped) memcpy({e}_dump + off, V[{e}_ids_{nm}[i]], {sz}); off += {sz}; }}",
+            n = p.atoms.len(),
+            nm = p.name
+        )
+        .unwrap();
+    }
+    writeln!(c, "    {e}_dumped = 1;").unwrap();
+    writeln!(
+        c,
+        "    for (size_t k = 0; k < sizeof {e}_ops / sizeof {e}_ops[0]; k++) {{ const int *o = {e}_ops[k]; for (int i = 0; i < {sz}; i++) V[o[1]][i] = o[0] ? V[o[2]][i] ^ V[o[3]][i] : (unsigned char)~V[o[2]][i]; }}"
+    )
+    .unwrap();
+    for p in &node.outputs {
+        writeln!(
+            c,
+            "    for (size_t i = 0; i < {n}; i++) memcpy((unsigned char *){nm} + i * {sz}, V[{e}_ids_{nm}[i]], {sz});",
+            n = p.atoms.len(),
+            nm = p.name
+        )
+        .unwrap();
+    }
+    c.push_str("}\n");
+    c
+}
+
+/// Bytes of one register of parameter p.
+fn reg_size(lay: &PackedLayout, p: &packed::PackedParam) -> usize {
+    match (lay.arch, lay.slicing) {
+        (Arch::Std, Slicing::V) => nakiri::runtime::std_container_bits(p.word_bits) as usize / 8,
+        (a, _) => a.reg_bits() as usize / 8,
+    }
+}
+
+// ---------------------------------------------------------------- memory formats (from the doc)
+
+fn elem_bytes(p: &packed::PackedParam) -> usize {
+    if p.bit_string {
+        1
+    } else {
+        p.word_bits as usize / 8
+    }
+}
+
+/// One instance's words in the documented memory format, as bytes (host = little endian).
+fn encode(p: &packed::PackedParam, words: &[u64], pad: u8) -> Vec<u8> {
+    if p.bit_string {
+        let m = p.word_bits as usize;
+        let mut out = vec![0u8; p.elems];
+        for (w, &v) in words.iter().enumerate() {
+            for b in 0..m {
+                let pos = w * m + b;
+                let bit = ((v >> (m - 1 - b)) & 1) as u8;
+                out[pos / 8] |= bit << (7 - pos % 8);
+            }
+        }
+        // Garbage in the padding bits (must be ignored on input).
+        let used = words.len() * m;
+        if used % 8 != 0 {
+            out[used / 8] |= pad & (0xFFu8 >> (used % 8));
+        }
+        out
+    } else {
+        let b = p.word_bits as usize / 8;
+        words.iter().flat_map(|w| w.to_le_bytes()[..b].to_vec()).collect()
+    }
+}
+
+fn c_array(p: &packed::PackedParam, bytes: &[u8]) -> String {
+    let eb = elem_bytes(p);
+    let vals: Vec<String> = bytes
+        .chunks(eb)
+        .map(|ch| {
+            let mut v = 0u64;
+            for (i, b) in ch.iter().enumerate() {
+                v |= (*b as u64) << (8 * i);
+            }
+            format!("0x{v:x}u")
+        })
+        .collect();
+    if vals.is_empty() {
+        "0".into()
+    } else {
+        vals.join(",")
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+// ---------------------------------------------------------------- the register layout of target.rs
+
+/// The registers one raw call must receive for `inst` instances of per-parameter atom values
+/// (`atoms[param][instance][atom]`), instances >= `n` being zero except for const parameters.
+fn expected_regs(lay: &PackedLayout, atoms: &[Vec<Vec<u64>>], n: usize) -> Vec<u8> {
+    let mut out = vec![];
+    let inst = lay.instances;
+    for (p, vals) in lay.params.iter().filter(|p| p.is_input).zip(atoms) {
+        let sz = reg_size(lay, p);
+        for a in 0..p.atoms {
+            let mut reg = vec![0u8; sz];
+            for j in 0..inst {
+                let v = if p.is_const {
+                    vals[0][a]
+                } else if j < n {
+                    vals[j][a]
+                } else {
+                    0
+                };
+                match lay.slicing {
+                    Slicing::B => {
+                        // bit k of 64-bit LE lane l holds instance 64l+k
+                        let (l, k) = (j / 64, j % 64);
+                        if v & 1 == 1 {
+                            reg[8 * l + k / 8] |= 1 << (k % 8);
+                        }
+                    }
+                    Slicing::V => {
+                        // lane j (m bits, memory order, LE) = instance j's word
+                        let mb = sz / inst; // bytes per lane
+                        for by in 0..mb {
+                            reg[j * mb + by] = (v >> (8 * by)) as u8;
+                        }
+                    }
+                    Slicing::H => {
+                        // lanes of L bits, m slots of S bits; bit i of slot s = bit s (MSB-first)
+                        // of instance lane*S+i
+                        let l_bits = lay.arch.hslice_lane_bits() as usize;
+                        let m = p.word_bits as usize;
+                        let s_bits = l_bits / m;
+                        let (lane, i) = (j / s_bits, j % s_bits);
+                        for s in 0..m {
+                            if (v >> (m - 1 - s)) & 1 == 1 {
+                                let bit = lane * l_bits + s * s_bits + i;
+                                reg[bit / 8] |= 1 << (bit % 8);
+                            }
+                        }
+                    }
+                }
+            }
+            out.extend(reg);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------- driver
+
+struct Case {
+    prog: Program,
+    lay: PackedLayout,
+    /// Per input param: per instance (1 for const): source words.
+    inputs: Vec<Vec<Vec<u64>>>,
+    ns: Vec<usize>,
+}
+
+fn make_case(prog: Program, arch: Arch, rng: &mut Rng) -> Case {
+    let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{}: {}", prog.entry().name, e));
+    let inst = lay.instances;
+    let maxn = 3 * inst + 5;
+    let mut ns = vec![0, 1, inst.saturating_sub(1), inst, inst + 1, maxn];
+    ns.sort();
+    ns.dedup();
+    let inputs = lay
+        .params
+        .iter()
+        .filter(|p| p.is_input)
+        .map(|p| {
+            let cnt = if p.is_const { 1 } else { maxn };
+            (0..cnt).map(|_| (0..p.words).map(|_| rng.bits(p.word_bits)).collect()).collect()
+        })
+        .collect();
+    Case { prog, lay, inputs, ns }
+}
+
+/// C text driving one case: prints `OUT e n param hex` for each n and output, `CANARY ...` if
+/// something was written past n instances, and `DUMP e full|part hex` of the registers of the
+/// first raw call for n = I and n = I/2+1.
+fn driver_fn(case: &Case, rng: &mut Rng) -> String {
+    let lay = &case.lay;
+    let e = &lay.entry;
+    let maxn = *case.ns.last().unwrap();
+    let mut c = String::new();
+    let mut args = vec![];
+    let mut k = 0;
+    for p in &lay.params {
+        if p.is_input {
+            let bytes: Vec<u8> = case.inputs[k].iter().flat_map(|w| encode(p, w, rng.next() as u8)).collect();
+            writeln!(c, "static const {} {e}_in_{}[] = {{{}}};", p.elem_type, p.name, c_array(p, &bytes)).unwrap();
+            args.push(format!("{e}_in_{}", p.name));
+            k += 1;
+        } else {
+            writeln!(c, "static {} {e}_out_{}[{} + 64];", p.elem_type, p.name, maxn * p.elems).unwrap();
+            args.push(format!("{e}_out_{}", p.name));
+        }
+    }
+    writeln!(c, "extern unsigned char {e}_dump[]; extern int {e}_dumped;").unwrap();
+    writeln!(c, "static void run_{e}(void) {{").unwrap();
+    writeln!(c, "    static const size_t ns[] = {{{}}};", case.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")).unwrap();
+    writeln!(c, "    for (size_t t = 0; t < {}; t++) {{", case.ns.len()).unwrap();
+    writeln!(c, "        size_t n = ns[t];").unwrap();
+    for p in lay.params.iter().filter(|p| !p.is_input) {
+        writeln!(c, "        memset({e}_out_{}, 0xA5, sizeof {e}_out_{});", p.name, p.name).unwrap();
+    }
+    writeln!(c, "        {e}__packed(n, {});", args.join(", ")).unwrap();
+    for p in lay.params.iter().filter(|p| !p.is_input) {
+        let o = format!("{e}_out_{}", p.name);
+        writeln!(c, "        printf(\"OUT {e} %zu {} \", n); hexdump({o}, n * {} * sizeof {o}[0]);", p.name, p.elems).unwrap();
+        writeln!(
+            c,
+            "        for (size_t i = n * {el} * sizeof {o}[0]; i < sizeof {o}; i++) if (((unsigned char *){o})[i] != 0xA5) {{ printf(\"CANARY {e} %zu {nm}\\n\", n); break; }}",
+            el = p.elems,
+            nm = p.name
+        )
+        .unwrap();
+    }
+    writeln!(c, "    }}").unwrap();
+    let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
+    for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)] {
+        writeln!(c, "    {e}_dumped = 0; {e}__packed({n}, {});", args.join(", ")).unwrap();
+        writeln!(c, "    printf(\"DUMP {e} {tag} \"); hexdump({e}_dump, {in_bytes});").unwrap();
+    }
+    writeln!(c, "}}").unwrap();
+    c
+}
+
+const DRIVER_HEAD: &str = r#"#include <stdio.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <string.h>
+static void hexdump(const void *p, size_t len) {
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++) printf("%02x", b[i]);
+    printf("\n");
+}
+"#;
+
+/// Checks the driver's output against the interpreter and the reference layout.
+fn check_output(cases: &[Case], out: &str, check_dumps: bool) {
+    let archs: std::collections::BTreeSet<String> = cases.iter().map(|c| c.lay.arch.to_string()).collect();
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let (mut n_out, mut n_dump) = (0, 0);
+    for line in out.lines() {
+        let parts: Vec<&str> = line.split(' ').collect();
+        assert!(parts[0] != "CANARY", "written past the n instances: {line}");
+        let key = parts[..parts.len() - 1].join(" ");
+        seen.insert(key, parts.last().unwrap().to_string());
+    }
+    for case in cases {
+        let lay = &case.lay;
+        let e = &lay.entry;
+        let maxn = *case.ns.last().unwrap();
+        // Interpreter results per instance.
+        let results: Vec<Vec<Vec<u64>>> = (0..maxn)
+            .map(|i| {
+                let ins: Vec<Vec<u64>> = lay
+                    .params
+                    .iter()
+                    .filter(|p| p.is_input)
+                    .zip(&case.inputs)
+                    .map(|(p, v)| if p.is_const { v[0].clone() } else { v[i].clone() })
+                    .collect();
+                interp::run_entry(&case.prog, &ins)
+            })
+            .collect();
+        for &n in &case.ns {
+            for (o, p) in lay.params.iter().filter(|p| !p.is_input).enumerate() {
+                let want: Vec<u8> = results[..n].iter().flat_map(|r| encode(p, &r[o], 0)).collect();
+                let key = format!("OUT {e} {n} {}", p.name);
+                let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}` in output"));
+                assert_eq!(got, &hex(&want), "{key} ({} {}slice): packed output differs from the interpreter", lay.arch, lay.slicing);
+                n_out += 1;
+            }
+        }
+        if check_dumps {
+            let atoms: Vec<Vec<Vec<u64>>> = lay
+                .params
+                .iter()
+                .filter(|p| p.is_input)
+                .zip(&case.inputs)
+                .zip(&case.prog.entry().inputs)
+                .map(|((_, v), ip)| v.iter().map(|w| interp::words_to_atoms(case.prog.slicing, ip, w)).collect())
+                .collect();
+            for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)] {
+                let key = format!("DUMP {e} {tag}");
+                let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}`"));
+                let want = expected_regs(lay, &atoms, n);
+                assert_eq!(got, &hex(&want), "{key} ({} {}slice): registers are not in the target.rs layout", lay.arch, lay.slicing);
+                n_dump += 1;
+            }
+        }
+    }
+    println!("checked {n_out} packed outputs and {n_dump} register dumps on {archs:?}");
+    assert!(n_out > 0 && (n_dump > 0 || !check_dumps));
+}
+
+fn arch_mask(archs: &[Arch]) -> (u32, Vec<Arch>) {
+    let mut mask = 0;
+    let mut run = vec![];
+    for (i, a) in archs.iter().enumerate() {
+        if a.runs_here() {
+            mask |= 1 << i;
+            run.push(*a);
+        } else {
+            println!("skipped: {a}");
+        }
+    }
+    (mask, run)
+}
+
+const X86: [Arch; 4] = [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
+
+fn programs(arch: Arch) -> Vec<Program> {
+    let a = arch.name();
+    let mut progs = vec![];
+    // Bitslice: native words of every size, 1-bit and odd-size bit strings, const, scalars,
+    // parameters of more than 64 atoms.
+    progs.push(build(
+        Slicing::B,
+        &format!("b1_{a}"),
+        &[sp("x", &[3], 32), cs("k", &[5], 8), sp("z", &[], 1), sp("w", &[13], 1), sp("q", &[3], 4)],
+        &[sp("y", &[3], 32), sp("o", &[64], 1), sp("p", &[], 16), sp("r", &[2], 64), sp("s", &[5], 4)],
+    ));
+    progs.push(build(
+        Slicing::B,
+        &format!("b2_{a}"),
+        &[sp("x", &[3, 4], 8), cs("k", &[], 64)],
+        &[sp("y", &[2], 64), sp("n", &[7], 16)],
+    ));
+    // Vslice, every native word size.
+    for m in [8u32, 16, 32, 64] {
+        progs.push(build(
+            Slicing::V,
+            &format!("v{m}_{a}"),
+            &[sp("x", &[3], m), cs("k", &[2], m), sp("z", &[], m)],
+            &[sp("y", &[3], m), sp("s", &[], m)],
+        ));
+    }
+    if arch == Arch::Std {
+        for m in [1u32, 4, 12] {
+            progs.push(build(
+                Slicing::V,
+                &format!("v{m}_{a}"),
+                &[sp("x", &[3], m), cs("k", &[2], m)],
+                &[sp("y", &[5], m)],
+            ));
+        }
+    }
+    // Hslice, every word size dividing the lane.
+    for m in [1u32, 2, 4, 8, 16, 32, 64] {
+        progs.push(build(
+            Slicing::H,
+            &format!("h{m}_{a}"),
+            &[sp("x", &[3], m), cs("k", &[2], m), sp("z", &[], m)],
+            &[sp("y", &[4], m), sp("s", &[], m)],
+        ));
+    }
+    progs
+}
+
+#[test]
+fn transpositions_round_trip_and_match_target_layout() {
+    let mut rng = Rng(0x5eed_0001);
+    let mut files: Vec<(String, String)> = vec![];
+    let mut main = String::from(DRIVER_HEAD);
+    let mut cases = vec![];
+    let (mask, _) = arch_mask(&X86);
+    let mut calls = String::new();
+    for (ai, arch) in X86.iter().enumerate() {
+        // One translation unit per arch: all its packed entry points (they share routines).
+        let mut tu = String::from("#include <string.h>\n");
+        writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
+        for prog in programs(*arch) {
+            let case = make_case(prog, *arch, &mut rng);
+            let (c, h) = packed::emit(&case.prog, *arch).unwrap();
+            tu.push_str(&nakiri::runtime::includes(*arch));
+            tu.push_str(&h);
+            tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
+            tu.push_str(&c);
+            main.push_str(&h);
+            main.push_str(&driver_fn(&case, &mut rng));
+            writeln!(calls, "        run_{}();", case.lay.entry).unwrap();
+            cases.push(case);
+        }
+        writeln!(calls, "    }}").unwrap();
+        files.push((format!("packed_{}.c", arch.name()), tu));
+    }
+    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(&calls);
+    main.push_str("    return 0;\n}\n");
+    files.push(("main.c".into(), main));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let out = build_and_run("packed", &refs, &[], &format!("{mask}\n"));
+    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    assert!(!run.is_empty());
+    check_output(&run, &out, true);
+}
+
+#[test]
+fn layout_rejects_what_no_register_can_hold() {
+    // vslice on SIMD needs native words; hslice needs m dividing the lane.
+    let p = build(Slicing::V, "bad_v", &[sp("x", &[2], 4)], &[sp("y", &[2], 4)]);
+    assert!(packed::emit(&p, Arch::Avx2).is_err());
+    assert!(packed::emit(&p, Arch::Std).is_ok());
+    let p = build(Slicing::H, "bad_h", &[sp("x", &[2], 3)], &[sp("y", &[2], 3)]);
+    assert!(packed::emit(&p, Arch::Sse).is_err());
+    let mut p = build(Slicing::V, "mixed", &[sp("k", &[2], 16)], &[sp("y", &[2], 16)]);
+    let extra = make_param(&mut p.nodes[0], Slicing::V, &sp("x", &[2], 8));
+    p.nodes[0].inputs.push(extra);
+    assert!(packed::emit(&p, Arch::Sse).is_err());
+    assert!(packed::emit(&p, Arch::Std).is_ok());
+}
+
+#[test]
+fn header_declares_the_documented_signature() {
+    let p = build(Slicing::V, "Cipher", &[sp("plain", &[4], 16), cs("key", &[26, 4], 16)], &[sp("cipher", &[4], 16)]);
+    let (c, h) = packed::emit(&p, Arch::Avx2).unwrap();
+    assert!(h.contains("void Cipher__packed(size_t n, const uint16_t *plain, const uint16_t *key, uint16_t *cipher);"), "{h}");
+    assert!(h.contains("size_t Cipher__instances(void);"));
+    assert!(h.contains("#define Cipher__INSTANCES 16"));
+    assert!(c.contains("size_t Cipher__instances(void) { return 16; }"));
+    let b = build(Slicing::B, "P", &[sp("n", &[64], 1)], &[sp("o", &[64], 1)]);
+    let (_, h) = packed::emit(&b, Arch::Std).unwrap();
+    assert!(h.contains("void P__packed(size_t n_, const uint8_t *n, uint8_t *o);"), "{h}");
+}
