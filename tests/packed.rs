@@ -321,7 +321,7 @@ fn make_case(prog: Program, arch: Arch, rng: &mut Rng) -> Case {
 /// C text driving one case: prints `OUT e n param hex` for each n and output, `CANARY ...` if
 /// something was written past n instances, and `DUMP e full|part hex` of the registers of the
 /// first raw call for n = I and n = I/2+1.
-fn driver_fn(case: &Case, rng: &mut Rng) -> String {
+fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
     let lay = &case.lay;
     let e = &lay.entry;
     let maxn = *case.ns.last().unwrap();
@@ -339,7 +339,9 @@ fn driver_fn(case: &Case, rng: &mut Rng) -> String {
             args.push(format!("{e}_out_{}", p.name));
         }
     }
-    writeln!(c, "extern unsigned char {e}_dump[]; extern int {e}_dumped;").unwrap();
+    if dumps {
+        writeln!(c, "extern unsigned char {e}_dump[]; extern int {e}_dumped;").unwrap();
+    }
     writeln!(c, "static void run_{e}(void) {{").unwrap();
     writeln!(c, "    static const size_t ns[] = {{{}}};", case.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")).unwrap();
     writeln!(c, "    for (size_t t = 0; t < {}; t++) {{", case.ns.len()).unwrap();
@@ -361,7 +363,7 @@ fn driver_fn(case: &Case, rng: &mut Rng) -> String {
     }
     writeln!(c, "    }}").unwrap();
     let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
-    for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)] {
+    for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)].into_iter().filter(|_| dumps) {
         writeln!(c, "    {e}_dumped = 0; {e}__packed({n}, {});", args.join(", ")).unwrap();
         writeln!(c, "    printf(\"DUMP {e} {tag} \"); hexdump({e}_dump, {in_bytes});").unwrap();
     }
@@ -523,7 +525,7 @@ fn transpositions_round_trip_and_match_target_layout() {
             tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
             tu.push_str(&c);
             main.push_str(&h);
-            main.push_str(&driver_fn(&case, &mut rng));
+            main.push_str(&driver_fn(&case, &mut rng, true));
             writeln!(calls, "        run_{}();", case.lay.entry).unwrap();
             cases.push(case);
         }
@@ -567,4 +569,173 @@ fn header_declares_the_documented_signature() {
     let b = build(Slicing::B, "P", &[sp("n", &[64], 1)], &[sp("o", &[64], 1)]);
     let (_, h) = packed::emit(&b, Arch::Std).unwrap();
     assert!(h.contains("void P__packed(size_t n_, const uint8_t *n, uint8_t *o);"), "{h}");
+}
+
+// ---------------------------------------------------------------- end to end through codegen
+
+/// Builds an entry node op by op.
+struct Builder {
+    node: Node,
+    tmp: usize,
+}
+
+impl Builder {
+    fn new(name: &str) -> Builder {
+        Builder {
+            node: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None },
+            tmp: 0,
+        }
+    }
+    fn param(&mut self, slicing: Slicing, s: Spec, input: bool) -> Vec<VarId> {
+        let p = make_param(&mut self.node, slicing, &s);
+        let atoms = p.atoms.clone();
+        if input {
+            self.node.inputs.push(p);
+        } else {
+            self.node.outputs.push(p);
+        }
+        atoms
+    }
+    fn op(&mut self, bits: u32, op: Op) -> VarId {
+        self.tmp += 1;
+        let d = self.node.new_var(format!("t{}", self.tmp), bits);
+        self.node.body.push(Instr::Assign { dst: d, op });
+        d
+    }
+    fn set(&mut self, dst: VarId, op: Op) {
+        self.node.body.push(Instr::Assign { dst, op });
+    }
+    fn finish(self, slicing: Slicing) -> Program {
+        let prog = Program { slicing, nodes: vec![self.node] };
+        nakiri::ir::verify(&prog).expect("test program verifies");
+        prog
+    }
+}
+
+/// Bitslice: native words, const and non-const bit strings, a b1 scalar, a const u32.
+fn e2e_bitslice(name: &str) -> Program {
+    let s = Slicing::B;
+    let mut b = Builder::new(name);
+    let x = b.param(s, sp("x", &[2], 16), true);
+    let k = b.param(s, cs("k", &[12], 1), true);
+    let z = b.param(s, sp("z", &[], 1), true);
+    let c = b.param(s, cs("c", &[], 32), true);
+    let y = b.param(s, sp("y", &[2], 16), false);
+    let o = b.param(s, sp("o", &[5], 1), false);
+    let q = b.param(s, sp("q", &[], 64), false);
+    for a in 0..32 {
+        let t1 = b.op(1, Op::And(x[a], k[a % 12]));
+        let t2 = b.op(1, Op::Xor(t1, z[0]));
+        let t3 = b.op(1, Op::Not(x[(a + 1) % 32]));
+        let t4 = b.op(1, Op::Andn(t3, c[a]));
+        b.set(y[a], Op::Or(t2, t4));
+    }
+    for j in 0..5 {
+        let t = b.op(1, Op::Xor(x[j], k[j]));
+        let one = b.op(1, Op::Const((j % 2) as u64));
+        b.set(o[j], Op::Xor(t, one));
+    }
+    b.set(q[0], Op::Copy(z[0]));
+    for j in 1..64 {
+        b.set(q[j], Op::Xor(x[j % 32], c[(j * 7) % 32]));
+    }
+    b.finish(s)
+}
+
+/// Vslice on m-bit words: arithmetic, rotations, a const vector.
+fn e2e_vslice(name: &str, m: u32) -> Program {
+    let s = Slicing::V;
+    let mut b = Builder::new(name);
+    let x = b.param(s, sp("x", &[3], m), true);
+    let k = b.param(s, cs("k", &[2], m), true);
+    let z = b.param(s, sp("z", &[], m), true);
+    let y = b.param(s, sp("y", &[3], m), false);
+    let o = b.param(s, sp("o", &[], m), false);
+    for a in 0..3 {
+        let t1 = b.op(m, Op::Add(x[a], k[a % 2]));
+        let t2 = b.op(m, Op::Rotl(t1, 3 % m));
+        b.set(y[a], Op::Xor(t2, z[0]));
+    }
+    let t1 = b.op(m, Op::Mul(x[1], x[2]));
+    let t2 = b.op(m, Op::Shr(x[0], 1 % m));
+    let t3 = b.op(m, Op::Sub(t1, t2));
+    let c = b.op(m, Op::Const(0x5a5a_5a5a_5a5a_5a5a & nakiri::ir::mask(m)));
+    b.set(o[0], Op::Xor(t3, c));
+    b.finish(s)
+}
+
+/// Hslice on m-bit words: bit permutations (slot shuffles), rotations, bitmask when `perms`
+/// (SIMD hslice permutes whole-byte slots only, so m <= 16 there), else logic only.
+fn e2e_hslice(name: &str, m: u32, perms: bool) -> Program {
+    let s = Slicing::H;
+    let mut b = Builder::new(name);
+    let x = b.param(s, sp("x", &[3], m), true);
+    let k = b.param(s, cs("k", &[2], m), true);
+    let z = b.param(s, sp("z", &[], m), true);
+    let y = b.param(s, sp("y", &[3], m), false);
+    let o = b.param(s, sp("o", &[], m), false);
+    let rev: Vec<u32> = (0..m).rev().collect();
+    for a in 0..3 {
+        let t1 = if perms { b.op(m, Op::Shuffle(x[a], rev.clone())) } else { b.op(m, Op::Not(x[a])) };
+        let t2 = if perms { b.op(m, Op::Rotl(k[a % 2], 1 % m)) } else { b.op(m, Op::Copy(k[a % 2])) };
+        let t3 = b.op(m, Op::Xor(t1, t2));
+        b.set(y[a], Op::Or(t3, z[0]));
+    }
+    let t1 = if perms { b.op(m, Op::Bitmask(x[1], m - 1)) } else { b.op(m, Op::Andn(x[1], x[2])) };
+    let t2 = b.op(m, Op::And(t1, z[0]));
+    let t3 = if perms { b.op(m, Op::Shr(x[0], 1 % m)) } else { b.op(m, Op::Const(0x3c3c_3c3c_3c3c_3c3c & nakiri::ir::mask(m))) };
+    b.set(o[0], Op::Xor(t2, t3));
+    b.finish(s)
+}
+
+#[test]
+fn generated_code_end_to_end() {
+    let mut rng = Rng(0x5eed_0002);
+    let mut files: Vec<(String, String)> = vec![];
+    let mut main = String::from(DRIVER_HEAD);
+    let mut cases = vec![];
+    let (mask, _) = arch_mask(&X86);
+    let mut calls = String::new();
+    for (ai, arch) in X86.iter().enumerate() {
+        let a = arch.name();
+        // Every arch gets bitslice; the vslice/hslice word sizes rotate over the archs (each
+        // size runs somewhere; the transposes of every size and arch are covered above).
+        let (vs, hs): (&[u32], &[u32]) = match arch {
+            Arch::Std => (&[8, 64, 4], &[4, 32]),
+            Arch::Sse => (&[16, 32], &[8, 64]),
+            Arch::Avx2 => (&[8, 64], &[16, 32]),
+            _ => (&[16, 32], &[4, 8]),
+        };
+        let mut progs = vec![e2e_bitslice(&format!("eb_{a}"))];
+        for &m in vs {
+            progs.push(e2e_vslice(&format!("ev{m}_{a}"), m));
+        }
+        for &m in hs {
+            progs.push(e2e_hslice(&format!("eh{m}_{a}"), m, m <= 16 || *arch == Arch::Std));
+        }
+        writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
+        for prog in progs {
+            let case = make_case(prog, *arch, &mut rng);
+            let e = case.lay.entry.clone();
+            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into() };
+            let out = nakiri::codegen::generate(&case.prog, &cfg).unwrap_or_else(|err| panic!("generate {e}: {err}"));
+            assert!(out.c.contains(&format!("{e}__packed(")) && out.h.contains(&format!("{e}__packed(")), "{e}: no packed entry point in the generated files");
+            files.push((format!("{e}.c"), out.c));
+            files.push((format!("{e}.h"), out.h));
+            writeln!(main, "#include \"{e}.h\"").unwrap();
+            main.push_str(&driver_fn(&case, &mut rng, false));
+            writeln!(calls, "        run_{e}();").unwrap();
+            cases.push(case);
+        }
+        writeln!(calls, "    }}").unwrap();
+    }
+    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(&calls);
+    main.push_str("    return 0;\n}\n");
+    files.push(("main.c".into(), main));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let out = build_and_run("packed-e2e", &refs, &[], &format!("{mask}\n"));
+    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    assert!(!run.is_empty());
+    check_output(&run, &out, false);
 }

@@ -320,13 +320,16 @@ fn c_text(lay: &PackedLayout) -> String {
         if p.bit_string && lay.slicing != Slicing::B {
             // Converted to words anyway: the conversion handles the tail.
             c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt"));
-        } else {
+        } else if inst > 1 {
             c.push_str(&format!("            {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
             c.push_str(&format!(
                 "            if (nkp_cnt < {inst}) {{\n                memset(nkp_s, 0, sizeof nkp_s);\n                memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                nkp_src = nkp_s;\n            }}\n",
                 el = p.elems
             ));
             c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}")));
+        } else {
+            // One instance per call: never a tail.
+            c.push_str(&in_call(lay, p, "nkp_src", "1"));
         }
         c.push_str("        }\n");
     }
@@ -355,6 +358,8 @@ fn c_text(lay: &PackedLayout) -> String {
         ));
         if p.bit_string && lay.slicing != Slicing::B {
             c.push_str(&out_call(lay, p, "nkp_dst", "nkp_cnt"));
+        } else if inst == 1 {
+            c.push_str(&out_call(lay, p, "nkp_dst", ""));
         } else {
             c.push_str(&format!("            if (nkp_cnt == {inst}) {{\n"));
             c.push_str(&out_call(lay, p, "nkp_dst", ""));
