@@ -94,7 +94,7 @@ impl Namer {
 /// An unsigned C literal for `v`, typed wide enough for `bits`.
 pub fn lit(v: u64, bits: u32) -> String {
     if bits > 32 || v > u32::MAX as u64 {
-        format!("UINT64_C(0x{:X})", v)
+        format!("UINT64_C(0x{:016X})", v)
     } else {
         format!("0x{:X}u", v)
     }

@@ -48,6 +48,10 @@ pub struct COutput {
     pub h: String,
 }
 
+/// Comment lines around the packed API's text in both files.
+pub const PACKED_BEGIN: &str = "/* ---- packed API ---- */\n";
+pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
+
 /// Word-size facts of a program, checked against the target.
 struct Shape {
     /// Uniform word size of every atom (0 = mixed, only on `std` vslice).
@@ -191,8 +195,9 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
     c.push_str("/* ---- nodes ---- */\n");
     c.push_str(&funcs);
     if !packed_c.is_empty() {
-        c.push_str("/* ---- packed API ---- */\n");
+        c.push_str(PACKED_BEGIN);
         c.push_str(&packed_c);
+        c.push_str(PACKED_END);
     }
 
     // ---- .h ----
@@ -217,8 +222,9 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
         h.push_str(&format!("{} {};\n", attr, proto));
     }
     if !packed_h.is_empty() {
-        h.push('\n');
+        h.push_str(PACKED_BEGIN);
         h.push_str(&packed_h);
+        h.push_str(PACKED_END);
     }
     h.push_str(&format!("\n#endif /* {} */\n", guard));
     Ok(COutput { c, h })

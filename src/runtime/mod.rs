@@ -248,10 +248,12 @@ fn neon_prelude(slicing: Slicing, word_bits: u32) -> String {
     s.push_str(&format!("#define NK_ANDN(a, b) vbicq_{sfx}((b), (a)) /* ~a & b */\n"));
     s.push_str(&format!("#define NK_ZERO vdupq_n_{sfx}(0)\n"));
     s.push_str(&format!("#define NK_NOT(a) veorq_{sfx}((a), NK_ONES)\n"));
-    match (sfx, slicing) {
-        ("u64", _) => s.push_str("#define NK_ONES vdupq_n_u64(~UINT64_C(0))\n"),
-        _ => s.push_str(&format!("#define NK_ONES vreinterpretq_{sfx}_u32(vdupq_n_u32(0xFFFFFFFFu))\n")),
-    }
+    s.push_str(match sfx {
+        "u8" => "#define NK_ONES vdupq_n_u8(0xFF)\n",
+        "u16" => "#define NK_ONES vdupq_n_u16(0xFFFF)\n",
+        "u32" => "#define NK_ONES vdupq_n_u32(0xFFFFFFFFu)\n",
+        _ => "#define NK_ONES vdupq_n_u64(~UINT64_C(0))\n",
+    });
     match slicing {
         Slicing::B => {}
         Slicing::V => {
