@@ -50,3 +50,35 @@ fn des_bitslice() {
         assert_eq!(des_output(out), nakiri_oracles::des::encrypt_u64(k, p), "DES k={:016x} p={:016x}", k, p);
     }
 }
+
+// ------------------------------------------------------------------------------ AES-128
+
+fn aes_instance(key: &[u8; 16], plain: &[u8; 16]) -> Instance {
+    vec![bytes_to_bits(plain), bytes_to_bits(key)]
+}
+
+#[test]
+fn aes128_bitslice() {
+    let prog = lower_file("ciphers/aes/aes.ua", Slicing::B);
+    // FIPS-197 Appendix C.1.
+    let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();
+    let plain: [u8; 16] = hex("00112233445566778899aabbccddeeff").try_into().unwrap();
+    let expect = hex("69c4e0d86a7b0430d8cdb78070b4c55a");
+    assert_eq!(nakiri_oracles::aes128::encrypt(&key, &plain).to_vec(), expect);
+    let mut cases = vec![(key, plain)];
+    let mut rng = Rng(0xae5_0001);
+    for _ in 0..1000 {
+        let mut k = [0u8; 16];
+        let mut p = [0u8; 16];
+        for b in k.iter_mut().chain(p.iter_mut()) {
+            *b = rng.bits(8) as u8;
+        }
+        cases.push((k, p));
+    }
+    let insts: Vec<Instance> = cases.iter().map(|(k, p)| aes_instance(k, p)).collect();
+    let outs = run_everywhere("aes128 -B", &prog, &insts);
+    assert_eq!(bits_to_bytes(&outs[0][0]), expect, "FIPS-197 C.1");
+    for ((k, p), out) in cases.iter().zip(&outs) {
+        assert_eq!(bits_to_bytes(&out[0]), nakiri_oracles::aes128::encrypt(k, p).to_vec(), "AES k={:02x?} p={:02x?}", k, p);
+    }
+}
