@@ -261,6 +261,9 @@ fn c_text(lay: &PackedLayout) -> String {
     let arch = lay.arch;
     let a = arch.name();
     let inst = lay.instances;
+    // Raw calls per transposition step (hslice transposes blocks of 64 instances).
+    let nc = if lay.slicing == Slicing::H { tp::h_calls_per_block(arch, lay.atom_bits) } else { 1 };
+    let step = inst * nc;
     let attr = tp::target_attr(arch);
     let mut c = String::new();
     c.push_str(&format!("\n/* ---- packed entry point of {e} ({}slice, {}) ---- */\n", lay.slicing, a));
@@ -275,7 +278,7 @@ fn c_text(lay: &PackedLayout) -> String {
                 c.push_str(&tp::v_routines(arch, m, lay.atom_bits));
             }
         }
-        Slicing::H => c.push_str(&tp::h_routines(arch)),
+        Slicing::H => c.push_str(&tp::h_routines(arch, lay.atom_bits)),
     }
     c.push_str(&format!(
         "#ifdef {e}__INSTANCES\n_Static_assert({e}__INSTANCES == {inst}, \"packed API and raw entry disagree on {e}__INSTANCES\");\n#endif\n"
@@ -289,25 +292,29 @@ fn c_text(lay: &PackedLayout) -> String {
     let sep = if args.is_empty() { "" } else { ", " };
     c.push_str(&format!("{attr}{}void {e}__packed(size_t nkp_n{sep}{}) {{\n", if attr.is_empty() { "" } else { " " }, args.join(", ")));
     c.push_str("    if (nkp_n == 0) return;\n");
-    // Registers.
+    // Registers: nkp_r_<p>[call] has the raw parameter's shape.
     for p in &lay.params {
-        c.push_str(&format!("    {} nkp_r_{}{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+        c.push_str(&format!("    {} nkp_r_{}[{nc}]{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+        if !p.is_input && nc > 1 {
+            // Sets of calls skipped in the tail are transposed back but never copied out.
+            c.push_str(&format!("    memset(nkp_r_{0}, 0, sizeof nkp_r_{0});\n", p.c_name));
+        }
     }
-    // const inputs: broadcast once.
+    // const inputs: broadcast once (into every set; set 0 is passed).
     for p in lay.params.iter().filter(|p| p.is_input && p.is_const) {
         c.push_str("    {\n");
-        c.push_str(&format!("        {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+        c.push_str(&format!("        {} nkp_s[{}];\n", p.elem_type, step * p.elems));
         c.push_str(&format!(
-            "        for (size_t i = 0; i < {inst}; i++) memcpy(nkp_s + i * {el}, nkp_p_{nm}, {el} * sizeof(nkp_s[0]));\n",
+            "        for (size_t i = 0; i < {step}; i++) memcpy(nkp_s + i * {el}, nkp_p_{nm}, {el} * sizeof(nkp_s[0]));\n",
             el = p.elems,
             nm = p.c_name
         ));
-        c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}")));
+        c.push_str(&in_call(lay, p, "nkp_s", &format!("{step}")));
         c.push_str("    }\n");
     }
-    c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {inst}) {{\n"));
+    c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"));
     c.push_str(&format!(
-        "        const size_t nkp_cnt = nkp_n - nkp_base < {inst} ? nkp_n - nkp_base : {inst};\n"
+        "        const size_t nkp_cnt = nkp_n - nkp_base < {step} ? nkp_n - nkp_base : {step};\n"
     ));
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
         c.push_str("        {\n");
@@ -317,36 +324,42 @@ fn c_text(lay: &PackedLayout) -> String {
             nm = p.c_name,
             el = p.elems
         ));
-        if p.bit_string && lay.slicing != Slicing::B {
+        if p.bit_string && lay.slicing == Slicing::V {
             // Converted to words anyway: the conversion handles the tail.
             c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt"));
-        } else if inst > 1 {
-            c.push_str(&format!("            {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+        } else if step > 1 {
+            c.push_str(&format!("            {} nkp_s[{}];\n", p.elem_type, step * p.elems));
             c.push_str(&format!(
-                "            if (nkp_cnt < {inst}) {{\n                memset(nkp_s, 0, sizeof nkp_s);\n                memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                nkp_src = nkp_s;\n            }}\n",
+                "            if (nkp_cnt < {step}) {{\n                memset(nkp_s, 0, sizeof nkp_s);\n                memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                nkp_src = nkp_s;\n            }}\n",
                 el = p.elems
             ));
-            c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}")));
+            c.push_str(&in_call(lay, p, "nkp_src", &format!("{step}")));
         } else {
             // One instance per call: never a tail.
             c.push_str(&in_call(lay, p, "nkp_src", "1"));
         }
         c.push_str("        }\n");
     }
-    // The raw call.
+    // The raw calls.
     let raw_args: Vec<String> = lay
         .params
         .iter()
         .map(|p| {
-            if !p.c_dims.is_empty() {
-                format!("nkp_r_{}", p.c_name)
-            } else if p.is_input {
-                format!("nkp_r_{}", p.c_name)
+            let set = if p.is_const { "0" } else { "nkp_c" };
+            if p.c_dims.is_empty() && !p.is_input {
+                format!("&nkp_r_{}[{set}]", p.c_name)
             } else {
-                format!("&nkp_r_{}", p.c_name)
+                format!("nkp_r_{}[{set}]", p.c_name)
             }
         })
         .collect();
+    if nc > 1 {
+        c.push_str(&format!(
+            "        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {inst} < nkp_n; nkp_c++)\n    "
+        ));
+    } else {
+        c.push_str("        const size_t nkp_c = 0;\n        (void)nkp_cnt;\n");
+    }
     c.push_str(&format!("        {e}__({});\n", raw_args.join(", ")));
     for p in lay.params.iter().filter(|p| !p.is_input) {
         c.push_str("        {\n");
@@ -356,15 +369,15 @@ fn c_text(lay: &PackedLayout) -> String {
             nm = p.c_name,
             el = p.elems
         ));
-        if p.bit_string && lay.slicing != Slicing::B {
+        if p.bit_string && lay.slicing == Slicing::V {
             c.push_str(&out_call(lay, p, "nkp_dst", "nkp_cnt"));
-        } else if inst == 1 {
+        } else if step == 1 {
             c.push_str(&out_call(lay, p, "nkp_dst", ""));
         } else {
-            c.push_str(&format!("            if (nkp_cnt == {inst}) {{\n"));
+            c.push_str(&format!("            if (nkp_cnt == {step}) {{\n"));
             c.push_str(&out_call(lay, p, "nkp_dst", ""));
             c.push_str("            } else {\n");
-            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, step * p.elems));
             c.push_str(&out_call(lay, p, "nkp_s", ""));
             c.push_str(&format!(
                 "                memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n",
@@ -379,12 +392,12 @@ fn c_text(lay: &PackedLayout) -> String {
 }
 
 fn reg_ptr(p: &PackedParam) -> String {
-    format!("(({} *)&nkp_r_{})", p.reg_type, p.c_name)
+    format!("(({} *)nkp_r_{})", p.reg_type, p.c_name)
 }
 
 /// Transposes `cnt` instances at `src` (elements of p.elem_type) into p's registers. For
-/// native words and B, `cnt` must be the full chunk (the caller pads); bit strings in V/H are
-/// converted to words here (zero padding included).
+/// native words, B and H, `cnt` must be the full chunk (the caller pads); bit strings in `std`
+/// vslice are converted to words here (zero padding included).
 fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String {
     let a = lay.arch.name();
     let inst = lay.instances;
@@ -396,18 +409,19 @@ fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String 
             let ub = if p.bit_string { 8 } else { m };
             format!("{ind}nkp_B_in_u{ub}_{a}({src}, {}, {}, {regs});\n", p.elems, p.atoms)
         }
+        Slicing::H => {
+            let ub = if p.bit_string { 8 } else { m };
+            format!("{ind}nkp_H_in_u{ub}_{a}_m{m}({src}, {}, {}, {regs});\n", p.elems, p.words)
+        }
         _ if p.bit_string => {
             let w = p.words;
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
             s.push_str(&format!("{ind}memset(nkp_w, 0, sizeof nkp_w);\n"));
             s.push_str(&format!("{ind}nkp_bits_to_words({src}, {}, {w}, {m}, {cnt}, nkp_w);\n", p.elems));
-            match lay.slicing {
-                Slicing::V => s.push_str(&format!(
-                    "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
-                    tp::std_bits(lay.atom_bits)
-                )),
-                _ => s.push_str(&format!("{ind}nkp_H_in_u64_{a}(nkp_w, {w}, {m}, {regs});\n")),
-            }
+            s.push_str(&format!(
+                "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
+                tp::std_bits(lay.atom_bits)
+            ));
             s
         }
         Slicing::V if lay.arch == Arch::Std => format!(
@@ -415,13 +429,12 @@ fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String 
             tp::std_bits(lay.atom_bits),
             p.words
         ),
-        Slicing::V => format!("{ind}nkp_V_in_u{m}_{a}({src}, {}, {regs});\n", p.words),
-        Slicing::H => format!("{ind}nkp_H_in_u{m}_{a}({src}, {}, {m}, {regs});\n", p.words),
+        _ => format!("{ind}nkp_V_in_u{m}_{a}({src}, {}, {regs});\n", p.words),
     }
 }
 
 /// Transposes p's registers back into plain instances at `dst`: all of them for native words
-/// and B (`cnt` unused), the first `cnt` for bit strings in V/H.
+/// , B and H (`cnt` unused), the first `cnt` for bit strings in `std` vslice.
 fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String {
     let a = lay.arch.name();
     let inst = lay.instances;
@@ -433,16 +446,17 @@ fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String
             let ub = if p.bit_string { 8 } else { m };
             format!("{ind}nkp_B_out_u{ub}_{a}({regs}, {}, {}, {dst});\n", p.elems, p.atoms)
         }
+        Slicing::H => {
+            let ub = if p.bit_string { 8 } else { m };
+            format!("{ind}nkp_H_out_u{ub}_{a}_m{m}({regs}, {}, {}, {dst});\n", p.elems, p.words)
+        }
         _ if p.bit_string => {
             let w = p.words;
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
-            match lay.slicing {
-                Slicing::V => s.push_str(&format!(
-                    "{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n",
-                    tp::std_bits(lay.atom_bits)
-                )),
-                _ => s.push_str(&format!("{ind}nkp_H_out_u64_{a}({regs}, {w}, {m}, nkp_w);\n")),
-            }
+            s.push_str(&format!(
+                "{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n",
+                tp::std_bits(lay.atom_bits)
+            ));
             s.push_str(&format!("{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n", p.elems));
             s
         }
@@ -451,7 +465,6 @@ fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String
             tp::std_bits(lay.atom_bits),
             p.words
         ),
-        Slicing::V => format!("{ind}nkp_V_out_u{m}_{a}({regs}, {}, {dst});\n", p.words),
-        Slicing::H => format!("{ind}nkp_H_out_u{m}_{a}({regs}, {}, {m}, {dst});\n", p.words),
+        _ => format!("{ind}nkp_V_out_u{m}_{a}({regs}, {}, {dst});\n", p.words),
     }
 }

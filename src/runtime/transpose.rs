@@ -13,10 +13,13 @@
 //!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
 //!   64x64, with R/64 blocks transposed per vector instruction.
 //! - **V**: lane gather/scatter: lane i of the register of word a is word a of instance i.
-//! - **H**: per 128-bit (64-bit on `std`) lane, the S x m bit matrix (S instances of an m-bit
-//!   word) is transposed with the scalar 64x64 transpose into m slots of S bits.
-//! - Odd word sizes (not 8/16/32/64) travel as bit strings; `nkp_bits_to_words` /
-//!   `nkp_words_to_bits` convert them to/from one `uint64_t` per word.
+//! - **H**: the same 64-bit groups of the instances' bit strings, transposed per block of 64
+//!   instances with the scalar 64x64 transpose; each resulting row (one bit position of one
+//!   word, for 64 instances) is cut into runs of S = L/m bits, which are the slots of that
+//!   word's register in consecutive lanes (L = 128, or 64 on `std`).
+//! - Odd word sizes (not 8/16/32/64) travel as bit strings: in B and H they are read and
+//!   written directly as byte units; `std` vslice converts them with `nkp_bits_to_words` /
+//!   `nkp_words_to_bits` (one `uint64_t` per word).
 //!
 //! All routines are `static`, prefixed `nkp_`, suffixed with the arch, wrapped in include
 //! guards (so several packed entry points can share one translation unit) and carry the
@@ -336,70 +339,133 @@ static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M
     s
 }
 
-/// Hslice routines for `arch`, for source words stored as `uintU_t` (U in 8/16/32/64) holding
-/// m-bit words (m <= U, m divides the lane width):
-/// `nkp_H_in_uU_<A>(const uintU_t *src, size_t W, unsigned m, void *regs)` and
-/// `nkp_H_out_uU_<A>(const void *regs, size_t W, unsigned m, uintU_t *dst)`;
-/// src/dst hold R/m instances of W words.
-pub fn h_routines(arch: Arch) -> String {
+/// Hslice: raw calls one H transposition routine fills. The routine transposes R instances at
+/// once (R/64 blocks of 64 with the lane-parallel transpose, like bitslice) while one raw call
+/// takes R/m, so it serves m raw calls.
+pub fn h_calls_per_block(arch: Arch, m: u32) -> usize {
+    arch.reg_bits() as usize / instances(arch, Slicing::H, m)
+}
+
+/// Hslice routines for `arch` and word size `m` (m divides the lane width L):
+/// `nkp_H_in_uU_<A>_mM(const uintU_t *src, size_t units, size_t W, void *regs)` and
+/// `nkp_H_out_uU_<A>_mM(const void *regs, size_t units, size_t W, uintU_t *dst)` with U = m for
+/// native words, else U = 8 (bit strings of `units` bytes); src/dst hold NI = NC * R/m
+/// instances of `units` units (W words of m bits each), NC = [`h_calls_per_block`]; regs is
+/// NC consecutive sets of W registers, set c being the registers of instances
+/// c*R/m .. (c+1)*R/m - 1 (one raw call).
+///
+/// Method: exactly the bitslice transposition (64-bit groups of the instances' bit strings,
+/// R/64 blocks of 64 instances transposed at once by `nkp_tr64_<A>`); 64-bit lane `blk` of
+/// row 63-b then holds bit q = 64g+b (word q/m, bit q%m MSB-first) of instances
+/// 64*blk..64*blk+63, whose runs of S = L/m bits are exactly the slots q%m of that word's
+/// registers in consecutive lanes (of consecutive raw calls).
+pub fn h_routines(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
     let r = arch.reg_bits();
     let lane = arch.hslice_lane_bits();
-    let mut s = String::new();
-    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}\n#define NKP_H_DEFINED_{a}\n"));
-    for ub in [8u32, 16, 32, 64] {
-        let t = r#"/* Lanes of $L bits; lane l holds instances l*S .. l*S+S-1 (S = $L/m); slot j of the lane
-   (bits [j*S, (j+1)*S) from the lane's LSB) has bit i = bit j (MSB-first) of instance l*S+i. */
-static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A(const uint$UB_t *src, size_t W, unsigned m, void *regs) {
-    const size_t S = $L / m;
-    uint64_t reg[$R / 64], rows[64];
-    for (size_t a = 0; a < W; a++) {
-        memset(reg, 0, sizeof reg);
-        for (size_t l = 0; l < $R / $L; l++)
-            for (size_t sb = 0; sb * 64 < S; sb++) {
-                size_t nrow = S - 64 * sb;
-                if (nrow > 64) nrow = 64;
-                for (size_t i = 0; i < 64; i++)
-                    rows[i] = i < nrow ? (uint64_t)src[(l * S + 64 * sb + i) * W + a] : 0;
-                nkp_tr64(rows);
-                for (size_t j = 0; j < m; j++) {
-                    size_t off = l * $L + j * S + 64 * sb;
-                    reg[off / 64] |= rows[m - 1 - j] << (off % 64);
-                }
+    let slot = lane / m;
+    let nc = h_calls_per_block(arch, m);
+    let ni = instances(arch, Slicing::H, m) * nc;
+    let nlanes = r / lane;
+    let ub = if is_native(m) { m } else { 8 };
+    // The vector operations and the lane-parallel transpose of bitslice.
+    let mut s = b_routines(arch);
+    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
+    // gl = global lane index (over the NC calls) of the run of S bits; its register is set
+    // gl / NLANES, lane gl % NLANES.
+    let (put, get) = if slot <= 64 {
+        let mask = if slot == 64 { "~(uint64_t)0".to_string() } else { format!("(((uint64_t)1 << {slot}) - 1)") };
+        (
+            format!(
+                "for (size_t c = 0; c < 64 / $S && 64 * blk + c * $S < $NI; c++) {{
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    uint64_t *r = acc + ((gl / $NLANES) * W + q / $M) * ($R / 64);
+                    r[off / 64] |= ((row >> (c * $S)) & {mask}) << (off % 64);
+                }}"
+            ),
+            format!(
+                "for (size_t c = 0; c < 64 / $S && 64 * blk + c * $S < $NI; c++) {{
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    const uint64_t *r = acc + ((gl / $NLANES) * W + q / $M) * ($R / 64);
+                    row |= ((r[off / 64] >> (off % 64)) & {mask}) << (c * $S);
+                }}"
+            ),
+        )
+    } else {
+        // S = 128 (1-bit words on 128-bit lanes; >= 128 instances per call, NC = 1): a block
+        // is half a slot.
+        (
+            "acc[(q / $M) * ($R / 64) + ((blk / 2) * $L + j * $S + 64 * (blk % 2)) / 64] |= row;".to_string(),
+            "row = acc[(q / $M) * ($R / 64) + ((blk / 2) * $L + j * $S + 64 * (blk % 2)) / 64];".to_string(),
+        )
+    };
+    let t = r#"/* hslice, $M-bit words: lanes of $L bits; lane l holds instances l*$S .. l*$S+$S-1; slot j
+   (bits [j*$S, (j+1)*$S) from the lane's LSB) has bit i = bit j (MSB-first) of instance l*$S+i. */
+static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t units, size_t W, void *regs) {
+    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    NKP_VT_$A x[64];
+    const size_t nbits = W * $M;
+    memset(acc, 0, sizeof acc);
+    for (size_t g = 0; g * 64 < nbits; g++) {
+        for (size_t k = 0; k < 64; k++) {
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
+            x[k] = NKP_LOADU_$A(tmp);
+        }
+        nkp_tr64_$A(x);
+        size_t nb = nbits - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < nb; b++) {
+            NKP_STOREU_$A(tmp, x[63 - b]);
+            const size_t q = 64 * g + b, j = q % $M;
+            for (size_t blk = 0; blk < NKP_VL_$A; blk++) {
+                const uint64_t row = tmp[blk];
+                $PUT
             }
-        memcpy((char *)regs + a * sizeof reg, reg, sizeof reg);
+        }
     }
+    memcpy(regs, acc, sizeof acc);
 }
-static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A(const void *regs, size_t W, unsigned m, uint$UB_t *dst) {
-    const size_t S = $L / m;
-    uint64_t reg[$R / 64], rows[64];
-    for (size_t a = 0; a < W; a++) {
-        memcpy(reg, (const char *)regs + a * sizeof reg, sizeof reg);
-        for (size_t l = 0; l < $R / $L; l++)
-            for (size_t sb = 0; sb * 64 < S; sb++) {
-                size_t nrow = S - 64 * sb;
-                if (nrow > 64) nrow = 64;
-                const uint64_t mask = nrow == 64 ? ~(uint64_t)0 : (((uint64_t)1 << nrow) - 1);
-                memset(rows, 0, sizeof rows);
-                for (size_t j = 0; j < m; j++) {
-                    size_t off = l * $L + j * S + 64 * sb;
-                    rows[m - 1 - j] = (reg[off / 64] >> (off % 64)) & mask;
+static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t units, size_t W, uint$UB_t *dst) {
+    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    NKP_VT_$A x[64];
+    const size_t nbits = W * $M;
+    memcpy(acc, regs, sizeof acc);
+    for (size_t g = 0; g * 64 < nbits; g++) {
+        size_t nb = nbits - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < 64; b++) {
+            for (size_t blk = 0; blk < NKP_VL_$A; blk++) {
+                uint64_t row = 0;
+                if (b < nb) {
+                    const size_t q = 64 * g + b, j = q % $M;
+                    $GET
                 }
-                nkp_tr64(rows);
-                for (size_t i = 0; i < nrow; i++)
-                    dst[(l * S + 64 * sb + i) * W + a] = (uint$UB_t)rows[i];
+                tmp[blk] = row;
             }
+            x[63 - b] = NKP_LOADU_$A(tmp);
+        }
+        nkp_tr64_$A(x);
+        for (size_t k = 0; k < 64; k++) {
+            NKP_STOREU_$A(tmp, x[k]);
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
+        }
     }
 }
 "#;
-        s.push_str(
-            &subst(t, arch)
-                .replace("$UB", &ub.to_string())
-                .replace("$R", &r.to_string())
-                .replace("$L", &lane.to_string()),
-        );
-    }
-    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a} */\n"));
+    s.push_str(
+        &subst(&t.replace("$PUT", &put).replace("$GET", &get), arch)
+            .replace("$UB", &ub.to_string())
+            .replace("$M", &m.to_string())
+            .replace("$NI", &ni.to_string())
+            .replace("$NC", &nc.to_string())
+            .replace("$NLANES", &nlanes.to_string())
+            .replace("$R", &r.to_string())
+            .replace("$S", &slot.to_string())
+            .replace("$L", &lane.to_string()),
+    );
+    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
 }
 
