@@ -362,6 +362,16 @@ fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
         .unwrap();
     }
     writeln!(c, "    }}").unwrap();
+    // In place: the first non-const input and the first output share one buffer when their
+    // formats agree (the documented aliasing rule).
+    if let Some((pi, po)) = inplace_pair(lay) {
+        let i_in = lay.params.iter().position(|p| p.name == pi.name && p.is_input).unwrap();
+        let mut a2 = args.clone();
+        a2[i_in] = format!("{e}_out_{}", po.name);
+        writeln!(c, "    memcpy({e}_out_{}, {e}_in_{}, sizeof {e}_in_{});", po.name, pi.name, pi.name).unwrap();
+        writeln!(c, "    {e}__packed({maxn}, {});", a2.join(", ")).unwrap();
+        writeln!(c, "    printf(\"INPLACE {e} \"); hexdump({e}_out_{}, {maxn} * {} * sizeof {e}_out_{}[0]);", po.name, po.elems, po.name).unwrap();
+    }
     let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
     for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)].into_iter().filter(|_| dumps) {
         writeln!(c, "    {e}_dumped = 0; {e}__packed({n}, {});", args.join(", ")).unwrap();
@@ -369,6 +379,13 @@ fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
     }
     writeln!(c, "}}").unwrap();
     c
+}
+
+/// The first non-const input and the first output, if they have the same memory format.
+fn inplace_pair(lay: &PackedLayout) -> Option<(&packed::PackedParam, &packed::PackedParam)> {
+    let pi = lay.params.iter().find(|p| p.is_input && !p.is_const)?;
+    let po = lay.params.iter().find(|p| !p.is_input)?;
+    (pi.elem_type == po.elem_type && pi.elems == po.elems).then_some((pi, po))
 }
 
 const DRIVER_HEAD: &str = r#"#include <stdio.h>
@@ -418,6 +435,14 @@ fn check_output(cases: &[Case], out: &str, check_dumps: bool) {
                 assert_eq!(got, &hex(&want), "{key} ({} {}slice): packed output differs from the interpreter", lay.arch, lay.slicing);
                 n_out += 1;
             }
+        }
+        if let Some((_, po)) = inplace_pair(lay) {
+            let o = lay.params.iter().filter(|p| !p.is_input).position(|p| p.name == po.name).unwrap();
+            let want: Vec<u8> = results.iter().flat_map(|r| encode(po, &r[o], 0)).collect();
+            let key = format!("INPLACE {e}");
+            let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}`"));
+            assert_eq!(got, &hex(&want), "{key} ({} {}slice): in-place call differs", lay.arch, lay.slicing);
+            n_out += 1;
         }
         if check_dumps {
             let atoms: Vec<Vec<Vec<u64>>> = lay

@@ -34,6 +34,11 @@
 //!
 //! Inputs are only read; an output may be the same buffer as an input of the same size and
 //! type (the whole chunk is read before any of it is written), other overlaps are undefined.
+//! `E__INSTANCES` (also `E__instances()`) is the number of instances of one raw call; for speed
+//! pass n as a multiple of it (bitslice, vslice) or of R = register bits (hslice, which
+//! transposes R instances and makes R/`E__INSTANCES` raw calls per step). The registers and
+//! staging buffers live on the stack: a few times (instances per step) x (bytes per instance)
+//! over all parameters.
 //!
 //! # Worked example
 //! ```text
