@@ -95,6 +95,8 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         return (None, cx.diags);
     };
     let entry_decl = &prog.decls[entry];
+    // The entry's node id: declarations checked afterwards (below) add nodes after it.
+    let mut entry_node: Option<NodeId> = None;
     if entry_decl.is_array {
         cx.push(Diagnostic::error(entry_decl.name.span, "the entry point (last declaration) cannot be an array").label("entry point"));
     } else {
@@ -120,7 +122,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
             }
         }
         if ok {
-            let _ = cx.instantiate(entry, 0, sizes, vec![], entry_decl.name.span, true);
+            entry_node = cx.instantiate(entry, 0, sizes, vec![], entry_decl.name.span, true).ok();
         }
     }
     // Check declarations not reached from the entry, where their types are known.
@@ -147,7 +149,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         return (None, cx.diags);
     }
     // Keep only nodes reachable from the entry (checked-only instances are dropped).
-    let entry_id = NodeId(cx.nodes.len() as u32 - 1);
+    let entry_id = entry_node.unwrap_or(NodeId(cx.nodes.len() as u32 - 1));
     let program = prune(ir::Program { slicing: opts.slicing, nodes: cx.nodes }, entry_id);
     let infos = cx.infos;
     let keep: HashSet<&str> = program.nodes.iter().map(|n| n.name.as_str()).collect();
