@@ -1,7 +1,6 @@
 # Generates spongent160.ua (Spongent-pi[160], bitslice) from the Spongent specification.
 # Run: python3 gen_spongent160.py > spongent160.ua
 SBOX = [0xe,0xd,0xb,0x0,0x2,0x1,0x4,0xf,0x7,0xa,0x8,0x5,0x9,0xc,0x3,0x6]
-def rev7(x): return int(format(x,'07b')[::-1],2)
 P=[]
 p=P.append
 p("# Spongent-pi[160] (Bogdanov et al., CHES 2011), as used by Elephant: 160-bit state, 80 rounds.")
@@ -16,27 +15,23 @@ for j in range(160): perm[dst[j]]=j+1
 p("# pLayer: specification bit j moves to j*40 mod 159 (bit 159 fixed); out[i] = in[p_i - 1]")
 p("perm player (a:b160) returns (b:b160) { " + ", ".join(map(str,perm)) + " }")
 p("")
-p("# round r: counter lfsr_r into bits 0..6 (bit k of the counter to bit k), reversed into 159..153")
-p("node[] addc (s:b160) returns (o:b160) [")
-l=0x75
-for r in range(80):
-    p("  let o[0..6] = s[0..6] ^ %s; o[7..152] = s[7..152]; o[153..159] = s[153..159] ^ %s tel%s"
-      %(hex(rev7(l)),hex(l)," ;" if r<79 else ""))
-    l=((l<<1)|(((l>>6)^(l>>5))&1))&0x7f
-p("]")
-p("")
-p("node round (s:b160) returns (o:b160)")
-p("vars t:b160")
+p("# one round; c = the 7-bit round counter (counter bit k = Usuba bit 6-k)")
+p("node round (s:b160, c:b7) returns (o:b160)")
+p("vars a:b160, t:b160")
 p("let")
-p("  forall k in [0,39] { (t[4*k+3], t[4*k+2], t[4*k+1], t[4*k]) = sbox(s[4*k+3], s[4*k+2], s[4*k+1], s[4*k]) };")
+p("  a[0..6] = s[0..6] ^ c[6..0]; a[7..152] = s[7..152]; a[153..159] = s[153..159] ^ c;")
+p("  forall k in [0,39] { (t[4*k+3], t[4*k+2], t[4*k+1], t[4*k]) = sbox(a[4*k+3], a[4*k+2], a[4*k+1], a[4*k]) };")
 p("  o = player(t)")
 p("tel")
 p("")
 p("node spongent160 (state:b160) returns (out:b160)")
-p("vars s:b160[81], a:b160[80]")
+p("vars s:b160[81]")
 p("let")
 p("  s[0] = state;")
-p("  forall r in [0,79] { a[r] = addc<r>(s[r]); s[r+1] = round(a[r]) };")
+l=0x75
+for r in range(80):
+    p("  s[%d] = round(s[%d], %s);"%(r+1,r,hex(l)))
+    l=((l<<1)|(((l>>6)^(l>>5))&1))&0x7f
 p("  out = s[80]")
 p("tel")
 print("\n".join(P))
