@@ -81,3 +81,42 @@ fn spongent160_bitslice() {
         assert_eq!(le_bytes::<20>(&o[0]), nakiri_oracles::spongent160::permute(s), "input {:02x?}", s);
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// Pyjamask-128: plain, key, cipher as u32x4 (row i = big-endian word i); -V and -B.
+
+fn be_words(b: &[u8]) -> Vec<u64> {
+    b.chunks(4).map(|c| u32::from_be_bytes(c.try_into().unwrap()) as u64).collect()
+}
+fn be_bytes<const N: usize>(w: &[u64]) -> [u8; N] {
+    let mut b = [0u8; N];
+    for (i, &x) in w.iter().enumerate() {
+        b[4 * i..4 * i + 4].copy_from_slice(&(x as u32).to_be_bytes());
+    }
+    b
+}
+
+fn pyjamask_case(slicing: Slicing) {
+    let prog = lower_file("ciphers/pyjamask128/pyjamask128.ua", slicing);
+    let mut cases: Vec<([u8; 16], [u8; 16])> = vec![(hexa("00112233445566778899aabbccddeeff"), *b"Pyjamask-128:):)")];
+    let mut rng = Rng(0xd0_0003);
+    for _ in 0..1000 {
+        cases.push((rand_bytes(&mut rng), rand_bytes(&mut rng)));
+    }
+    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![be_words(p), be_words(k)]).collect();
+    let outs = run_everywhere(&format!("pyjamask128 {:?}", slicing), &prog, &insts);
+    assert_eq!(be_bytes::<16>(&outs[0][0]), hexa::<16>("48f139a109bdd9c0726e8261f8d68e7d"), "spec vector");
+    for ((k, p), o) in cases.iter().zip(&outs) {
+        assert_eq!(be_bytes::<16>(&o[0]), nakiri_oracles::pyjamask128::encrypt(k, p), "key {:02x?} plain {:02x?}", k, p);
+    }
+}
+
+#[test]
+fn pyjamask128_vslice() {
+    pyjamask_case(Slicing::V);
+}
+
+#[test]
+fn pyjamask128_bitslice() {
+    pyjamask_case(Slicing::B);
+}
