@@ -208,3 +208,37 @@ fn present(slicing: Slicing) {
 fn present_bitslice() {
     present(Slicing::B);
 }
+
+// --------------------------------------------------------------------------------- GIFT-128
+
+fn gift(slicing: Slicing) {
+    use oracles::gift128;
+    use oracles::prng::hexa;
+    let prog = lower_file("ciphers/gift/gift.ua", slicing);
+    let k00: [u8; 16] = hexa("000102030405060708090a0b0c0d0e0f");
+    // Paper-order cases: the paper-order zero vector, then the two GIFT-COFB vectors converted
+    // to paper order, then random.
+    let mut cases: Vec<([u8; 16], [u8; 16])> =
+        vec![([0; 16], [0; 16]), ([0; 16], gift128::cofb_to_paper(&[0; 16])), (k00, gift128::cofb_to_paper(&k00))];
+    let mut rng = Rng(0x61f7 + slicing as u64);
+    for _ in 0..RANDOM {
+        cases.push((random_bytes(&mut rng), random_bytes(&mut rng)));
+    }
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![bits_msb(u128::from_be_bytes(*p), 128), bits_msb(u128::from_be_bytes(*k), 128)])
+        .collect();
+    let out = run_everywhere(&format!("gift128 {:?}", slicing), &prog, &insts);
+    let got: Vec<[u8; 16]> = out.iter().map(|o| from_bits_msb(&o[0]).to_be_bytes()).collect();
+    assert_eq!(got[0], hexa::<16>("cd0bd738388ad3f668b15a36ceb6ff92"), "gift {:?}: paper zero vector", slicing);
+    assert_eq!(gift128::paper_to_cofb(&got[1]), hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee"), "gift {:?}: COFB zero vector", slicing);
+    assert_eq!(gift128::paper_to_cofb(&got[2]), hexa::<16>("a94af7f9ba181df9b2b00eb7dbfa93df"), "gift {:?}: COFB 00..0f vector", slicing);
+    for (i, ((k, p), g)) in cases.iter().zip(&got).enumerate() {
+        assert_eq!(*g, gift128::encrypt(k, p), "gift {:?}: case {} key {:x?} pt {:x?}", slicing, i, k, p);
+    }
+}
+
+#[test]
+fn gift128_bitslice() {
+    gift(Slicing::B);
+}
