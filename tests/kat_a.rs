@@ -123,11 +123,73 @@ fn aes128_planes_hslice() {
 }
 
 #[test]
-fn aes128_planes_bitslice() {
-    aes_planes(Slicing::B, 1000);
+fn aes128_planes_vslice() {
+    aes_planes(Slicing::V, 1000);
+}
+
+// ----------------------------------------------------- AES-128 with const round keys (C helper)
+
+/// Runs `ciphers/aes/aes_keys.c` on `keys`; returns per key its 88 round-key plane words.
+fn aes_keys_helper(keys: &[[u8; 16]]) -> Vec<Vec<u64>> {
+    let root = common::root();
+    let c = std::fs::read_to_string(root.join("ciphers/aes/aes_keys.c")).unwrap();
+    let h = std::fs::read_to_string(root.join("ciphers/aes/aes_keys.h")).unwrap();
+    let main = r#"
+#include <stdio.h>
+#include "aes_keys.h"
+int main(void) {
+    unsigned v[16];
+    while (scanf("%x %x %x %x %x %x %x %x %x %x %x %x %x %x %x %x", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                 &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13], &v[14], &v[15]) == 16) {
+        uint8_t key[16], back[16];
+        uint16_t rk[88];
+        for (int i = 0; i < 16; i++) key[i] = (uint8_t)v[i];
+        aes128_round_key_planes(key, rk);
+        aes128_planes_to_bytes(rk, back); /* round key 0 is the key itself */
+        for (int i = 0; i < 16; i++) if (back[i] != key[i]) return 3;
+        for (int i = 0; i < 88; i++) printf("%x ", rk[i]);
+        printf("\n");
+    }
+    return 0;
+}
+"#;
+    let input: String = keys.iter().map(|k| k.iter().map(|b| format!("{:x} ", b)).collect::<String>() + "\n").collect();
+    let out = common::build_and_run("aes-keys", &[("aes_keys.c", &c), ("aes_keys.h", &h), ("main.c", main)], &[], &input);
+    out.lines().map(|l| l.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect()).collect()
+}
+
+fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
+    let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();
+    let plain: [u8; 16] = hex("00112233445566778899aabbccddeeff").try_into().unwrap();
+    let expect = hex("69c4e0d86a7b0430d8cdb78070b4c55a");
+    let mut rng = Rng(0xae5_0100 + slicing as u64);
+    let rand16 = |rng: &mut Rng| -> [u8; 16] { core::array::from_fn(|_| rng.bits(8) as u8) };
+    let mut keys = vec![key];
+    for _ in 0..n_keys {
+        keys.push(rand16(&mut rng));
+    }
+    // The helper against the oracle's key expansion.
+    let rks = aes_keys_helper(&keys);
+    assert_eq!(rks.len(), keys.len());
+    for (k, rk) in keys.iter().zip(&rks) {
+        let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k).iter().flat_map(|r| to_planes(r)).collect();
+        assert_eq!(rk, &want, "aes_keys.c round keys for key {:02x?}", k);
+    }
+    // The cipher with those round keys.
+    let prog = lower_file("ciphers/aes/aes_rk.ua", slicing);
+    let mut cases = vec![(0usize, plain)];
+    for i in 0..n_random {
+        cases.push((i % keys.len(), rand16(&mut rng)));
+    }
+    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![to_planes(p), rks[*k].clone()]).collect();
+    let outs = run_everywhere(&format!("aes_rk {:?}", slicing), &prog, &insts);
+    assert_eq!(from_planes(&outs[0][0]), expect, "FIPS-197 C.1 ({:?})", slicing);
+    for ((k, p), out) in cases.iter().zip(&outs) {
+        assert_eq!(from_planes(&out[0]), nakiri_oracles::aes128::encrypt(&keys[*k], p).to_vec(), "AES rk ({:?}) k={:02x?} p={:02x?}", slicing, keys[*k], p);
+    }
 }
 
 #[test]
-fn aes128_planes_vslice() {
-    aes_planes(Slicing::V, 1000);
+fn aes128_const_round_keys_hslice() {
+    aes_rk(Slicing::H, 7, 1000);
 }
