@@ -99,9 +99,9 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                     arch, list
                 )));
             }
-            if ![8, 16, 32, 64].contains(&word) {
+            if ![1, 8, 16, 32, 64].contains(&word) {
                 return Err(CodegenError(format!(
-                    "vslice on {} has no lanes of {} bits (lane sizes: 8, 16, 32, 64); use --arch std, -B or -H",
+                    "vslice on {} has no lanes of {} bits (lane sizes: 8, 16, 32, 64, and 1-bit words laid out as in bitslice); use --arch std, -B or -H",
                     arch, word
                 )));
             }

@@ -125,7 +125,7 @@ pub(crate) fn op_expr(
         (Arch::Std, Slicing::H) => std_h(t, helpers, m, op, nm),
         (_, Slicing::B) => simd_b(op, nm),
         (_, Slicing::V) => simd_v(t, helpers, m, op, nm),
-        (_, Slicing::H) => simd_h(t, m, op, nm),
+        (_, Slicing::H) => simd_h(t, helpers, m, op, nm),
     }
 }
 
@@ -374,6 +374,19 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
         return Ok(e);
     }
     let w = m;
+    if w == 1 {
+        // 1-bit lanes: the bitslice layout; arithmetic modulo 2 is logic.
+        return Ok(match op {
+            Op::Const(0) => "NK_ZERO".to_string(),
+            Op::Const(_) => "NK_ONES".to_string(),
+            Op::Add(a, b) | Op::Sub(a, b) => format!("NK_XOR({}, {})", nm(*a), nm(*b)),
+            Op::Mul(a, b) => format!("NK_AND({}, {})", nm(*a), nm(*b)),
+            // the only shifts / permutations of a 1-bit word are identities
+            Op::Bitmask(a, _) | Op::Shl(a, _) | Op::Shr(a, _) | Op::Sar(a, _) | Op::Rotl(a, _) | Op::Rotr(a, _) | Op::Shuffle(a, _) => nm(*a),
+            Op::Pack(..) => return Err(format!("`Pack` needs mixed word sizes, which vslice on {} cannot express; use --arch std", t.arch)),
+            Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+        });
+    }
     Ok(match op {
         Op::Const(v) => format!("NK_SET1_{}({})", w, lit(*v, w)),
         Op::Add(a, b) => format!("NK_ADD{}({}, {})", w, nm(*a), nm(*b)),
@@ -401,7 +414,7 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
     })
 }
 
-fn simd_h(t: &OpTarget, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
     if let Some(e) = logic_simd(op, nm) {
         return Ok(e);
     }
@@ -419,6 +432,10 @@ fn simd_h(t: &OpTarget, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result
                 return Ok(nm(a));
             }
             let s = l / m;
+            if s % 8 != 0 && 8 % s == 0 {
+                let name = sub_byte_slot_helper(helpers, m, s, &map);
+                return Ok(format!("{}({})", name, nm(a)));
+            }
             if s % 8 != 0 {
                 return Err(format!(
                     "hslice on {} cannot permute the bits of {}-bit words: each bit is a {}-bit slot of a 128-bit lane and byte shuffles need slots of whole bytes (word sizes up to 16); use -V or -B, or --arch std",
@@ -440,4 +457,68 @@ fn simd_h(t: &OpTarget, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result
             Ok(format!("NK_PSHUFB({}, {}, {})", nm(a), lit(hi, 64), lit(lo, 64)))
         }
     }
+}
+
+/// Slot map for hslice slots smaller than a byte (S = 2 or 4 bits, i.e. 64- or 32-bit words on
+/// 128-bit lanes). Each (source position in byte, destination position in byte) pair is one
+/// byte shuffle of the masked source, shifted inside the bytes by the position difference;
+/// pairs with the same shift and the same shuffle are merged (so rotations by an even number of
+/// slots are a single shuffle).
+fn sub_byte_slot_helper(helpers: &mut Helpers, m: u32, s: u32, map: &[Option<u32>]) -> String {
+    let key = format!("hslots/{}/{:?}", m, map);
+    helpers.get("nk_hslots", key, |name| {
+        let p = 8 / s;
+        let mut pairs: BTreeMap<(u32, u32), [u8; 16]> = BTreeMap::new();
+        for (j, src) in map.iter().enumerate() {
+            if let Some(src) = src {
+                let j = j as u32;
+                let ctrl = pairs.entry((src % p, j % p)).or_insert([0x80u8; 16]);
+                ctrl[(j / p) as usize] = (src / p) as u8;
+            }
+        }
+        // (shift in bits, shuffle control) -> byte mask of the source bits taken
+        let mut terms: BTreeMap<(i32, [u8; 16]), u8> = BTreeMap::new();
+        for ((sp, dp), ctrl) in &pairs {
+            let d = (*dp as i32 - *sp as i32) * s as i32;
+            let mb = (((1u32 << s) - 1) << (sp * s)) as u8;
+            *terms.entry((d, *ctrl)).or_insert(0) |= mb;
+        }
+        let mut txt = format!(
+            "/* hslice slot map of {}-bit words ({}-bit slots): slot j <- {:?} (-1: zero) */\nstatic inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n",
+            m,
+            s,
+            map.iter().map(|x| x.map(|v| v as i64).unwrap_or(-1)).collect::<Vec<_>>(),
+            name
+        );
+        if terms.is_empty() {
+            txt.push_str("    (void)x;\n    return NK_ZERO;\n}\n");
+            return txt;
+        }
+        let mut first = true;
+        for ((d, ctrl), mb) in &terms {
+            let mut e = "x".to_string();
+            if *mb != 0xFF {
+                let m64 = u64::from(*mb) * 0x0101_0101_0101_0101;
+                e = format!("NK_AND({}, NK_CONST128({}, {}))", e, lit(m64, 64), lit(m64, 64));
+            }
+            if ctrl.iter().enumerate().any(|(i, &c)| c != i as u8) {
+                let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
+                let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
+                e = format!("NK_PSHUFB({}, {}, {})", e, lit(hi, 64), lit(lo, 64));
+            }
+            match d.cmp(&0) {
+                std::cmp::Ordering::Greater => e = format!("NK_SHL_U64({}, {})", e, d),
+                std::cmp::Ordering::Less => e = format!("NK_SHR_U64({}, {})", e, -d),
+                std::cmp::Ordering::Equal => {}
+            }
+            if first {
+                txt.push_str(&format!("    DATATYPE r = {};\n", e));
+                first = false;
+            } else {
+                txt.push_str(&format!("    r = NK_OR(r, {});\n", e));
+            }
+        }
+        txt.push_str("    return r;\n}\n");
+        txt
+    })
 }

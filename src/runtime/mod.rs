@@ -212,6 +212,7 @@ fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
     let mut t = String::from(X86_LOGIC);
     match slicing {
         Slicing::B => {}
+        Slicing::V if word_bits == 1 => {} // 1-bit lanes: logic only
         Slicing::V => t.push_str(&x86_vslice(arch, word_bits)),
         Slicing::H => {
             t.push_str("/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */\n");
@@ -222,6 +223,9 @@ fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
             });
             t.push_str("/* byte shuffle inside each 128-bit lane (control byte 0x80 = zero) */\n");
             t.push_str("#define NK_PSHUFB(x, hi, lo) @P_shuffle_epi8((x), NK_CONST128(hi, lo))\n");
+            t.push_str("/* shifts of 64-bit elements (slots smaller than a byte move inside their byte) */\n");
+            t.push_str("#define NK_SHL_U64(a, k) @P_slli_epi64((a), (k))\n");
+            t.push_str("#define NK_SHR_U64(a, k) @P_srli_epi64((a), (k))\n");
         }
     }
     s.push_str(&subst(&t, arch));
@@ -256,6 +260,7 @@ fn neon_prelude(slicing: Slicing, word_bits: u32) -> String {
     });
     match slicing {
         Slicing::B => {}
+        Slicing::V if word_bits == 1 => {} // 1-bit lanes: logic only
         Slicing::V => {
             let w = word_bits;
             let sw = format!("s{w}");
@@ -297,6 +302,9 @@ static inline {ty} nk_mul64({ty} a, {ty} b)
             );
             s.push_str("/* byte table lookup; out-of-range control bytes (0x80) give zero */\n");
             s.push_str("#define NK_PSHUFB(x, hi, lo) vqtbl1q_u8((x), NK_CONST128(hi, lo))\n");
+            s.push_str("/* shifts of 64-bit elements (slots smaller than a byte move inside their byte) */\n");
+            s.push_str("#define NK_SHL_U64(a, k) vreinterpretq_u8_u64(vshlq_n_u64(vreinterpretq_u64_u8(a), (k)))\n");
+            s.push_str("#define NK_SHR_U64(a, k) vreinterpretq_u8_u64(vshrq_n_u64(vreinterpretq_u64_u8(a), (k)))\n");
         }
     }
     s.push_str("/* ---- end of runtime ---- */\n");

@@ -22,6 +22,9 @@
 #define NK_CONST128(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))
 /* byte shuffle inside each 128-bit lane (control byte 0x80 = zero) */
 #define NK_PSHUFB(x, hi, lo) _mm_shuffle_epi8((x), NK_CONST128(hi, lo))
+/* shifts of 64-bit elements (slots smaller than a byte move inside their byte) */
+#define NK_SHL_U64(a, k) _mm_slli_epi64((a), (k))
+#define NK_SHR_U64(a, k) _mm_srli_epi64((a), (k))
 /* ---- end of runtime ---- */
 
 typedef __m128i tiny_h__DATATYPE;
