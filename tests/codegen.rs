@@ -151,6 +151,12 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
     for k in amounts(m) {
         v.extend([K::Shl(k), K::Shr(k), K::Sar(k), K::Rotl(k), K::Rotr(k), K::Bitmask(k)]);
     }
+    if m >= 16 && m % 8 == 0 {
+        // byte-granular rotations and a byte swap (byte-shuffle paths)
+        v.extend([K::Rotl(8), K::Rotr(8), K::Rotl(m - 8)]);
+        let nb = m / 8;
+        v.push(K::Shuffle((0..m).map(|j| (nb - 1 - j / 8) * 8 + j % 8).collect()));
+    }
     v.push(K::Shuffle(random_perm(m, rng)));
     v.push(K::Shuffle((0..m).rev().collect()));
     v.push(K::Shuffle((0..m).map(|_| (rng.next() % m as u64) as u32).collect()));
@@ -835,20 +841,19 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse)]
 }
 
+/// The differing middle of two texts (common leading and trailing lines skipped).
 fn line_diff(expected: &str, got: &str) -> String {
     let e: Vec<&str> = expected.lines().collect();
     let g: Vec<&str> = got.lines().collect();
-    let mut s = String::new();
-    let mut shown = 0;
-    for i in 0..e.len().max(g.len()) {
-        let (a, b) = (e.get(i), g.get(i));
-        if a != b {
-            s.push_str(&format!("line {}:\n  - {}\n  + {}\n", i + 1, a.unwrap_or(&"<eof>"), b.unwrap_or(&"<eof>")));
-            shown += 1;
-            if shown == 15 {
-                s.push_str("  ...\n");
-                break;
-            }
+    let pre = e.iter().zip(&g).take_while(|(a, b)| a == b).count();
+    let suf = e[pre..].iter().rev().zip(g[pre..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let mut s = format!("from line {}:\n", pre + 1);
+    for (sign, lines) in [("-", &e[pre..e.len() - suf]), ("+", &g[pre..g.len() - suf])] {
+        for l in lines.iter().take(20) {
+            s.push_str(&format!("  {} {}\n", sign, l));
+        }
+        if lines.len() > 20 {
+            s.push_str(&format!("  {} ... ({} more lines)\n", sign, lines.len() - 20));
         }
     }
     s

@@ -387,6 +387,16 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
         });
     }
+    // Rotations and bit permutations moving whole bytes: one byte shuffle (unless the target
+    // has a native rotate).
+    let native_rot = t.arch == Arch::Avx512 && (w == 32 || w == 64);
+    if w >= 16 && (matches!(op, Op::Shuffle(..)) || (matches!(op, Op::Rotl(..) | Op::Rotr(..)) && !native_rot)) {
+        if let Some(ctrl) = byte_shuffle(w, op) {
+            let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
+            let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
+            return Ok(format!("NK_PSHUFB({}, {}, {})", nm(op.operands()[0]), lit(hi, 64), lit(lo, 64)));
+        }
+    }
     Ok(match op {
         Op::Const(v) => format!("NK_SET1_{}({})", w, lit(*v, w)),
         Op::Add(a, b) => format!("NK_ADD{}({}, {})", w, nm(*a), nm(*b)),
@@ -521,4 +531,37 @@ fn sub_byte_slot_helper(helpers: &mut Helpers, m: u32, s: u32, map: &[Option<u32
         txt.push_str("    return r;\n}\n");
         txt
     })
+}
+
+/// The 16-byte shuffle control (per 128 bits, lanes of `w` bits) implementing a vslice
+/// `Rotl`/`Rotr`/`Shuffle` that moves whole bytes, if it does.
+fn byte_shuffle(w: u32, op: &Op) -> Option<[u8; 16]> {
+    // src[j] = source bit (MSB first) of result bit j
+    let src: Vec<u32> = match op {
+        Op::Rotl(_, k) => (0..w).map(|j| (j + k) % w).collect(),
+        Op::Rotr(_, k) => (0..w).map(|j| (j + w - k) % w).collect(),
+        Op::Shuffle(_, p) => p.clone(),
+        _ => return None,
+    };
+    let nb = (w / 8) as usize;
+    let mut byte_src = vec![None::<u32>; nb];
+    for (j, &sj) in src.iter().enumerate() {
+        let pd = w - 1 - j as u32; // LSB-numbered positions
+        let ps = w - 1 - sj;
+        if pd % 8 != ps % 8 {
+            return None;
+        }
+        let slot = &mut byte_src[(pd / 8) as usize];
+        match slot {
+            None => *slot = Some(ps / 8),
+            Some(b) if *b == ps / 8 => {}
+            Some(_) => return None,
+        }
+    }
+    let mut ctrl = [0u8; 16];
+    for (i, c) in ctrl.iter_mut().enumerate() {
+        let lane = i / nb;
+        *c = (lane * nb) as u8 + byte_src[i % nb].unwrap() as u8;
+    }
+    Some(ctrl)
 }

@@ -207,22 +207,33 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
     s
 }
 
+/// `NK_CONST128` and `NK_PSHUFB` (byte shuffles inside 128-bit lanes).
+fn x86_pshufb(arch: Arch) -> String {
+    let mut t = String::from("/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */\n");
+    t.push_str(match arch {
+        Arch::Sse => "#define NK_CONST128(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))\n",
+        Arch::Avx2 => "#define NK_CONST128(hi, lo) _mm256_set_epi64x((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))\n",
+        _ => "#define NK_CONST128(hi, lo) _mm512_set_epi64((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))\n",
+    });
+    t.push_str("/* byte shuffle inside each 128-bit lane (control byte 0x80 = zero) */\n");
+    t.push_str("#define NK_PSHUFB(x, hi, lo) @P_shuffle_epi8((x), NK_CONST128(hi, lo))\n");
+    t
+}
+
 fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
     let mut s = header(arch);
     let mut t = String::from(X86_LOGIC);
     match slicing {
         Slicing::B => {}
         Slicing::V if word_bits == 1 => {} // 1-bit lanes: logic only
-        Slicing::V => t.push_str(&x86_vslice(arch, word_bits)),
+        Slicing::V => {
+            t.push_str(&x86_vslice(arch, word_bits));
+            if word_bits >= 16 {
+                t.push_str(&x86_pshufb(arch));
+            }
+        }
         Slicing::H => {
-            t.push_str("/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */\n");
-            t.push_str(match arch {
-                Arch::Sse => "#define NK_CONST128(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))\n",
-                Arch::Avx2 => "#define NK_CONST128(hi, lo) _mm256_set_epi64x((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))\n",
-                _ => "#define NK_CONST128(hi, lo) _mm512_set_epi64((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))\n",
-            });
-            t.push_str("/* byte shuffle inside each 128-bit lane (control byte 0x80 = zero) */\n");
-            t.push_str("#define NK_PSHUFB(x, hi, lo) @P_shuffle_epi8((x), NK_CONST128(hi, lo))\n");
+            t.push_str(&x86_pshufb(arch));
             t.push_str("/* shifts of 64-bit elements (slots smaller than a byte move inside their byte) */\n");
             t.push_str("#define NK_SHL_U64(a, k) @P_slli_epi64((a), (k))\n");
             t.push_str("#define NK_SHR_U64(a, k) @P_srli_epi64((a), (k))\n");
@@ -295,6 +306,13 @@ static inline {ty} nk_mul64({ty} a, {ty} b)
                 "#define NK_BITMASK{w}(a, k) vtstq_{sfx}((a), vdupq_n_{sfx}((uint{w}_t)1 << ({} - (k))))\n",
                 w - 1
             ));
+            if w >= 16 {
+                s.push_str("#define NK_CONST128(hi, lo) vcombine_u8(vcreate_u8(lo), vcreate_u8(hi))\n");
+                s.push_str("/* byte shuffle (table lookup) inside the register */\n");
+                s.push_str(&format!(
+                    "#define NK_PSHUFB(x, hi, lo) vreinterpretq_{sfx}_u8(vqtbl1q_u8(vreinterpretq_u8_{sfx}(x), NK_CONST128(hi, lo)))\n"
+                ));
+            }
         }
         Slicing::H => {
             s.push_str(

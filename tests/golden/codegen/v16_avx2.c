@@ -32,6 +32,10 @@
 #define NK_ROTR16(a, k) NK_OR(NK_SHR16((a), (k)), NK_SHL16((a), 16 - (k)))
 /* all ones where bit k (MSB-first) of the lane is set */
 #define NK_BITMASK16(a, k) NK_SAR16(NK_SHL16((a), (k)), 15)
+/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */
+#define NK_CONST128(hi, lo) _mm256_set_epi64x((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))
+/* byte shuffle inside each 128-bit lane (control byte 0x80 = zero) */
+#define NK_PSHUFB(x, hi, lo) _mm256_shuffle_epi8((x), NK_CONST128(hi, lo))
 /* ---- end of runtime ---- */
 
 typedef __m256i tiny_v__DATATYPE;
