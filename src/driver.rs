@@ -58,7 +58,7 @@ pub fn parse(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
 }
 
 /// Largest expression depth accepted (left-associative chains count too).
-pub const MAX_EXPR_DEPTH: usize = 2000;
+pub const MAX_EXPR_DEPTH: usize = 1000;
 
 fn check_depth(eqs: &[ast::Equation], diags: &mut Vec<Diagnostic>) {
     for e in eqs {

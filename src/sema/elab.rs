@@ -382,6 +382,11 @@ impl<'a> Ctx<'a> {
         let d = if inst.loops.is_empty() {
             d
         } else {
+            // Inside a loop, report one error per source location (the first failing iteration).
+            let sp = d.primary.as_ref().map(|p| p.0).unwrap_or_default();
+            if !self.seen.insert((sp, "<in loop>".to_string())) {
+                return;
+            }
             let it: Vec<String> = inst.loops.iter().map(|(n, v)| format!("{} = {}", n, v)).collect();
             d.note(format!("in loop iteration {}", it.join(", ")))
         };
@@ -718,8 +723,34 @@ impl<'a> Ctx<'a> {
             }
         }
         if order.len() < n {
-            let mut stuck: Vec<usize> = (0..n).filter(|&i| indeg[i] > 0).collect();
+            let remaining: Vec<usize> = (0..n).filter(|&i| indeg[i] > 0).collect();
+            // Walk dependencies among the remaining instructions until one repeats: that is a cycle
+            // (the rest merely depend on it).
+            let mut pos_in_walk: HashMap<usize, usize> = HashMap::new();
+            let mut walk = vec![remaining[0]];
+            let mut cur = remaining[0];
+            let mut stuck: Vec<usize> = remaining.clone();
+            loop {
+                pos_in_walk.insert(cur, walk.len() - 1);
+                let next = inst.instrs[cur].0.uses().into_iter().filter_map(|u| def_of[u.0 as usize]).find(|&d| indeg[d] > 0);
+                let Some(next) = next else { break };
+                if let Some(&p) = pos_in_walk.get(&next) {
+                    stuck = walk[p..].to_vec();
+                    break;
+                }
+                walk.push(next);
+                cur = next;
+            }
             stuck.sort();
+            // Name whole equations (the copies into source variables) rather than sub-expressions.
+            let eqs: Vec<usize> = stuck
+                .iter()
+                .copied()
+                .filter(|&i| matches!(&inst.instrs[i].0, Instr::Assign { dst, op: Op::Copy(_) } if inst.desc.contains_key(dst)))
+                .collect();
+            if !eqs.is_empty() {
+                stuck = eqs;
+            }
             let first = inst.instrs[stuck[0]].1;
             let mut d = Diagnostic::error(first, "equations depend on each other in a cycle").label("part of the cycle");
             let mut spans = HashSet::new();
@@ -1815,7 +1846,8 @@ impl<'a> Ctx<'a> {
         // Evaluate arguments (constants take the parameter types when those are known).
         let mut arg_words: Vec<Word> = Vec::new();
         for a in &word_args {
-            if self.is_static(inst, a) {
+            let has_static = self.is_static(inst, a) || matches!(&a.kind, ExprKind::Tuple(items) if items.iter().any(|i| self.is_static(inst, i)));
+            if has_static {
                 // Typed by the callee's remaining parameters, if concrete.
                 let mut widths = Vec::new();
                 let consumed: usize = arg_words.len();
