@@ -5,6 +5,8 @@
 //! Compatibility: the original usubac's command line (`nakiri -arch avx -o out.c -B file.ua`,
 //! `nakiri -type-only -B file.ua`, ...), single-dash flags included.
 
+pub mod demo;
+
 use crate::codegen::Arch;
 use crate::driver::{self, Config};
 use crate::ir::Slicing;
@@ -28,6 +30,8 @@ const HELP: &str = "nakiri — an optimizing compiler for the Usuba language
 USAGE:
     nakiri check FILE.ua [OPTIONS]        parse and type-check; prints `ok` or diagnostics
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
+    nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
+                                          CPU, build and run its known-answer check
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
 OPTIONS:
@@ -83,6 +87,9 @@ pub fn main() -> i32 {
 
 /// Runs the CLI with these arguments; returns the exit status.
 pub fn run(argv: &[String]) -> i32 {
+    if argv.first().map(|s| s.as_str()) == Some("demo") {
+        return demo::run(&argv[1..]);
+    }
     let mut a = Args::default();
     let mut i = 0;
     let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-v", "-bench-nb-runs"];

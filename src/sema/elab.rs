@@ -16,7 +16,7 @@ pub struct Options {
 
 impl Options {
     pub fn new(slicing: Slicing) -> Options {
-        Options { slicing, max_ops: 20_000_000 }
+        Options { slicing, max_ops: 2_000_000 }
     }
 }
 
@@ -263,6 +263,7 @@ struct Inst {
     desc: HashMap<VarId, String>,
     consts: HashMap<(u32, u64), VarId>,
     names: HashSet<String>,
+    suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
 }
@@ -284,6 +285,7 @@ impl Inst {
             desc: HashMap::new(),
             consts: HashMap::new(),
             names: HashSet::new(),
+            suffix: HashMap::new(),
             tmp: 0,
             slicing,
         }
@@ -298,13 +300,19 @@ impl Inst {
     }
 
     fn fresh(&mut self, base: &str, bits: u32) -> VarId {
-        let mut name = c_ident(base);
+        let base = c_ident(base);
+        let mut name = base.clone();
         if self.names.contains(&name) {
-            let mut k = 1;
-            while self.names.contains(&format!("{}_{}", name, k)) {
-                k += 1;
+            // Per-base counter: amortised O(1) even for millions of versions of one variable.
+            let k = self.suffix.entry(base.clone()).or_insert(0);
+            loop {
+                *k += 1;
+                let cand = format!("{}_{}", base, k);
+                if !self.names.contains(&cand) {
+                    name = cand;
+                    break;
+                }
             }
-            name = format!("{}_{}", name, k);
         }
         self.names.insert(name.clone());
         self.node.new_var(name, bits)
@@ -701,10 +709,11 @@ impl<'a> Ctx<'a> {
         let mut indeg = vec![0usize; n];
         let mut users: Vec<Vec<usize>> = vec![vec![]; n];
         for (i, (ins, _)) in inst.instrs.iter().enumerate() {
-            let mut seen_dep = HashSet::new();
+            let mut seen_dep: Vec<usize> = Vec::new();
             for u in ins.uses() {
                 if let Some(d) = def_of[u.0 as usize] {
-                    if seen_dep.insert(d) {
+                    if !seen_dep.contains(&d) {
+                        seen_dep.push(d);
                         indeg[i] += 1;
                         users[d].push(i);
                     }
@@ -928,10 +937,9 @@ impl<'a> Ctx<'a> {
                             let apw = v.atoms_per_word;
                             let ids: Vec<VarId> = words.iter().flat_map(|w| (0..apw).map(move |b| w * apw + b)).map(|k| inst.vars[&name].slots[k]).collect();
                             for id in ids {
-                                if !inst.instrs.iter().any(|(i, _)| i.defs().contains(&id)) {
-                                    let bits = inst.node.bits(id);
+                                if !inst.def_span.contains_key(&id) {
+                                    inst.def_span.insert(id, *span);
                                     inst.instrs.push((Instr::Assign { dst: id, op: Op::Const(0) }, *span));
-                                    let _ = bits;
                                 }
                             }
                         }
@@ -1020,80 +1028,83 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
-    /// Resolves an l-value to (variable, word indices). `quiet`: no diagnostics.
+    /// Resolves an l-value (or an indexed variable) to (variable, word indices, shape).
+    /// Cost is proportional to the selection, not to the variable. `quiet`: no diagnostics.
     fn place(&mut self, inst: &mut Inst, e: &Expr, quiet: bool) -> R<(String, Vec<usize>)> {
-        match &e.kind {
-            ExprKind::Var(id) => {
-                let Some(v) = inst.vars.get(&id.name) else {
-                    if !quiet {
-                        let d = Diagnostic::error(id.span, format!("unknown variable `{}`", id.name)).label("not declared").help("declare it in the node's `vars`");
-                        self.err(inst, d);
-                    }
-                    return Err(());
-                };
-                Ok((id.name.clone(), (0..v.ty.n_words()).collect()))
-            }
-            ExprKind::Index(base, idx) => {
-                let (name, words) = self.place(inst, base, quiet)?;
-                let shape = self.place_shape(inst, &name, base);
-                let (w, _) = self.index_rows(inst, words, &shape, idx, e.span, quiet)?;
-                Ok((name, w))
-            }
-            _ => {
-                if !quiet {
-                    self.err(inst, Diagnostic::error(e.span, "cannot assign to this expression").label("not a variable").help("the left side is a variable, an indexed variable, or a tuple of them"));
-                }
-                Err(())
-            }
-        }
+        self.place_shaped(inst, e, quiet).map(|(n, w, _)| (n, w))
     }
 
-    /// Shape of the sub-place designated by a chain of indices (recomputed structurally).
-    fn place_shape(&mut self, inst: &mut Inst, name: &str, e: &Expr) -> Vec<usize> {
+    fn place_shaped(&mut self, inst: &mut Inst, e: &Expr, quiet: bool) -> R<(String, Vec<usize>, Vec<usize>)> {
         let mut chain = Vec::new();
         let mut cur = e;
         while let ExprKind::Index(b, idx) = &cur.kind {
-            chain.push(idx);
+            chain.push((idx, cur.span));
             cur = b;
         }
-        let mut shape = match &inst.vars[name].ty {
+        chain.reverse();
+        let ExprKind::Var(id) = &cur.kind else {
+            if !quiet {
+                self.err(inst, Diagnostic::error(e.span, "cannot assign to this expression").label("not a variable").help("the left side is a variable, an indexed variable, or a tuple of them"));
+            }
+            return Err(());
+        };
+        let Some(v) = inst.vars.get(&id.name) else {
+            if !quiet {
+                let d = Diagnostic::error(id.span, format!("unknown variable `{}`", id.name)).label("not declared").help("declare it in the node's `vars`");
+                self.err(inst, d);
+            }
+            return Err(());
+        };
+        let n_words = v.ty.n_words();
+        let mut shape = match &v.ty {
             Ty::Words { shape, .. } => shape.clone(),
             Ty::Nat => vec![],
         };
-        for idx in chain.iter().rev() {
-            if shape.is_empty() {
-                break;
+        let mut sel: Option<Vec<usize>> = None; // None = every word, in order
+        for (idx, span) in chain {
+            let (picked, new_shape) = self.pick_rows(inst, &shape[..shape.len().min(1)], idx, span, quiet)?;
+            let rs: usize = shape[1..].iter().product();
+            let mut next = Vec::with_capacity(picked.len() * rs);
+            for p in &picked {
+                for j in 0..rs {
+                    let k = p * rs + j;
+                    next.push(match &sel {
+                        Some(s) => s[k],
+                        None => k,
+                    });
+                }
             }
-            let n = match idx {
-                ast::Index::One(_) => None,
-                ast::Index::Range(a, b) => match (self.eval_nat_quiet(inst, a), self.eval_nat_quiet(inst, b)) {
-                    (Some(a), Some(b)) => Some(((a - b).unsigned_abs() + 1) as usize),
-                    _ => Some(0),
-                },
-                ast::Index::List(l) => Some(l.len()),
-            };
-            let mut s = shape[1..].to_vec();
-            if let Some(n) = n {
-                s.insert(0, n);
-            }
-            shape = s;
+            let mut s2 = new_shape;
+            s2.extend_from_slice(&shape[1..]);
+            shape = s2;
+            sel = Some(next);
         }
-        shape
+        Ok((id.name.clone(), sel.unwrap_or_else(|| (0..n_words).collect()), shape))
     }
 
     fn index_rows<T: Clone>(&mut self, inst: &mut Inst, items: Vec<T>, shape: &[usize], idx: &ast::Index, span: Span, quiet: bool) -> R<(Vec<T>, Vec<usize>)> {
+        let (picks, new_shape) = self.pick_rows(inst, shape, idx, span, quiet)?;
+        let rs: usize = shape[1..].iter().product();
+        let mut out = Vec::with_capacity(picks.len() * rs);
+        for p in picks {
+            out.extend_from_slice(&items[p * rs..(p + 1) * rs]);
+        }
+        Ok((out, new_shape))
+    }
+
+    /// The rows (outermost indices) an index selects, and the resulting shape.
+    fn pick_rows(&mut self, inst: &mut Inst, shape: &[usize], idx: &ast::Index, span: Span, quiet: bool) -> R<(Vec<usize>, Vec<usize>)> {
+
         if shape.is_empty() {
             if !quiet {
-                let m = match idx {
-                    _ => "cannot index a single word",
-                };
+                let _ = idx;
+                let m = "cannot index a single word";
                 let d = Diagnostic::error(span, m).label("not an array or vector").help("to address the bits of a word, declare it as a vector of bits, e.g. `b32` instead of `u32`");
                 self.err(inst, d);
             }
             return Err(());
         }
         let rows = shape[0];
-        let rs: usize = shape[1..].iter().product();
         let mut picks = Vec::new();
         let check = |cx: &mut Ctx, inst: &mut Inst, e: &Expr| -> R<usize> {
             let k = if quiet { cx.eval_nat_quiet(inst, e).ok_or(())? } else { cx.eval_nat(inst, e)? };
@@ -1132,11 +1143,7 @@ impl<'a> Ctx<'a> {
                 new_shape = s;
             }
         }
-        let mut out = Vec::with_capacity(picks.len() * rs);
-        for p in picks {
-            out.extend_from_slice(&items[p * rs..(p + 1) * rs]);
-        }
-        Ok((out, new_shape))
+        Ok((picks, new_shape))
     }
 
     // --------------------------------------------------------------------------------------
@@ -1328,6 +1335,23 @@ impl<'a> Ctx<'a> {
                 }
             },
             ExprKind::Index(base, idx) => {
+                let mut root = &**base;
+                while let ExprKind::Index(b, _) = &root.kind {
+                    root = b;
+                }
+                if let ExprKind::Var(id) = &root.kind {
+                    if matches!(self.lookup_name(inst, &id.name), Some(Name::Var)) {
+                        let (name, sel, shape) = self.place_shaped(inst, e, false)?;
+                        let v = &inst.vars[&name];
+                        let bits = match &v.ty {
+                            Ty::Words { bits, .. } => *bits,
+                            Ty::Nat => 1,
+                        };
+                        let apw = v.atoms_per_word;
+                        let words = sel.iter().map(|w| Word { bits, atoms: v.slots[w * apw..(w + 1) * apw].to_vec() }).collect();
+                        return Ok(Val { words, shape });
+                    }
+                }
                 let v = self.eval(inst, base, None, decl_idx)?;
                 let (words, shape) = self.index_rows(inst, v.words, &v.shape, idx, e.span, false)?;
                 Ok(Val { words, shape })
