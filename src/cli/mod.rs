@@ -5,6 +5,7 @@
 //! Compatibility: the original usubac's command line (`nakiri -arch avx -o out.c -B file.ua`,
 //! `nakiri -type-only -B file.ua`, ...), single-dash flags included.
 
+pub mod bench;
 pub mod demo;
 
 use crate::codegen::Arch;
@@ -32,6 +33,7 @@ USAGE:
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
+    nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
 OPTIONS:
@@ -89,6 +91,9 @@ pub fn main() -> i32 {
 pub fn run(argv: &[String]) -> i32 {
     if argv.first().map(|s| s.as_str()) == Some("demo") {
         return demo::run(&argv[1..]);
+    }
+    if argv.first().map(|s| s.as_str()) == Some("bench") {
+        return bench::run(&argv[1..]);
     }
     let mut a = Args::default();
     let mut i = 0;
@@ -264,4 +269,13 @@ pub fn dump_typed(c: &crate::sema::Checked) -> String {
         }
     }
     s
+}
+
+/// A path of a shipped file: relative to the current folder, else to the source checkout.
+pub fn demo_path(rel: &str) -> std::path::PathBuf {
+    let here = std::path::PathBuf::from(rel);
+    if here.exists() {
+        return here;
+    }
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
