@@ -322,6 +322,30 @@ fn emit_function(
                 }
             }
         }
+    } else if let Some(elem) = array_abi_type(node, t) {
+        // Array ABI: `const T in[N], T out[M]` (far cheaper for C compilers than hundreds of
+        // scalar and pointer parameters).
+        let ins = node.flat_inputs();
+        let outs = node.flat_outputs();
+        let in_name = names.fresh("nk_in");
+        let out_name = names.fresh("nk_out");
+        if !ins.is_empty() {
+            params.push(format!("const {} {}[{}]", elem, in_name, ins.len()));
+        }
+        if !outs.is_empty() {
+            params.push(format!("{} {}[{}]", elem, out_name, outs.len()));
+        }
+        for (i, &a) in ins.iter().enumerate() {
+            if !used[a.0 as usize] {
+                continue;
+            }
+            let an = names.fresh(&node.var(a).name);
+            prologue.push(format!("{} {} = {}[{}];", ty(a), an, in_name, i));
+            cname[a.0 as usize] = Some(an);
+        }
+        for (i, &a) in outs.iter().enumerate() {
+            epilogue.push((format!("{}[{}]", out_name, i), a));
+        }
     } else {
         for &a in &node.flat_inputs() {
             let an = names.fresh(&node.var(a).name);
@@ -355,6 +379,24 @@ fn emit_function(
                 let m = node.bits(*dst);
                 let e = ops::op_expr(t, helpers, node, m, op, &nm)?;
                 body.push(format!("{} {} = {};", ty(*dst), nm(*dst), e));
+            }
+            Instr::Call { dsts, callee, args } if array_abi_type(&prog.nodes[callee.0 as usize], t).is_some() => {
+                let elem = array_abi_type(&prog.nodes[callee.0 as usize], t).unwrap();
+                let k = body.len();
+                let mut call_args = Vec::new();
+                if !args.is_empty() {
+                    let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
+                    body.push(format!("const {} nk_a{}[{}] = {{ {} }};", elem, k, args.len(), a.join(", ")));
+                    call_args.push(format!("nk_a{}", k));
+                }
+                if !dsts.is_empty() {
+                    body.push(format!("{} nk_r{}[{}];", elem, k, dsts.len()));
+                    call_args.push(format!("nk_r{}", k));
+                }
+                body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
+                for (i, d) in dsts.iter().enumerate() {
+                    body.push(format!("{} {} = nk_r{}[{}];", ty(*d), nm(*d), k, i));
+                }
             }
             Instr::Call { dsts, callee, args } => {
                 // Declare the results (grouped by type), then call with their addresses.
@@ -402,6 +444,22 @@ fn emit_function(
     }
     s.push_str("}\n");
     Ok((s, proto))
+}
+
+/// The element type of the array ABI for a helper node, when all its atoms share one C type.
+fn array_abi_type(node: &Node, t: &OpTarget) -> Option<String> {
+    // `_inline` nodes keep scalar parameters: the C compiler inlines them anyway.
+    if node.inline == Some(true) {
+        return None;
+    }
+    let mut all = node.flat_inputs();
+    all.extend(node.flat_outputs());
+    let first = t.atom_type(node.bits(*all.first()?));
+    if all.iter().all(|a| t.atom_type(node.bits(*a)) == first) {
+        Some(first.to_string())
+    } else {
+        None
+    }
 }
 
 fn entry_max_bits(node: &Node) -> u32 {

@@ -98,7 +98,7 @@ impl<'a> Parser<'a> {
         Ok(())
     }
     fn leave(&mut self) {
-        self.nesting -= 1;
+        self.nesting = self.nesting.saturating_sub(1);
     }
 
     // ---------------------------------------------------------------- program
@@ -453,7 +453,6 @@ impl<'a> Parser<'a> {
     }
 
     fn recover_eq(&mut self, end: &Tok) {
-        self.nesting = 0;
         let mut depth = 0i32;
         loop {
             let t = self.peek().clone();
