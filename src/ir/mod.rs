@@ -25,6 +25,7 @@
 //! - in a `Slicing::B` program every atom has `bits == 1` and only logic ops, `Copy`, `Const`
 //!   and `Call` appear.
 
+pub mod parse;
 pub mod print;
 pub mod verify;
 

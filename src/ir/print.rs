@@ -10,7 +10,7 @@
 //!   y:16 = rotl t1 3
 //! end
 //! ```
-//! `ir::parse` reads the same text back.
+//! `ir::parse::parse` reads the same text back.
 
 use super::*;
 use std::fmt::Write;

@@ -1,0 +1,175 @@
+//! Reads the text form written by `ir::print` back into a [`Program`] (for text-in/text-out
+//! tests of passes). `parse(&print(p)) == p` for every valid program.
+
+use super::*;
+use std::collections::HashMap;
+
+fn err<T>(line: usize, msg: impl Into<String>) -> Result<T, String> {
+    Err(format!("line {}: {}", line + 1, msg.into()))
+}
+
+struct NodeBuilder {
+    node: Node,
+    ids: HashMap<String, VarId>,
+}
+
+impl NodeBuilder {
+    fn var(&mut self, name: &str, bits: u32) -> VarId {
+        if let Some(&v) = self.ids.get(name) {
+            return v;
+        }
+        let v = self.node.new_var(name.to_string(), bits);
+        self.ids.insert(name.to_string(), v);
+        v
+    }
+    fn get(&self, line: usize, name: &str) -> Result<VarId, String> {
+        match self.ids.get(name) {
+            Some(&v) => Ok(v),
+            None => err(line, format!("unknown atom `{}`", name)),
+        }
+    }
+}
+
+/// `name:bits`
+fn typed(line: usize, s: &str) -> Result<(String, u32), String> {
+    let Some((n, b)) = s.trim().rsplit_once(':') else { return err(line, format!("expected name:bits, got `{}`", s)) };
+    let bits = b.parse().map_err(|_| format!("line {}: bad width `{}`", line + 1, b))?;
+    Ok((n.to_string(), bits))
+}
+
+pub fn parse(text: &str) -> Result<Program, String> {
+    let mut slicing = None;
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut node_ids: HashMap<String, NodeId> = HashMap::new();
+    let mut cur: Option<NodeBuilder> = None;
+    for (ln, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[0] {
+            "slicing" => {
+                slicing = Some(match words.get(1).copied() {
+                    Some("V") => Slicing::V,
+                    Some("H") => Slicing::H,
+                    Some("B") => Slicing::B,
+                    _ => return err(ln, "expected slicing V, H or B"),
+                })
+            }
+            "node" => {
+                let Some(name) = words.get(1) else { return err(ln, "node needs a name") };
+                let inline = match words.get(2).copied() {
+                    Some("inline") => Some(true),
+                    Some("noinline") => Some(false),
+                    _ => None,
+                };
+                cur = Some(NodeBuilder {
+                    node: Node { name: name.to_string(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline },
+                    ids: HashMap::new(),
+                });
+            }
+            "end" => {
+                let Some(b) = cur.take() else { return err(ln, "`end` outside a node") };
+                node_ids.insert(b.node.name.clone(), NodeId(nodes.len() as u32));
+                nodes.push(b.node);
+            }
+            "input" | "output" => {
+                let Some(b) = cur.as_mut() else { return err(ln, "parameter outside a node") };
+                let Some(s) = slicing else { return err(ln, "missing `slicing` line") };
+                // input [const] NAME DIMS word W = atoms...
+                let mut i = 1;
+                let is_const = words.get(1) == Some(&"const");
+                if is_const {
+                    i += 1;
+                }
+                let (Some(name), Some(dims)) = (words.get(i), words.get(i + 1)) else { return err(ln, "bad parameter") };
+                let c_dims: Vec<usize> = if *dims == "[]" {
+                    vec![]
+                } else {
+                    dims.trim_start_matches('[').trim_end_matches(']').split("][").map(|d| d.parse().map_err(|_| format!("line {}: bad dims", ln + 1))).collect::<Result<_, _>>()?
+                };
+                if words.get(i + 2) != Some(&"word") || words.get(i + 4) != Some(&"=") {
+                    return err(ln, "expected `word W = atoms`");
+                }
+                let word_bits: u32 = words[i + 3].parse().map_err(|_| format!("line {}: bad word size", ln + 1))?;
+                let atom_bits = if s == Slicing::B { 1 } else { word_bits };
+                let atoms: Vec<VarId> = if words[0] == "input" {
+                    words[i + 5..].iter().map(|a| b.var(a, atom_bits)).collect()
+                } else {
+                    // outputs refer to atoms defined in the body, which comes later: declare now
+                    words[i + 5..].iter().map(|a| b.var(a, atom_bits)).collect()
+                };
+                let p = Param { name: name.to_string(), c_dims, word_bits, atoms, is_const };
+                if words[0] == "input" {
+                    b.node.inputs.push(p);
+                } else {
+                    b.node.outputs.push(p);
+                }
+            }
+            _ => {
+                let Some(b) = cur.as_mut() else { return err(ln, "instruction outside a node") };
+                let Some((lhs, rhs)) = line.split_once(" = ") else { return err(ln, "expected `dst = op`") };
+                let rhs = rhs.trim();
+                if let Some(call) = rhs.strip_prefix("call ") {
+                    let Some((callee, args)) = call.split_once('(') else { return err(ln, "bad call") };
+                    let Some(&cid) = node_ids.get(callee.trim()) else { return err(ln, format!("unknown node `{}`", callee)) };
+                    let args = args.trim_end_matches(')');
+                    let args: Vec<VarId> = args.split(',').map(|a| a.trim()).filter(|a| !a.is_empty()).map(|a| b.get(ln, a)).collect::<Result<_, _>>()?;
+                    let mut dsts = Vec::new();
+                    for d in lhs.split(',') {
+                        let (n, bits) = typed(ln, d)?;
+                        dsts.push(b.var(&n, bits));
+                    }
+                    b.node.body.push(Instr::Call { dsts, callee: cid, args });
+                    continue;
+                }
+                let (n, bits) = typed(ln, lhs)?;
+                let ops: Vec<&str> = rhs.split_whitespace().collect();
+                let a = |k: usize| -> Result<VarId, String> {
+                    match ops.get(k) {
+                        Some(x) => b.get(ln, x),
+                        None => err(ln, "missing operand"),
+                    }
+                };
+                let num = |k: usize| -> Result<u32, String> { ops.get(k).and_then(|x| x.parse().ok()).ok_or(format!("line {}: bad number", ln + 1)) };
+                let op = match ops.first().copied() {
+                    Some("const") => {
+                        let t = ops.get(1).copied().unwrap_or("");
+                        let v = u64::from_str_radix(t.trim_start_matches("0x"), 16).map_err(|_| format!("line {}: bad constant", ln + 1))?;
+                        Op::Const(v)
+                    }
+                    Some("copy") => Op::Copy(a(1)?),
+                    Some("not") => Op::Not(a(1)?),
+                    Some("and") => Op::And(a(1)?, a(2)?),
+                    Some("or") => Op::Or(a(1)?, a(2)?),
+                    Some("xor") => Op::Xor(a(1)?, a(2)?),
+                    Some("andn") => Op::Andn(a(1)?, a(2)?),
+                    Some("add") => Op::Add(a(1)?, a(2)?),
+                    Some("sub") => Op::Sub(a(1)?, a(2)?),
+                    Some("mul") => Op::Mul(a(1)?, a(2)?),
+                    Some("shl") => Op::Shl(a(1)?, num(2)?),
+                    Some("shr") => Op::Shr(a(1)?, num(2)?),
+                    Some("sar") => Op::Sar(a(1)?, num(2)?),
+                    Some("rotl") => Op::Rotl(a(1)?, num(2)?),
+                    Some("rotr") => Op::Rotr(a(1)?, num(2)?),
+                    Some("bitmask") => Op::Bitmask(a(1)?, num(2)?),
+                    Some("pack") => Op::Pack(a(1)?, a(2)?),
+                    Some("shuffle") => {
+                        let inner = rhs.split_once('[').map(|x| x.1.trim_end_matches(']')).unwrap_or("");
+                        let p: Vec<u32> = inner.split_whitespace().map(|x| x.parse().map_err(|_| format!("line {}: bad shuffle", ln + 1))).collect::<Result<_, _>>()?;
+                        Op::Shuffle(a(1)?, p)
+                    }
+                    other => return err(ln, format!("unknown op `{}`", other.unwrap_or(""))),
+                };
+                let dst = b.var(&n, bits);
+                b.node.body.push(Instr::Assign { dst, op });
+            }
+        }
+    }
+    if cur.is_some() {
+        return Err("missing `end`".into());
+    }
+    let Some(slicing) = slicing else { return Err("missing `slicing` line".into()) };
+    Ok(Program { slicing, nodes })
+}
