@@ -34,6 +34,7 @@ USAGE:
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
+    nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
 OPTIONS:
@@ -91,6 +92,13 @@ pub fn main() -> i32 {
 pub fn run(argv: &[String]) -> i32 {
     if argv.first().map(|s| s.as_str()) == Some("demo") {
         return demo::run(&argv[1..]);
+    }
+    if argv.first().map(|s| s.as_str()) == Some("targets") {
+        println!("targets on this machine (tests run natively where `runs here`):");
+        for a in Arch::ALL {
+            println!("  {:7} {}", a.name(), if a.runs_here() { "runs here" } else if a == Arch::Neon { "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)" } else { "skipped: this CPU lacks it" });
+        }
+        return 0;
     }
     if argv.first().map(|s| s.as_str()) == Some("bench") {
         return bench::run(&argv[1..]);
