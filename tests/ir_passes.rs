@@ -63,11 +63,22 @@ fn optimisation_passes_preserve_meaning() {
         let front = driver::check(&file, &src, &cfg, &common::Fs);
         let before = front.checked.unwrap_or_else(|| panic!("{}", file)).ir;
         ir::verify(&before).unwrap();
+        let inputs = random_inputs(&before, &mut rng, 50);
+        let expect = common::run_interp(&before, &inputs);
+        for policy in [nakiri::opt::InlinePolicy::Default, nakiri::opt::InlinePolicy::All, nakiri::opt::InlinePolicy::Marked] {
+            let mut inlined = before.clone();
+            nakiri::opt::inline::run(&mut inlined, policy);
+            ir::verify(&inlined).unwrap_or_else(|e| panic!("{} -{}: inlining ({:?}) broke the IR: {}", file, s, policy, e));
+            assert_eq!(common::run_interp(&inlined, &inputs), expect, "{} -{}: inlining ({:?}) changed the meaning", file, s, policy);
+            if policy == nakiri::opt::InlinePolicy::All {
+                let n = inlined.nodes.len();
+                assert!(inlined.nodes[..n - 1].iter().all(|nd| nd.inline == Some(false)), "{}: -inline-all leaves only the entry and `_no_inline` nodes", file);
+            }
+        }
         let mut after = before.clone();
         nakiri::opt::copy_prop::run(&mut after);
         ir::verify(&after).unwrap_or_else(|e| panic!("{} -{}: copy_prop broke the IR: {}", file, s, e));
-        let inputs = random_inputs(&before, &mut rng, 50);
-        assert_eq!(common::run_interp(&before, &inputs), common::run_interp(&after, &inputs), "{} -{}: copy_prop changed the meaning", file, s);
+        assert_eq!(common::run_interp(&after, &inputs), expect, "{} -{}: copy_prop changed the meaning", file, s);
         let n_before: usize = before.nodes.iter().map(|n| n.body.len()).sum();
         let n_after: usize = after.nodes.iter().map(|n| n.body.len()).sum();
         assert!(n_after <= n_before, "{}: copy_prop grew the program", file);

@@ -49,7 +49,8 @@ OPTIONS:
     --version             print the version
 
 USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
-    -parse-only -type-only -no-inline -inline-all -light-inline -heavy-inline -unroll
+    -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
+    -parse-only -type-only -light-inline -heavy-inline -unroll
     -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -no-CSE -no-copy-prop
     -no-fold-const -no-CSE-CP-CF -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
     -lf -gen-bench -bits-per-reg N -w -v N -bench-*
@@ -68,6 +69,7 @@ struct Args {
     includes: Vec<String>,
     notes: Vec<String>,
     no_copy_prop: bool,
+    inline: Option<crate::opt::InlinePolicy>,
 }
 
 fn usage_error(msg: &str) -> i32 {
@@ -150,7 +152,9 @@ pub fn run(argv: &[String]) -> i32 {
             }
             "-type-only" => a.mode = Some("check".into()),
             "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
-            "-w" | "-no-inline" | "-inline-all" | "-light-inline" | "-heavy-inline" | "-unroll" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
+            "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
+            "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
+            "-w" | "-light-inline" | "-heavy-inline" | "-unroll" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
             | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
             }
@@ -197,6 +201,9 @@ pub fn run(argv: &[String]) -> i32 {
         ..Config::default()
     };
     cfg.opt.copy_prop = !a.no_copy_prop;
+    if let Some(p) = a.inline {
+        cfg.opt.inline = p;
+    }
     let mode = a.mode.clone().unwrap_or_else(|| "compile".into());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -2,22 +2,27 @@
 //! tests). Each pass is one file with a `run(&mut Program, &OptConfig)` function.
 
 pub mod copy_prop;
+pub mod inline;
+
+pub use inline::InlinePolicy;
 
 use crate::ir::Program;
 
 #[derive(Clone, Debug)]
 pub struct OptConfig {
     pub copy_prop: bool,
+    pub inline: InlinePolicy,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { copy_prop: true }
+        OptConfig { copy_prop: true, inline: InlinePolicy::Default }
     }
 }
 
 /// The optimisation pipeline.
 pub fn optimize(prog: &mut Program, cfg: &OptConfig) {
+    inline::run(prog, cfg.inline);
     if cfg.copy_prop {
         copy_prop::run(prog);
     }
