@@ -1,0 +1,25 @@
+/* GIFT-128 key schedule (Banik et al., CHES 2017), written from the specification.
+ * See gift_keys.h for the layout. */
+#include "gift_keys.h"
+
+static uint16_t rotr16(uint16_t x, unsigned k)
+{
+    return (uint16_t)((x >> k) | (x << (16 - k)));
+}
+
+void gift128_round_keys(const uint8_t key[16], uint32_t rk[40 * 2])
+{
+    uint16_t k[8]; /* k[i] = k_i */
+    for (int i = 0; i < 8; i++)
+        k[i] = (uint16_t)(((uint16_t)key[14 - 2 * i] << 8) | key[15 - 2 * i]);
+    for (int r = 0; r < 40; r++) {
+        rk[2 * r] = ((uint32_t)k[5] << 16) | k[4];
+        rk[2 * r + 1] = ((uint32_t)k[1] << 16) | k[0];
+        /* k7..k0 <- (k1 >>> 2) || (k0 >>> 12) || k7..k2 */
+        uint16_t t1 = rotr16(k[1], 2), t0 = rotr16(k[0], 12);
+        for (int i = 0; i < 6; i++)
+            k[i] = k[i + 2];
+        k[7] = t1;
+        k[6] = t0;
+    }
+}
