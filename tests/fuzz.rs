@@ -1,7 +1,7 @@
 //! Fuzzing the front end and the whole pipeline: random and mutated programs must be compiled
 //! or rejected with diagnostics, never panic, hang or overflow the stack.
 //!
-//! Runs briefly in `cargo test`; longer with `NAKIRI_FUZZ_ITERS=200000 cargo test --release --test fuzz`.
+//! Runs briefly in `cargo test`; longer with `NAKIRI_FUZZ_ITERS=200000 NAKIRI_FUZZ_SEED=7 cargo test --release --test fuzz`.
 //! A failing input is written to `target/fuzz-failure.ua`.
 
 mod common;
@@ -92,7 +92,8 @@ fn run_one(src: &str, slicing: Slicing) {
 fn fuzz_front_end_and_pipeline() {
     let iters: usize = std::env::var("NAKIRI_FUZZ_ITERS").ok().and_then(|s| s.parse().ok()).unwrap_or(1500);
     let seeds = seeds();
-    let mut rng = Rng(0xf00d);
+    let seed: u64 = std::env::var("NAKIRI_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0xf00d);
+    let mut rng = Rng(seed);
     // Bound the work per program so that a mutated loop bound cannot make the test slow.
     for it in 0..iters {
         let src = if it % 5 == 0 { random_soup(&mut rng) } else { mutate(&seeds[(rng.next() as usize) % seeds.len()], &mut rng) };
