@@ -1,5 +1,5 @@
-//! GIFT-128 in vslice (`ciphers/gift/gift_v.ua`, GIFT-COFB bitsliced representation, round
-//! keys from the C helper `ciphers/gift/gift_keys.c`): known-answer and random tests through
+//! GIFT-128 in vslice (`ciphers/gift/gift_v.ua`, fixsliced GIFT-COFB bitsliced representation,
+//! round keys from the C helper `ciphers/gift/gift_keys.c`): known-answer and random tests through
 //! `common::run_everywhere` (interpreter + every native arch of this CPU), compared with
 //! `nakiri_oracles::gift128`.
 
@@ -42,8 +42,28 @@ fn round_keys(key: &[u8; 16]) -> Vec<u64> {
     out
 }
 
-/// Runs the C helper `gift128_round_keys` on each key.
-fn helper_round_keys(keys: &[[u8; 16]]) -> Vec<Vec<u64>> {
+/// The fixsliced representation sigma_k (k = 0..4) of gift_v.ua: sigma_0 = identity,
+/// sigma_(k+1) = sigma_k o P_3^-1 with P_3(n) = n/4 + 8*((3*(n%4) + 3) % 4) (GIFT's PermBits on
+/// word S3); sigma[k][n] = position of bit n. Applied to U_r, V_r with k = (r+1) mod 5.
+fn fixsliced_round_keys(key: &[u8; 16]) -> Vec<u64> {
+    let p3: Vec<usize> = (0..32).map(|n| n / 4 + 8 * ((3 * (n % 4) + 3) % 4)).collect();
+    let mut p3_inv = vec![0usize; 32];
+    for n in 0..32 {
+        p3_inv[p3[n]] = n;
+    }
+    let mut sigma: Vec<Vec<usize>> = vec![(0..32).collect()];
+    for k in 0..5 {
+        let next: Vec<usize> = (0..32).map(|n| sigma[k][p3_inv[n]]).collect();
+        sigma.push(next);
+    }
+    assert_eq!(sigma[5], sigma[0], "P_3 has order 5");
+    let place = |s: &[usize], x: u64| (0..32).fold(0u64, |a, n| a | (((x >> n) & 1) << s[n]));
+    round_keys(key).iter().enumerate().map(|(i, &w)| place(&sigma[(i / 2 + 1) % 5], w)).collect()
+}
+
+/// Runs the C helpers `gift128_round_keys` and `gift128_fixsliced_round_keys` on each key:
+/// returns (plain, fixsliced).
+fn helper_round_keys(keys: &[[u8; 16]]) -> Vec<(Vec<u64>, Vec<u64>)> {
     let driver = r#"
 #include <stdio.h>
 #include "gift_keys.h"
@@ -53,6 +73,9 @@ int main(void) {
         for (int i = 0; i < 16; i++) { if (scanf("%x", &v) != 1) return 0; k[i] = (uint8_t)v; }
         uint32_t rk[80];
         gift128_round_keys(k, rk);
+        for (int i = 0; i < 80; i++) printf("%x ", rk[i]);
+        printf("\n");
+        gift128_fixsliced_round_keys(k, rk);
         for (int i = 0; i < 80; i++) printf("%x ", rk[i]);
         printf("\n");
     }
@@ -67,8 +90,8 @@ int main(void) {
     );
     let lines: Vec<Vec<u64>> =
         out.lines().map(|l| l.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect()).collect();
-    assert_eq!(lines.len(), keys.len());
-    lines
+    assert_eq!(lines.len(), 2 * keys.len());
+    lines.chunks(2).map(|c| (c[0].clone(), c[1].clone())).collect()
 }
 
 /// A GIFT-COFB-order block as the packed API's words S0..S3 (big-endian 32-bit words).
@@ -91,8 +114,9 @@ fn gift_v_key_helper() {
     for _ in 0..200 {
         keys.push(random_bytes(&mut rng));
     }
-    for (k, got) in keys.iter().zip(helper_round_keys(&keys)) {
-        assert_eq!(got, round_keys(k), "key {:x?}", k);
+    for (k, (plain, fixsliced)) in keys.iter().zip(helper_round_keys(&keys)) {
+        assert_eq!(plain, round_keys(k), "key {:x?}", k);
+        assert_eq!(fixsliced, fixsliced_round_keys(k), "fixsliced, key {:x?}", k);
     }
 }
 
@@ -120,9 +144,10 @@ fn gift_v(slicing: Slicing) {
     assert!(keys.len() <= 23);
     let rks = helper_round_keys(&keys);
     for (k, rk) in keys.iter().zip(&rks) {
-        assert_eq!(*rk, round_keys(k), "helper round keys for {:x?}", k);
+        assert_eq!(rk.0, round_keys(k), "helper round keys for {:x?}", k);
+        assert_eq!(rk.1, fixsliced_round_keys(k), "helper fixsliced round keys for {:x?}", k);
     }
-    let rk_of = |k: &[u8; 16]| rks[keys.iter().position(|x| x == k).unwrap()].clone();
+    let rk_of = |k: &[u8; 16]| rks[keys.iter().position(|x| x == k).unwrap()].1.clone();
     let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![cofb_words(p), rk_of(k)]).collect();
     let out = run_everywhere(&format!("gift128 vslice {:?}", slicing), &prog, &insts);
     let got: Vec<[u8; 16]> = out.iter().map(|o| words_cofb(&o[0])).collect();

@@ -23,3 +23,22 @@ void gift128_round_keys(const uint8_t key[16], uint32_t rk[40 * 2])
         k[6] = t0;
     }
 }
+
+/* Bit m of the result is bit P_3(m) of x, P_3(m) = m/4 + 8*((3*(m%4) + 3) % 4). */
+static uint32_t p3_inv(uint32_t x)
+{
+    uint32_t y = 0;
+    for (unsigned m = 0; m < 32; m++)
+        y |= ((x >> (m / 4 + 8 * ((3 * (m % 4) + 3) % 4))) & 1u) << m;
+    return y;
+}
+
+void gift128_fixsliced_round_keys(const uint8_t key[16], uint32_t rk[40 * 2])
+{
+    gift128_round_keys(key, rk);
+    for (int r = 0; r < 40; r++)
+        for (int t = 0; t < (r + 1) % 5; t++) {
+            rk[2 * r] = p3_inv(rk[2 * r]);
+            rk[2 * r + 1] = p3_inv(rk[2 * r + 1]);
+        }
+}
