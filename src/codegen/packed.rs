@@ -118,7 +118,10 @@ fn err<T>(msg: String) -> Result<T, CodegenError> {
 /// Computes the packed layout, or says why this program/arch cannot have a packed entry point.
 pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> {
     let entry = prog.entry();
-    let slicing = prog.slicing;
+    // Vslice with only 1-bit words on a SIMD target uses the bitslice register layout
+    // (see codegen: one instance per register bit), so it gets the bitslice packing.
+    let one_bit = entry.inputs.iter().chain(&entry.outputs).all(|p| p.word_bits == 1 && p.atoms.iter().all(|a| entry.bits(*a) == 1));
+    let slicing = if prog.slicing == Slicing::V && arch != Arch::Std && one_bit { Slicing::B } else { prog.slicing };
     let all: Vec<(&Param, bool)> =
         entry.inputs.iter().map(|p| (p, true)).chain(entry.outputs.iter().map(|p| (p, false))).collect();
     // Atom word size (V/H: one per program, needed for the register layout).

@@ -54,8 +54,15 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    // Feed stdin from another thread so a program that prints a lot before reading all its
+    // input cannot deadlock against us.
+    let mut pipe = child.stdin.take().unwrap();
+    let input = stdin.as_bytes().to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&input);
+    });
     let out = child.wait_with_output().unwrap();
+    let _ = writer.join();
     if !out.status.success() {
         panic!("program in {} failed ({}):\n{}", dir.display(), out.status, String::from_utf8_lossy(&out.stderr));
     }
