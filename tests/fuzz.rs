@@ -120,6 +120,8 @@ fn pathological_inputs_are_rejected_cleanly() {
         "node f (a:u8) returns (b:u8) let b = a <<< 18446744073709551615 tel".to_string(),
         "node f (a:u8) returns (b:u8) let b = a[99999999999999999999] tel".to_string(),
         (0..3000).map(|i| format!("node f{} (a:u8) returns (b:u8) let b = {}(a) tel\n", i, if i == 0 { "~".to_string() } else { format!("f{}", i - 1) })).collect(),
+        // each node calls the previous one twice: naive inlining would be exponential
+        (0..40).map(|i| if i == 0 { "node f0 (a:u8) returns (b:u8) let b = ~a tel\n".to_string() } else { format!("node f{} (a:u8) returns (b:u8) let b = f{}(f{}(a)) tel\n", i, i - 1, i - 1) }).collect(),
     ];
     for (k, src) in cases.into_iter().enumerate() {
         let start = std::time::Instant::now();

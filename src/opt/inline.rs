@@ -6,7 +6,7 @@
 //! called are removed (the entry stays last).
 //!
 //! Policy (`InlinePolicy`): `Default` inlines nodes marked `_inline`, nodes that are pure
-//! wiring (only copies and constants, e.g. perms) and tiny nodes (≤ 4 instructions), never
+//! wiring (only copies and constants, e.g. perms) and tiny nodes (≤ 4 operations besides copies and constants), never
 //! `_no_inline` ones; `All` (`-inline-all`) inlines everything not marked `_no_inline`;
 //! `Marked` (`-no-inline`) inlines only `_inline` nodes.
 //!
@@ -30,28 +30,39 @@ fn should_inline(callee: &Node, policy: InlinePolicy) -> bool {
             InlinePolicy::All => true,
             InlinePolicy::Marked => false,
             InlinePolicy::Default => {
-                callee.body.len() <= 4 || callee.body.iter().all(|i| matches!(i, Instr::Assign { op: Op::Copy(_) | Op::Const(_), .. }))
+                let ops = callee.body.iter().filter(|i| !matches!(i, Instr::Assign { op: Op::Copy(_) | Op::Const(_), .. })).count();
+                ops <= 4
             }
         },
     }
 }
 
+/// A node body never grows past this by inlining (calls are kept beyond it), so chains of
+/// small nodes calling each other cannot blow up exponentially.
+pub const MAX_INLINED_BODY: usize = 200_000;
+
 pub fn run(prog: &mut Program, policy: InlinePolicy) {
     let n = prog.nodes.len();
-    let inline: Vec<bool> = prog.nodes.iter().map(|nd| should_inline(nd, policy)).collect();
+    // Decided on each callee's body once it has been processed (callees come first, so their
+    // own calls are already inlined).
+    let mut inline: Vec<bool> = Vec::with_capacity(n);
     // Callees come before callers, so processing in order inlines already-flattened bodies.
     for idx in 0..n {
         let (done, rest) = prog.nodes.split_at_mut(idx);
         let node = &mut rest[0];
         if !node.body.iter().any(|i| matches!(i, Instr::Call { callee, .. } if inline[callee.0 as usize])) {
+            inline.push(should_inline(node, policy));
             continue;
         }
         let mut names: HashSet<String> = node.vars.iter().map(|v| v.name.clone()).collect();
+        let mut next_suffix = 0usize;
         let old_body = std::mem::take(&mut node.body);
         let mut body = Vec::with_capacity(old_body.len());
+        let mut budget = MAX_INLINED_BODY.saturating_sub(old_body.len());
         for (site, ins) in old_body.into_iter().enumerate() {
             match ins {
-                Instr::Call { dsts, callee, args } if inline[callee.0 as usize] => {
+                Instr::Call { dsts, callee, args } if inline[callee.0 as usize] && done[callee.0 as usize].body.len() <= budget => {
+                    budget -= done[callee.0 as usize].body.len();
                     let c = &done[callee.0 as usize];
                     let mut map: Vec<Option<VarId>> = vec![None; c.vars.len()];
                     for (p, a) in c.flat_inputs().iter().zip(&args) {
@@ -79,11 +90,13 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) {
                                 Some(x) => x,
                                 None => {
                                     let v = c.var(d);
-                                    let mut name = format!("{}_i{}", v.name, site);
-                                    let mut k = 0;
+                                    // Names stay short however deep the inlining goes (a
+                                    // chain of 3000 nodes must not build 3000-level names).
+                                    let stem = short_stem(&v.name);
+                                    let mut name = format!("{}_i{}", stem, site);
                                     while names.contains(&name) {
-                                        k += 1;
-                                        name = format!("{}_i{}_{}", v.name, site, k);
+                                        next_suffix += 1;
+                                        name = format!("{}_i{}_{}", stem, site, next_suffix);
                                     }
                                     names.insert(name.clone());
                                     node.vars.push(crate::ir::Var { name, bits: v.bits });
@@ -114,8 +127,17 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) {
             }
         }
         node.body = body;
+        inline.push(should_inline(node, policy));
     }
     prune(prog);
+}
+
+/// The name an inlined atom is based on: the callee's name for it, cut to 24 characters.
+fn short_stem(name: &str) -> &str {
+    match name.char_indices().nth(24) {
+        Some((cut, _)) => &name[..cut],
+        None => name,
+    }
 }
 
 /// Removes nodes no longer called (the entry, last, always stays), renumbering calls.

@@ -22,6 +22,10 @@ impl Default for OptConfig {
 
 /// The optimisation pipeline.
 pub fn optimize(prog: &mut Program, cfg: &OptConfig) {
+    // Copies first, so inlining sees the real size of each node; again after inlining.
+    if cfg.copy_prop {
+        copy_prop::run(prog);
+    }
     inline::run(prog, cfg.inline);
     if cfg.copy_prop {
         copy_prop::run(prog);

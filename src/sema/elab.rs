@@ -260,7 +260,10 @@ struct Inst {
     instrs: Vec<(Instr, Span)>,
     def_span: HashMap<VarId, Span>,
     input_ids: HashSet<VarId>,
-    desc: HashMap<VarId, String>,
+    /// Version atom (made by `:=`) → the variable's version-0 atom (for messages).
+    first_of: HashMap<VarId, VarId>,
+    /// Atoms that hold a source variable (version 0 or a `:=` version), indexed by `VarId`.
+    source_atom: Vec<bool>,
     consts: HashMap<(u32, u64), VarId>,
     names: HashSet<String>,
     suffix: HashMap<String, usize>,
@@ -282,7 +285,8 @@ impl Inst {
             instrs: vec![],
             def_span: HashMap::new(),
             input_ids: HashSet::new(),
-            desc: HashMap::new(),
+            first_of: HashMap::new(),
+            source_atom: Vec::new(),
             consts: HashMap::new(),
             names: HashSet::new(),
             suffix: HashMap::new(),
@@ -324,6 +328,34 @@ impl Inst {
         self.fresh(&n, bits)
     }
 
+    fn mark_source(&mut self, id: VarId) {
+        let i = id.0 as usize;
+        if self.source_atom.len() <= i {
+            self.source_atom.resize(i + 1, false);
+        }
+        self.source_atom[i] = true;
+    }
+
+    fn is_source(&self, id: VarId) -> bool {
+        self.source_atom.get(id.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// `x[3]` or `x[3] (bit 5)`: the source element an atom holds (computed only for messages).
+    fn describe(&self, id: VarId) -> String {
+        let f = self.first_of.get(&id).copied().unwrap_or(id);
+        for (name, e) in &self.vars {
+            if let Some(k) = e.first.iter().position(|x| *x == f) {
+                let shape = match &e.ty {
+                    Ty::Words { shape, .. } => shape.clone(),
+                    Ty::Nat => vec![],
+                };
+                let (w, b) = (k / e.atoms_per_word, k % e.atoms_per_word);
+                return if e.atoms_per_word > 1 { format!("{}{} (bit {})", name, src_index(&shape, w), b) } else { format!("{}{}", name, src_index(&shape, w)) };
+            }
+        }
+        self.node.var(id).name.clone()
+    }
+
     /// Declares a source variable with its atoms.
     fn declare(&mut self, name: &str, ty: Ty, role: Role, span: Span) -> Vec<VarId> {
         let (bits, n_words) = match &ty {
@@ -342,8 +374,7 @@ impl Inst {
                 let idx = index_suffix(&shape, w);
                 let base = if apw > 1 { format!("{}{}__b{}", name, idx, b) } else { format!("{}{}", name, idx) };
                 let id = self.fresh(&base, ab);
-                let d = if apw > 1 { format!("{}{} (bit {})", name, src_index(&shape, w), b) } else { format!("{}{}", name, src_index(&shape, w)) };
-                self.desc.insert(id, d);
+                self.mark_source(id);
                 atoms.push(id);
             }
         }
@@ -667,7 +698,7 @@ impl<'a> Ctx<'a> {
             for d in ins.defs() {
                 if let Some(prev) = def_of[d.0 as usize] {
                     let pspan = inst.instrs[prev].1;
-                    let what = inst.desc.get(&d).cloned().unwrap_or_else(|| inst.node.var(d).name.clone());
+                    let what = inst.describe(d);
                     self.err(&inst, Diagnostic::error(*span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(pspan, "first definition").help("use `:=` to give a variable a new version"));
                     failed = true;
                 }
@@ -679,7 +710,7 @@ impl<'a> Ctx<'a> {
         for (ins, span) in &inst.instrs {
             for u in ins.uses() {
                 if def_of[u.0 as usize].is_none() && !inst.input_ids.contains(&u) && reported.insert(u) {
-                    let what = inst.desc.get(&u).cloned().unwrap_or_else(|| inst.node.var(u).name.clone());
+                    let what = inst.describe(u);
                     self.push(Diagnostic::error(*span, format!("`{}` is used but never defined", what)).label("used here"));
                     failed = true;
                 }
@@ -692,7 +723,7 @@ impl<'a> Ctx<'a> {
             let slots = entry.slots.clone();
             for (k, s) in slots.iter().enumerate() {
                 if def_of[s.0 as usize].is_none() {
-                    let what = inst.desc.get(&entry.first[k]).cloned().unwrap_or_default();
+                    let what = inst.describe(entry.first[k]);
                     self.push(Diagnostic::error(entry.decl_span, format!("output `{}` is never defined", what)).label("output declared here"));
                     failed = true;
                     break;
@@ -755,7 +786,7 @@ impl<'a> Ctx<'a> {
             let eqs: Vec<usize> = stuck
                 .iter()
                 .copied()
-                .filter(|&i| matches!(&inst.instrs[i].0, Instr::Assign { dst, op: Op::Copy(_) } if inst.desc.contains_key(dst)))
+                .filter(|&i| matches!(&inst.instrs[i].0, Instr::Assign { dst, op: Op::Copy(_) } if inst.is_source(*dst)))
                 .collect();
             if !eqs.is_empty() {
                 stuck = eqs;
@@ -1004,7 +1035,7 @@ impl<'a> Ctx<'a> {
                     let v = &inst.vars[&name];
                     let first = v.first[k];
                     if let Some(prev) = inst.def_span.get(&first) {
-                        let what = inst.desc.get(&first).cloned().unwrap_or_default();
+                        let what = inst.describe(first);
                         let d = Diagnostic::error(span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(*prev, "first definition").help("use `:=` to give a variable a new version");
                         self.err(inst, d);
                         return Err(());
@@ -1015,8 +1046,9 @@ impl<'a> Ctx<'a> {
                     let bits = inst.node.bits(inst.vars[&name].slots[k]);
                     let base = inst.node.var(inst.vars[&name].first[k]).name.clone();
                     let id = inst.fresh(&format!("{}_v", base), bits);
-                    let d = inst.desc.get(&inst.vars[&name].first[k]).cloned().unwrap_or_default();
-                    inst.desc.insert(id, d);
+                    let f = inst.vars[&name].first[k];
+                    inst.first_of.insert(id, f);
+                    inst.mark_source(id);
                     inst.vars.get_mut(&name).unwrap().slots[k] = id;
                     id
                 }
