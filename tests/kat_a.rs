@@ -127,6 +127,11 @@ fn aes128_planes_vslice() {
     aes_planes(Slicing::V, 1000);
 }
 
+#[test]
+fn aes128_planes_bitslice() {
+    aes_planes(Slicing::B, 1000);
+}
+
 // ----------------------------------------------------- AES-128 with const round keys (C helper)
 
 /// Runs `ciphers/aes/aes_keys.c` on `keys`; returns per key its 88 round-key plane words.
@@ -192,4 +197,14 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
 #[test]
 fn aes128_const_round_keys_hslice() {
     aes_rk(Slicing::H, 7, 1000);
+}
+
+#[test]
+fn aes128_const_round_keys_vslice() {
+    aes_rk(Slicing::V, 7, 1000);
+}
+
+#[test]
+fn aes128_const_round_keys_bitslice() {
+    aes_rk(Slicing::B, 7, 1000);
 }
