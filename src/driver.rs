@@ -95,7 +95,7 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
     let mut front = check(name, text, cfg, loader);
     let Some(checked) = &front.checked else { return (front, None) };
     let mut prog = checked.ir.clone();
-    crate::opt::optimize(&mut prog, &cfg.opt);
+    crate::opt::optimize(&mut prog, &checked.loop_hints, &cfg.opt);
     if let Err(e) = ir::verify(&prog) {
         front.diags.push(Diagnostic::error_nospan(e.to_string()));
         return (front, None);

@@ -18,3 +18,4 @@ pub mod codegen;
 pub mod runtime;
 pub mod cli;
 pub mod driver;
+pub mod fxhash;

@@ -838,7 +838,9 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let t5 = b.op(8, Op::Shl(t4, 2));
     b.output("y", &[], 8, vec![t5]);
     let h = Program { slicing: Slicing::H, nodes: vec![b.n] };
-    vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse)]
+    // loops_v_std: kept loops (a chain, a map, an invariant argument) from tests/in/loops.ua.
+    let l = common::lower_file("tests/in/loops.ua", Slicing::V);
+    vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse), ("loops_v_std", l, Arch::Std)]
 }
 
 /// The differing middle of two texts (common leading and trailing lines skipped).

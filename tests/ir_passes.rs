@@ -61,7 +61,8 @@ fn optimisation_passes_preserve_meaning() {
         let src = std::fs::read_to_string(common::root().join(&file)).unwrap();
         let cfg = Config { slicing: s, ..Config::default() };
         let front = driver::check(&file, &src, &cfg, &common::Fs);
-        let before = front.checked.unwrap_or_else(|| panic!("{}", file)).ir;
+        let checked = front.checked.unwrap_or_else(|| panic!("{}", file));
+        let (before, hints) = (checked.ir, checked.loop_hints);
         ir::verify(&before).unwrap();
         let inputs = random_inputs(&before, &mut rng, 50);
         let expect = common::run_interp(&before, &inputs);
@@ -79,8 +80,75 @@ fn optimisation_passes_preserve_meaning() {
         nakiri::opt::copy_prop::run(&mut after);
         ir::verify(&after).unwrap_or_else(|e| panic!("{} -{}: copy_prop broke the IR: {}", file, s, e));
         assert_eq!(common::run_interp(&after, &inputs), expect, "{} -{}: copy_prop changed the meaning", file, s);
+        // Loop outlining, on the program as sema made it (the hints are its body positions).
+        let mut outlined = before.clone();
+        let ostats = nakiri::opt::outline::run(&mut outlined, &hints);
+        ir::verify(&outlined).unwrap_or_else(|e| panic!("{} -{}: outline broke the IR: {}", file, s, e));
+        assert_eq!(common::run_interp(&outlined, &inputs), expect, "{} -{}: outline changed the meaning", file, s);
+        assert_eq!(outlined.nodes.len(), before.nodes.len() + ostats.outlined, "{}: one node per outlined loop", file);
+        // Loop re-rolling, on the fully optimised program.
+        let mut unrolled = before.clone();
+        let mut opt = nakiri::opt::OptConfig { keep_loops: false, ..Default::default() };
+        nakiri::opt::optimize(&mut unrolled, &hints, &opt);
+        let mut rolled = unrolled.clone();
+        let stats = nakiri::opt::reroll::run(&mut rolled);
+        ir::verify(&rolled).unwrap_or_else(|e| panic!("{} -{}: reroll broke the IR: {}", file, s, e));
+        assert_eq!(common::run_interp(&rolled, &inputs), expect, "{} -{}: reroll changed the meaning", file, s);
+        let loops = rolled.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, ir::Instr::Loop { .. })).count();
+        assert_eq!(loops, stats.loops, "{}: reroll stats", file);
+        opt.keep_loops = true;
+        let mut pipeline = before.clone();
+        nakiri::opt::optimize(&mut pipeline, &hints, &opt);
+        ir::verify(&pipeline).unwrap_or_else(|e| panic!("{} -{}: the pipeline broke the IR: {}", file, s, e));
+        assert_eq!(common::run_interp(&pipeline, &inputs), expect, "{} -{}: the pipeline changed the meaning", file, s);
         let n_before: usize = before.nodes.iter().map(|n| n.body.len()).sum();
         let n_after: usize = after.nodes.iter().map(|n| n.body.len()).sum();
         assert!(n_after <= n_before, "{}: copy_prop grew the program", file);
     }
+}
+
+/// Which loops `opt::reroll` keeps in `tests/in/loops.ua` (the corpus test runs it natively).
+#[test]
+fn loops_kept_where_iterations_agree() {
+    for s in [Slicing::V, Slicing::B, Slicing::H] {
+        let prog = common::lower_file("tests/in/loops.ua", s);
+        let entry = prog.entry();
+        let loops: Vec<(String, u32)> = entry
+            .body
+            .iter()
+            .filter_map(|i| match i {
+                // outlined loop bodies are named `<node>__loopN`
+                ir::Instr::Loop { callee, count, .. } => Some((prog.node(*callee).name.split("__loop").next().unwrap().to_string(), *count)),
+                _ => None,
+            })
+            .collect();
+        let expect: Vec<(String, u32)> = [("round", 3), ("round", 3), ("mix", 4), ("round", 4), ("loops", 5)].iter().map(|(n, c)| (n.to_string(), *c)).collect();
+        assert_eq!(loops, expect, "-{}: kept loops", s);
+        // the loop whose index is a `nat` argument stays four calls of four instances
+        let tweaks = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { callee, .. } if prog.node(*callee).name.starts_with("tweak"))).count();
+        assert_eq!(tweaks, 4, "-{}: unrolled loop", s);
+        // the rotation by the index and the `_unroll` loop stay unrolled: no other call
+        let calls = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { .. })).count();
+        assert_eq!(calls, 4, "-{}: only the four tweak calls remain", s);
+        // the chain with a per-iteration key passes one key a turn; the last passes one key
+        let ir::Instr::Loop { args, state, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { .. })).unwrap() else { unreachable!() };
+        assert_eq!(state.len(), if s == Slicing::B { 32 } else { 2 });
+        assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 3)));
+        // -unroll keeps none
+        let src = std::fs::read_to_string(common::root().join("tests/in/loops.ua")).unwrap();
+        let mut cfg = Config { slicing: s, ..Config::default() };
+        cfg.opt.keep_loops = false;
+        let (_, p) = driver::lower("loops.ua", &src, &cfg, &common::Fs);
+        assert!(!p.unwrap().nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Loop { .. })), "-{}: -unroll", s);
+    }
+}
+
+/// The C of a kept loop is a `for` loop with a compile-time bound (and the program still has
+/// the same meaning: `tests/corpus.rs` runs `loops.ua` natively).
+#[test]
+fn kept_loops_are_c_for_loops() {
+    let prog = common::lower_file("ciphers/chacha20/chacha20.ua", Slicing::V);
+    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new() }).unwrap();
+    assert!(out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"), "the 10 double rounds are one loop");
+    assert_eq!(out.c.matches("double_round(").count(), 2, "one definition and one call of double_round");
 }

@@ -50,7 +50,8 @@ OPTIONS:
 
 USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
-    -parse-only -type-only -light-inline -heavy-inline -unroll
+    -unroll, --unroll (unroll every loop: no C `for` loops for runs of calls of one node)
+    -parse-only -type-only -light-inline -heavy-inline
     -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -no-CSE -no-copy-prop
     -no-fold-const -no-CSE-CP-CF -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
     -lf -gen-bench -bits-per-reg N -w -v N -bench-*
@@ -69,6 +70,7 @@ struct Args {
     includes: Vec<String>,
     notes: Vec<String>,
     no_copy_prop: bool,
+    unroll: bool,
     inline: Option<crate::opt::InlinePolicy>,
 }
 
@@ -154,7 +156,8 @@ pub fn run(argv: &[String]) -> i32 {
             "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
-            "-w" | "-light-inline" | "-heavy-inline" | "-unroll" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
+            "-unroll" | "--unroll" => a.unroll = true,
+            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
             | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
             }
@@ -201,6 +204,7 @@ pub fn run(argv: &[String]) -> i32 {
         ..Config::default()
     };
     cfg.opt.copy_prop = !a.no_copy_prop;
+    cfg.opt.keep_loops = !a.unroll;
     if let Some(p) = a.inline {
         cfg.opt.inline = p;
     }

@@ -14,7 +14,7 @@ pub mod packed;
 pub mod target;
 pub use target::{instances_per_call, Arch};
 
-use crate::ir::{Instr, Node, Param, Program, Slicing, VarId};
+use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, VarId};
 use c_emit::{comment_lines, Namer};
 use ops::{Helpers, OpTarget};
 use std::fmt;
@@ -380,41 +380,64 @@ fn emit_function(
                 let e = ops::op_expr(t, helpers, node, m, op, &nm)?;
                 body.push(format!("{} {} = {};", ty(*dst), nm(*dst), e));
             }
-            Instr::Call { dsts, callee, args } if array_abi_type(&prog.nodes[callee.0 as usize], t).is_some() => {
-                let elem = array_abi_type(&prog.nodes[callee.0 as usize], t).unwrap();
-                let k = body.len();
-                let mut call_args = Vec::new();
-                if !args.is_empty() {
-                    let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
-                    body.push(format!("const {} nk_a{}[{}] = {{ {} }};", elem, k, args.len(), a.join(", ")));
-                    call_args.push(format!("nk_a{}", k));
-                }
-                if !dsts.is_empty() {
-                    body.push(format!("{} nk_r{}[{}];", elem, k, dsts.len()));
-                    call_args.push(format!("nk_r{}", k));
-                }
-                body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
-                for (i, d) in dsts.iter().enumerate() {
-                    body.push(format!("{} {} = nk_r{}[{}];", ty(*d), nm(*d), k, i));
-                }
-            }
             Instr::Call { dsts, callee, args } => {
-                // Declare the results (grouped by type), then call with their addresses.
-                let mut i = 0;
-                while i < dsts.len() {
-                    let tyi = ty(dsts[i]);
-                    let mut group = vec![nm(dsts[i])];
-                    let mut j = i + 1;
-                    while j < dsts.len() && ty(dsts[j]) == tyi && group.len() < 8 {
-                        group.push(nm(dsts[j]));
-                        j += 1;
-                    }
-                    body.push(format!("{} {};", tyi, group.join(", ")));
-                    i = j;
+                let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
+                let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), nm(*d))).collect();
+                let k = body.len();
+                emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string());
+            }
+            Instr::Loop { callee, count, state, args, results } => {
+                let k = body.len();
+                let c = &prog.nodes[callee.0 as usize];
+                body.push(format!("/* kept loop: {} calls of {} */", count, fn_names[callee.0 as usize]));
+                let sname = |j: usize| format!("nk_l{}_s{}", k, j);
+                for (j, (init, _)) in state.iter().enumerate() {
+                    body.push(format!("{} {} = {};", ty(*init), sname(j), nm(*init)));
                 }
-                let mut a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
-                a.extend(dsts.iter().map(|d| format!("&{}", nm(*d))));
-                body.push(format!("{}({});", fn_names[callee.0 as usize], a.join(", ")));
+                let ci = c.flat_inputs();
+                let co = c.flat_outputs();
+                let mut a = Vec::new();
+                for (p, arg) in args.iter().enumerate() {
+                    a.push(match arg {
+                        LoopArg::State(j) => sname(*j as usize),
+                        LoopArg::Same(v) => nm(*v),
+                        LoopArg::Each(vs) => {
+                            let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
+                            body.push(format!("const {} nk_l{}_x{}[{}] = {{ {} }};", t.atom_type(c.bits(ci[p])), k, p, count, xs.join(", ")));
+                            format!("nk_l{}_x{}[nk_i]", k, p)
+                        }
+                    });
+                }
+                let mut r = Vec::new();
+                let mut updates = Vec::new();
+                for (o, res) in results.iter().enumerate() {
+                    let tyo = t.atom_type(c.bits(co[o])).to_string();
+                    let tmp = format!("nk_l{}_t{}", k, o);
+                    match res {
+                        LoopResult::State(j) => updates.push(format!("{} = {};", sname(*j as usize), tmp)),
+                        LoopResult::Each(_) => {
+                            body.push(format!("{} nk_l{}_y{}[{}];", tyo, k, o, count));
+                            updates.push(format!("nk_l{}_y{}[nk_i] = {};", k, o, tmp));
+                        }
+                    }
+                    r.push((tyo, tmp));
+                }
+                body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
+                let mut inner = Vec::new();
+                emit_call(&mut inner, prog, t, fn_names, *callee, &a, &r, &k.to_string());
+                inner.extend(updates);
+                body.extend(inner.into_iter().map(|l| format!("    {}", l)));
+                body.push("}".to_string());
+                for (j, (_, last)) in state.iter().enumerate() {
+                    body.push(format!("{} {} = {};", ty(*last), nm(*last), sname(j)));
+                }
+                for (o, res) in results.iter().enumerate() {
+                    if let LoopResult::Each(vs) = res {
+                        for (i, v) in vs.iter().enumerate() {
+                            body.push(format!("{} {} = nk_l{}_y{}[{}];", ty(*v), nm(*v), k, o, i));
+                        }
+                    }
+                }
             }
         }
     }
@@ -444,6 +467,45 @@ fn emit_function(
     }
     s.push_str("}\n");
     Ok((s, proto))
+}
+
+/// Lines calling node `callee` with argument expressions `args`, declaring each result as a
+/// local `(C type, name)` of `results`. `tag` makes the temporaries' names unique.
+#[allow(clippy::too_many_arguments)]
+fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str) {
+    let c = &prog.nodes[callee.0 as usize];
+    if let Some(elem) = array_abi_type(c, t) {
+        let mut call_args = Vec::new();
+        if !args.is_empty() {
+            body.push(format!("const {} nk_a{}[{}] = {{ {} }};", elem, tag, args.len(), args.join(", ")));
+            call_args.push(format!("nk_a{}", tag));
+        }
+        if !results.is_empty() {
+            body.push(format!("{} nk_r{}[{}];", elem, tag, results.len()));
+            call_args.push(format!("nk_r{}", tag));
+        }
+        body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
+        for (i, (ty, name)) in results.iter().enumerate() {
+            body.push(format!("{} {} = nk_r{}[{}];", ty, name, tag, i));
+        }
+    } else {
+        // Declare the results (grouped by type), then call with their addresses.
+        let mut i = 0;
+        while i < results.len() {
+            let tyi = &results[i].0;
+            let mut group = vec![results[i].1.clone()];
+            let mut j = i + 1;
+            while j < results.len() && &results[j].0 == tyi && group.len() < 8 {
+                group.push(results[j].1.clone());
+                j += 1;
+            }
+            body.push(format!("{} {};", tyi, group.join(", ")));
+            i = j;
+        }
+        let mut a: Vec<String> = args.to_vec();
+        a.extend(results.iter().map(|(_, d)| format!("&{}", d)));
+        body.push(format!("{}({});", fn_names[callee.0 as usize], a.join(", ")));
+    }
 }
 
 /// The element type of the array ABI for a helper node, when all its atoms share one C type.

@@ -8,7 +8,7 @@
 //! - [`run_entry`]: per source parameter, a list of *source words* (`word_bits` each), the
 //!   layout the packed C API uses. In bitslice the bits of each word are split over atoms MSB-first.
 
-use crate::ir::{mask, Instr, Node, NodeId, Op, Param, Program, Slicing};
+use crate::ir::{mask, Instr, LoopArg, LoopResult, Node, NodeId, Op, Param, Program, Slicing};
 
 /// Runs node `id` on its flattened input atoms; returns its flattened output atoms.
 pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
@@ -30,6 +30,29 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
                 let r = run_node(prog, *callee, &a);
                 for (d, v) in dsts.iter().zip(r) {
                     val[d.0 as usize] = v;
+                }
+            }
+            Instr::Loop { callee, count, state, args, results } => {
+                let mut cur: Vec<u64> = state.iter().map(|s| val[s.0 .0 as usize]).collect();
+                for i in 0..*count as usize {
+                    let a: Vec<u64> = args
+                        .iter()
+                        .map(|x| match x {
+                            LoopArg::State(j) => cur[*j as usize],
+                            LoopArg::Same(v) => val[v.0 as usize],
+                            LoopArg::Each(vs) => val[vs[i].0 as usize],
+                        })
+                        .collect();
+                    let r = run_node(prog, *callee, &a);
+                    for (res, v) in results.iter().zip(r) {
+                        match res {
+                            LoopResult::State(j) => cur[*j as usize] = v,
+                            LoopResult::Each(vs) => val[vs[i].0 as usize] = v,
+                        }
+                    }
+                }
+                for (s, v) in state.iter().zip(cur) {
+                    val[s.1 .0 as usize] = v;
                 }
             }
         }

@@ -1,7 +1,8 @@
 //! Usuba0: the flat, monomorphic, three-address IR every back end consumes.
 //!
-//! Produced by `normalize` (which elaborates the typed program: loops unrolled, tuples,
-//! tables, perms, node arrays and `:=` gone), transformed by `opt`, printed by `codegen`.
+//! Produced by `sema` (which elaborates the typed program: loops unrolled, tuples,
+//! tables, perms, node arrays and `:=` gone), transformed by `opt` (which may keep loops again
+//! as [`Instr::Loop`]), printed by `codegen`.
 //!
 //! # Model
 //! A [`Program`] is a list of [`Node`]s in definition order; the **last** one is the entry.
@@ -22,8 +23,11 @@
 //! - instructions only read atoms defined earlier (inputs, or earlier instructions);
 //! - operand widths agree with the op (see [`Op`]); shift amounts are `< bits`;
 //! - `Call` argument/result atoms match the callee's flattened inputs/outputs in count and width;
-//! - in a `Slicing::B` program every atom has `bits == 1` and only logic ops, `Copy`, `Const`
-//!   and `Call` appear.
+//! - in a `Slicing::B` program every atom has `bits == 1` and only logic ops, `Copy`, `Const`,
+//!   `Call` and `Loop` appear;
+//! - a `Loop` has `count >= 1`, one argument per callee input and one result per callee
+//!   output with matching widths, `count` atoms in every per-iteration list, and exactly one
+//!   result per state.
 
 pub mod parse;
 pub mod print;
@@ -123,6 +127,33 @@ pub enum Instr {
     Assign { dst: VarId, op: Op },
     /// `dsts` = callee's flattened outputs, `args` = callee's flattened inputs.
     Call { dsts: Vec<VarId>, callee: NodeId, args: Vec<VarId> },
+    /// `count` calls of `callee` in sequence, kept as a loop (made by `opt::reroll`; the C is a
+    /// `for` loop). There is one [`LoopArg`] per flattened callee input and one [`LoopResult`]
+    /// per flattened callee output. `state[j] = (init, last)`: state `j` starts as `init`,
+    /// each iteration's `LoopResult::State(j)` output becomes its next value, and after the
+    /// last iteration it is the atom `last`. Semantics, for `i` in `0..count`:
+    /// `outs = callee(args at iteration i)`; then every state and `Each` result is updated.
+    Loop { callee: NodeId, count: u32, state: Vec<(VarId, VarId)>, args: Vec<LoopArg>, results: Vec<LoopResult> },
+}
+
+/// One callee input of an [`Instr::Loop`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopArg {
+    /// The current value of loop state `j`.
+    State(u32),
+    /// The same atom in every iteration.
+    Same(VarId),
+    /// Atom `i` of the list in iteration `i` (`count` atoms).
+    Each(Vec<VarId>),
+}
+
+/// One callee output of an [`Instr::Loop`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoopResult {
+    /// The next value of loop state `j` (exactly one result per state).
+    State(u32),
+    /// Defines atom `i` of the list in iteration `i` (`count` atoms).
+    Each(Vec<VarId>),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -206,15 +237,94 @@ impl Instr {
         match self {
             Instr::Assign { dst, .. } => vec![*dst],
             Instr::Call { dsts, .. } => dsts.clone(),
+            Instr::Loop { state, results, .. } => {
+                let mut v: Vec<VarId> = state.iter().map(|s| s.1).collect();
+                for r in results {
+                    if let LoopResult::Each(xs) = r {
+                        v.extend(xs);
+                    }
+                }
+                v
+            }
         }
     }
     pub fn uses(&self) -> Vec<VarId> {
         match self {
             Instr::Assign { op, .. } => op.operands(),
             Instr::Call { args, .. } => args.clone(),
+            Instr::Loop { state, args, .. } => {
+                let mut v: Vec<VarId> = state.iter().map(|s| s.0).collect();
+                for a in args {
+                    match a {
+                        LoopArg::State(_) => {}
+                        LoopArg::Same(x) => v.push(*x),
+                        LoopArg::Each(xs) => v.extend(xs),
+                    }
+                }
+                v
+            }
+        }
+    }
+    /// The node this instruction calls, if any.
+    pub fn callee(&self) -> Option<NodeId> {
+        match self {
+            Instr::Assign { .. } => None,
+            Instr::Call { callee, .. } | Instr::Loop { callee, .. } => Some(*callee),
+        }
+    }
+    /// Rewrites the callee (when nodes are renumbered).
+    pub fn set_callee(&mut self, id: NodeId) {
+        if let Instr::Call { callee, .. } | Instr::Loop { callee, .. } = self {
+            *callee = id;
+        }
+    }
+    /// Rewrites every atom read through `f`.
+    pub fn map_uses(&mut self, mut f: impl FnMut(VarId) -> VarId) {
+        match self {
+            Instr::Assign { op, .. } => op.map_operands(f),
+            Instr::Call { args, .. } => args.iter_mut().for_each(|a| *a = f(*a)),
+            Instr::Loop { state, args, .. } => {
+                for s in state.iter_mut() {
+                    s.0 = f(s.0);
+                }
+                for a in args {
+                    match a {
+                        LoopArg::State(_) => {}
+                        LoopArg::Same(x) => *x = f(*x),
+                        LoopArg::Each(xs) => xs.iter_mut().for_each(|x| *x = f(*x)),
+                    }
+                }
+            }
+        }
+    }
+    /// Rewrites every atom defined through `f`.
+    pub fn map_defs(&mut self, mut f: impl FnMut(VarId) -> VarId) {
+        match self {
+            Instr::Assign { dst, .. } => *dst = f(*dst),
+            Instr::Call { dsts, .. } => dsts.iter_mut().for_each(|d| *d = f(*d)),
+            Instr::Loop { state, results, .. } => {
+                for s in state.iter_mut() {
+                    s.1 = f(s.1);
+                }
+                for r in results {
+                    if let LoopResult::Each(xs) = r {
+                        xs.iter_mut().for_each(|x| *x = f(*x));
+                    }
+                }
+            }
         }
     }
 }
+
+/// Where sema unrolled a `forall`: for each iteration, the positions in the node's body (as
+/// sema produced it) of the instructions that iteration made. Used by `opt::outline`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopHint {
+    pub iterations: Vec<Vec<usize>>,
+}
+
+/// Loop hints per node name, inner loops before the loops around them.
+pub type LoopHints = std::collections::BTreeMap<String, Vec<LoopHint>>;
 
 /// Mask of the low `bits` bits.
 pub fn mask(bits: u32) -> u64 {

@@ -107,6 +107,11 @@ pub fn parse(text: &str) -> Result<Program, String> {
                     b.node.outputs.push(p);
                 }
             }
+            "loop" => {
+                let Some(b) = cur.as_mut() else { return err(ln, "instruction outside a node") };
+                let ins = parse_loop(ln, line, b, &node_ids)?;
+                b.node.body.push(ins);
+            }
             _ => {
                 let Some(b) = cur.as_mut() else { return err(ln, "instruction outside a node") };
                 let Some((lhs, rhs)) = line.split_once(" = ") else { return err(ln, "expected `dst = op`") };
@@ -172,4 +177,73 @@ pub fn parse(text: &str) -> Result<Program, String> {
     }
     let Some(slicing) = slicing else { return Err("missing `slicing` line".into()) };
     Ok(Program { slicing, nodes })
+}
+
+/// `loop COUNT CALLEE state a->b:W .. args ITEM.. results ITEM..` (see `ir::print`).
+fn parse_loop(ln: usize, line: &str, b: &mut NodeBuilder, node_ids: &HashMap<String, NodeId>) -> Result<Instr, String> {
+    let spaced = line.replace('[', " [ ").replace(']', " ] ");
+    let toks: Vec<&str> = spaced.split_whitespace().collect();
+    let (Some(count), Some(callee), Some(&"state")) = (toks.get(1), toks.get(2), toks.get(3)) else { return err(ln, "expected `loop COUNT NODE state ...`") };
+    let count: u32 = count.parse().map_err(|_| format!("line {}: bad loop count", ln + 1))?;
+    let Some(&cid) = node_ids.get(*callee) else { return err(ln, format!("unknown node `{}`", callee)) };
+    let mut k = 4;
+    let mut state = Vec::new();
+    while k < toks.len() && toks[k] != "args" {
+        let Some((a, rest)) = toks[k].split_once("->") else { return err(ln, "expected `init->last:bits`") };
+        let (last, bits) = typed(ln, rest)?;
+        let a = b.get(ln, a)?;
+        state.push((a, b.var(&last, bits)));
+        k += 1;
+    }
+    k += 1;
+    // items: `@j`, `name` / `name:bits` (bare), or `[ ... ]` (one per iteration)
+    enum Item<'t> {
+        Bare(&'t str),
+        List(Vec<&'t str>),
+    }
+    let mut items: Vec<Item> = Vec::new();
+    let mut arg_items: Option<Vec<Item>> = None;
+    while k < toks.len() {
+        match toks[k] {
+            "results" if arg_items.is_none() => arg_items = Some(std::mem::take(&mut items)),
+            "[" => {
+                let start = k + 1;
+                while k < toks.len() && toks[k] != "]" {
+                    k += 1;
+                }
+                if k == toks.len() {
+                    return err(ln, "unclosed `[`");
+                }
+                items.push(Item::List(toks[start..k].to_vec()));
+            }
+            t => items.push(Item::Bare(t)),
+        }
+        k += 1;
+    }
+    let Some(arg_items) = arg_items else { return err(ln, "expected `results`") };
+    let state_index = |t: &str| -> Result<u32, String> { t[1..].parse().map_err(|_| format!("line {}: bad state index", ln + 1)) };
+    let mut args = Vec::new();
+    for it in &arg_items {
+        args.push(match it {
+            Item::Bare(t) if t.starts_with('@') => LoopArg::State(state_index(t)?),
+            Item::Bare(t) => LoopArg::Same(b.get(ln, t)?),
+            Item::List(ts) => LoopArg::Each(ts.iter().map(|a| b.get(ln, a)).collect::<Result<_, _>>()?),
+        });
+    }
+    let mut results = Vec::new();
+    for it in &items {
+        results.push(match it {
+            Item::Bare(t) if t.starts_with('@') => LoopResult::State(state_index(t)?),
+            Item::Bare(_) => return err(ln, "a loop result is `@j` or `[atoms]`"),
+            Item::List(ts) => {
+                let mut vs = Vec::new();
+                for d in ts {
+                    let (n, bits) = typed(ln, d)?;
+                    vs.push(b.var(&n, bits));
+                }
+                LoopResult::Each(vs)
+            }
+        });
+    }
+    Ok(Instr::Loop { callee: cid, count, state, args, results })
 }

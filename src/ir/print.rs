@@ -10,6 +10,9 @@
 //!   y:16 = rotl t1 3
 //! end
 //! ```
+//! A kept loop (`Instr::Loop`) is one line:
+//! `loop 10 round state s0->s0_out:8 args @0 k [r0 r1 ...] results @0 [y0:8 y1:8 ...]`
+//! (`@j` = state j, a bare atom = the same in every iteration, `[..]` = one atom per iteration).
 //! `ir::parse::parse` reads the same text back.
 
 use super::*;
@@ -83,6 +86,27 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
                 let d: Vec<String> = dsts.iter().map(|d| format!("{}:{}", node.var(*d).name, node.bits(*d))).collect();
                 let a: Vec<&str> = args.iter().map(|a| node.var(*a).name.as_str()).collect();
                 let _ = writeln!(s, "  {} = call {}({})", d.join(", "), prog.node(*callee).name, a.join(", "));
+            }
+            Instr::Loop { callee, count, state, args, results } => {
+                let n = |v: &VarId| node.var(*v).name.clone();
+                let list = |vs: &[VarId]| format!("[{}]", vs.iter().map(n).collect::<Vec<_>>().join(" "));
+                let st: Vec<String> = state.iter().map(|(a, b)| format!("{}->{}:{}", n(a), n(b), node.bits(*b))).collect();
+                let ar: Vec<String> = args
+                    .iter()
+                    .map(|a| match a {
+                        LoopArg::State(j) => format!("@{}", j),
+                        LoopArg::Same(v) => n(v),
+                        LoopArg::Each(vs) => list(vs),
+                    })
+                    .collect();
+                let re: Vec<String> = results
+                    .iter()
+                    .map(|r| match r {
+                        LoopResult::State(j) => format!("@{}", j),
+                        LoopResult::Each(vs) => format!("[{}]", vs.iter().map(|v| format!("{}:{}", n(v), node.bits(*v))).collect::<Vec<_>>().join(" ")),
+                    })
+                    .collect();
+                let _ = writeln!(s, "  loop {} {} state {} args {} results {}", count, prog.node(*callee).name, st.join(" "), ar.join(" "), re.join(" "));
             }
         }
     }

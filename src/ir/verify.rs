@@ -90,8 +90,15 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                     }
                 }
             }
+            Instr::Loop { callee, count, state, args, results } => {
+                if callee.0 as usize >= idx {
+                    return Err(format!("instruction {} calls a later node (or itself)", i));
+                }
+                check_loop(prog, node, *callee, *count, state, args, results).map_err(|e| format!("instruction {}: {}", i, e))?;
+            }
         }
         for d in ins.defs() {
+            check_id(d)?;
             if defined[d.0 as usize] {
                 return Err(format!("atom `{}` defined twice", node.var(d).name));
             }
@@ -105,6 +112,67 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                 return Err(format!("output atom `{}` is never defined", node.var(a).name));
             }
         }
+    }
+    Ok(())
+}
+
+fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[(VarId, VarId)], args: &[LoopArg], results: &[LoopResult]) -> Result<(), String> {
+    let c = prog.node(callee);
+    let ci = c.flat_inputs();
+    let co = c.flat_outputs();
+    if ci.len() != args.len() || co.len() != results.len() {
+        return Err(format!("loop over `{}` has {} args/{} results, expected {}/{}", c.name, args.len(), results.len(), ci.len(), co.len()));
+    }
+    if count == 0 {
+        return Err("loop with no iteration".into());
+    }
+    let n = node.vars.len();
+    let in_range = |v: VarId| (v.0 as usize) < n;
+    for &(a, b) in state {
+        if !in_range(a) || !in_range(b) || node.bits(a) != node.bits(b) {
+            return Err("loop state atoms out of range or of different widths".into());
+        }
+    }
+    let state_bits = |j: u32| -> Result<u32, String> { state.get(j as usize).map(|s| node.bits(s.0)).ok_or(format!("loop state {} does not exist", j)) };
+    for (a, p) in args.iter().zip(&ci) {
+        let w = c.bits(*p);
+        match a {
+            LoopArg::State(j) => {
+                if state_bits(*j)? != w {
+                    return Err(format!("loop over `{}`: state {} width mismatch", c.name, j));
+                }
+            }
+            LoopArg::Same(v) => {
+                if !in_range(*v) || node.bits(*v) != w {
+                    return Err(format!("loop over `{}`: argument width mismatch", c.name));
+                }
+            }
+            LoopArg::Each(vs) => {
+                if vs.len() != count as usize || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w) {
+                    return Err(format!("loop over `{}`: per-iteration argument needs {} atoms of {} bits", c.name, count, w));
+                }
+            }
+        }
+    }
+    let mut next = vec![0usize; state.len()];
+    for (r, p) in results.iter().zip(&co) {
+        let w = c.bits(*p);
+        match r {
+            LoopResult::State(j) => {
+                if state_bits(*j)? != w {
+                    return Err(format!("loop over `{}`: state {} width mismatch", c.name, j));
+                }
+                next[*j as usize] += 1;
+            }
+            LoopResult::Each(vs) => {
+                if vs.len() != count as usize || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w) {
+                    return Err(format!("loop over `{}`: per-iteration result needs {} atoms of {} bits", c.name, count, w));
+                }
+            }
+        }
+    }
+    if next.iter().any(|&k| k != 1) {
+        return Err(format!("loop over `{}`: every state needs exactly one result", c.name));
     }
     Ok(())
 }

@@ -49,11 +49,7 @@ fn run_node(node: &mut Node) {
                     }
                 }
             }
-            Instr::Call { args, .. } => {
-                for a in args.iter_mut() {
-                    *a = repl[a.0 as usize];
-                }
-            }
+            Instr::Call { .. } | Instr::Loop { .. } => ins.map_uses(|a| repl[a.0 as usize]),
         }
         body.push(ins);
     }

@@ -105,21 +105,8 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) {
                             };
                             map[d.0 as usize] = Some(new);
                         }
-                        let m = |v: VarId| map[v.0 as usize].expect("callee atom defined before use");
-                        match &mut ci {
-                            Instr::Assign { dst, op } => {
-                                op.map_operands(m);
-                                *dst = m(*dst);
-                            }
-                            Instr::Call { dsts, args, .. } => {
-                                for a in args.iter_mut() {
-                                    *a = m(*a);
-                                }
-                                for d in dsts.iter_mut() {
-                                    *d = m(*d);
-                                }
-                            }
-                        }
+                        ci.map_uses(|v| map[v.0 as usize].expect("callee atom defined before use"));
+                        ci.map_defs(|v| map[v.0 as usize].expect("callee atom defined"));
                         body.push(ci);
                     }
                 }
@@ -150,7 +137,7 @@ fn prune(prog: &mut Program) {
             continue;
         }
         for ins in &prog.nodes[i].body {
-            if let Instr::Call { callee, .. } = ins {
+            if let Some(callee) = ins.callee() {
                 used[callee.0 as usize] = true;
             }
         }
@@ -169,8 +156,8 @@ fn prune(prog: &mut Program) {
             continue;
         }
         for ins in &mut node.body {
-            if let Instr::Call { callee, .. } = ins {
-                *callee = NodeId(remap[callee.0 as usize]);
+            if let Some(callee) = ins.callee() {
+                ins.set_callee(NodeId(remap[callee.0 as usize]));
             }
         }
         prog.nodes.push(node);

@@ -5,7 +5,8 @@ use crate::diag::{Diagnostic, Span};
 use crate::ir::{self, mask, Instr, NodeId, Op, Slicing, VarId};
 use crate::normalize::sbox;
 use crate::syntax::ast::{self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec};
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BinaryHeap};
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -32,6 +33,9 @@ pub struct InstanceInfo {
 pub struct Checked {
     pub ir: ir::Program,
     pub instances: Vec<InstanceInfo>,
+    /// Where the unrolled `forall` loops are in `ir` (see [`ir::LoopHints`]); loops marked
+    /// `_unroll` are not listed.
+    pub loop_hints: ir::LoopHints,
 }
 
 type R<T> = Result<T, ()>;
@@ -57,6 +61,7 @@ struct Ctx<'a> {
     ops: usize,
     aborted: bool,
     depth: usize,
+    loop_hints: ir::LoopHints,
 }
 
 /// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
@@ -65,16 +70,17 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     let mut cx = Ctx {
         ast: prog,
         opts,
-        decl_index: HashMap::new(),
-        instances: HashMap::new(),
+        decl_index: HashMap::default(),
+        instances: HashMap::default(),
         nodes: Vec::new(),
         infos: Vec::new(),
-        used_names: HashSet::new(),
+        used_names: HashSet::default(),
         diags: Vec::new(),
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         ops: 0,
         aborted: false,
         depth: 0,
+        loop_hints: ir::LoopHints::new(),
     };
     for (i, d) in prog.decls.iter().enumerate() {
         if let Some(&prev) = cx.decl_index.get(d.name.name.as_str()) {
@@ -157,7 +163,8 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     if let Err(e) = ir::verify(&program) {
         return (None, vec![Diagnostic::error_nospan(format!("{}", e))]);
     }
-    (Some(Checked { ir: program, instances }), cx.diags)
+    let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
+    (Some(Checked { ir: program, instances, loop_hints }), cx.diags)
 }
 
 /// Keeps the nodes reachable from `entry` (which becomes the last node), renumbering calls.
@@ -258,6 +265,8 @@ struct Inst {
     nats: HashMap<String, i64>,
     loops: Vec<(String, i64)>,
     instrs: Vec<(Instr, Span)>,
+    /// Per `forall` (inner loops first): the range of `instrs` each iteration produced.
+    loop_ranges: Vec<Vec<(usize, usize)>>,
     def_span: HashMap<VarId, Span>,
     input_ids: HashSet<VarId>,
     /// Version atom (made by `:=`) → the variable's version-0 atom (for messages).
@@ -271,25 +280,30 @@ struct Inst {
     slicing: Slicing,
 }
 
-fn c_ident(s: &str) -> String {
-    s.replace('\'', "_q")
+fn c_ident(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\'') {
+        std::borrow::Cow::Owned(s.replace('\'', "_q"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
 }
 
 impl Inst {
     fn new(name: String, slicing: Slicing, inline: Option<bool>) -> Inst {
         Inst {
             node: ir::Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline },
-            vars: HashMap::new(),
-            nats: HashMap::new(),
+            vars: HashMap::default(),
+            nats: HashMap::default(),
             loops: vec![],
             instrs: vec![],
-            def_span: HashMap::new(),
-            input_ids: HashSet::new(),
-            first_of: HashMap::new(),
+            loop_ranges: vec![],
+            def_span: HashMap::default(),
+            input_ids: HashSet::default(),
+            first_of: HashMap::default(),
             source_atom: Vec::new(),
-            consts: HashMap::new(),
-            names: HashSet::new(),
-            suffix: HashMap::new(),
+            consts: HashMap::default(),
+            names: HashSet::default(),
+            suffix: HashMap::default(),
             tmp: 0,
             slicing,
         }
@@ -305,10 +319,10 @@ impl Inst {
 
     fn fresh(&mut self, base: &str, bits: u32) -> VarId {
         let base = c_ident(base);
-        let mut name = base.clone();
+        let mut name = base.to_string();
         if self.names.contains(&name) {
             // Per-base counter: amortised O(1) even for millions of versions of one variable.
-            let k = self.suffix.entry(base.clone()).or_insert(0);
+            let k = self.suffix.entry(base.to_string()).or_insert(0);
             loop {
                 *k += 1;
                 let cand = format!("{}_{}", base, k);
@@ -370,8 +384,8 @@ impl Inst {
             Ty::Nat => vec![],
         };
         for w in 0..n_words {
+            let idx = index_suffix(&shape, w);
             for b in 0..apw {
-                let idx = index_suffix(&shape, w);
                 let base = if apw > 1 { format!("{}{}__b{}", name, idx, b) } else { format!("{}{}", name, idx) };
                 let id = self.fresh(&base, ab);
                 self.mark_source(id);
@@ -490,7 +504,7 @@ impl<'a> Ctx<'a> {
     }
 
     fn instance_name(&mut self, decl: &ast::Decl, arr: usize, sizes: &BTreeMap<String, u32>, nats: &[i64], is_entry: bool) -> String {
-        let mut name = c_ident(&decl.name.name);
+        let mut name = c_ident(&decl.name.name).into_owned();
         if !is_entry {
             if decl.is_array {
                 name = format!("{}__{}", name, arr);
@@ -539,7 +553,7 @@ impl<'a> Ctx<'a> {
             }
             in_params.push(p);
         }
-        let mut declared: HashMap<&str, Span> = HashMap::new();
+        let mut declared: HashMap<&str, Span> = HashMap::default();
         for p in decl.inputs.iter().chain(&decl.outputs) {
             if let Some(prev) = declared.insert(&p.name.name, p.name.span) {
                 self.push(Diagnostic::error(p.name.span, format!("parameter `{}` is declared twice", p.name.name)).label("again").with_secondary(prev, "first here"));
@@ -570,7 +584,7 @@ impl<'a> Ctx<'a> {
                 if self.opts.slicing == Slicing::B && bits > 1 {
                     c_dims.push(bits as usize);
                 }
-                let param = ir::Param { name: c_ident(&p.name.name), c_dims, word_bits: bits, atoms: atoms.clone(), is_const: p.is_const };
+                let param = ir::Param { name: c_ident(&p.name.name).into_owned(), c_dims, word_bits: bits, atoms: atoms.clone(), is_const: p.is_const };
                 if role == Role::Input {
                     for a in &atoms {
                         inst.input_ids.insert(*a);
@@ -706,7 +720,7 @@ impl<'a> Ctx<'a> {
             }
         }
         // Uses of atoms that are never defined.
-        let mut reported: HashSet<VarId> = HashSet::new();
+        let mut reported: HashSet<VarId> = HashSet::default();
         for (ins, span) in &inst.instrs {
             for u in ins.uses() {
                 if def_of[u.0 as usize].is_none() && !inst.input_ids.contains(&u) && reported.insert(u) {
@@ -766,7 +780,7 @@ impl<'a> Ctx<'a> {
             let remaining: Vec<usize> = (0..n).filter(|&i| indeg[i] > 0).collect();
             // Walk dependencies among the remaining instructions until one repeats: that is a cycle
             // (the rest merely depend on it).
-            let mut pos_in_walk: HashMap<usize, usize> = HashMap::new();
+            let mut pos_in_walk: HashMap<usize, usize> = HashMap::default();
             let mut walk = vec![remaining[0]];
             let mut cur = remaining[0];
             let mut stuck: Vec<usize> = remaining.clone();
@@ -793,7 +807,7 @@ impl<'a> Ctx<'a> {
             }
             let first = inst.instrs[stuck[0]].1;
             let mut d = Diagnostic::error(first, "equations depend on each other in a cycle").label("part of the cycle");
-            let mut spans = HashSet::new();
+            let mut spans = HashSet::default();
             spans.insert(first);
             for &i in stuck.iter().skip(1) {
                 let sp = inst.instrs[i].1;
@@ -803,6 +817,28 @@ impl<'a> Ctx<'a> {
             }
             self.push(d.help("every value must be computable from the inputs; use `:=` for a new version"));
             return Err(());
+        }
+        // Loop iterations, as positions in the ordered body.
+        let mut new_pos = vec![0usize; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_pos[old] = new;
+        }
+        let hints: Vec<ir::LoopHint> = inst
+            .loop_ranges
+            .iter()
+            .map(|ranges| ir::LoopHint {
+                iterations: ranges
+                    .iter()
+                    .map(|&(a, b)| {
+                        let mut v: Vec<usize> = (a..b).map(|old| new_pos[old]).collect();
+                        v.sort_unstable();
+                        v
+                    })
+                    .collect(),
+            })
+            .collect();
+        if !hints.is_empty() {
+            self.loop_hints.insert(inst.node.name.clone(), hints);
         }
         let mut slots: Vec<Option<Instr>> = inst.instrs.into_iter().map(|(i, _)| Some(i)).collect();
         inst.node.body = order.into_iter().map(|i| slots[i].take().unwrap()).collect();
@@ -938,7 +974,10 @@ impl<'a> Ctx<'a> {
                 }
                 let step: i64 = if a <= b { 1 } else { -1 };
                 let mut i = a;
+                let keep = !attrs.iter().any(|x| x.name == "unroll");
+                let mut ranges = Vec::new();
                 loop {
+                    let start = inst.instrs.len();
                     inst.loops.push((var.name.clone(), i));
                     for e in body {
                         if self.aborted {
@@ -948,10 +987,14 @@ impl<'a> Ctx<'a> {
                         let _ = self.equation(inst, e, decl_idx);
                     }
                     inst.loops.pop();
+                    ranges.push((start, inst.instrs.len()));
                     if i == b {
                         break;
                     }
                     i += step;
+                }
+                if keep && ranges.len() > 1 {
+                    inst.loop_ranges.push(ranges);
                 }
                 Ok(())
             }

@@ -3,7 +3,8 @@
 //!
 //! Requires: a parsed [`ast::Program`]. Guarantees on success: a [`Checked`] program whose
 //! `ir` is verified Usuba0 (loops unrolled, tuples, tables, perms, node arrays, `:=` gone,
-//! equations in dependency order), plus per-instance type information for `--dump typed`.
+//! equations in dependency order), plus per-instance type information for `--dump typed` and
+//! where each unrolled loop's iterations are (`loop_hints`, for `opt::outline`).
 //! Every user error is a [`Diagnostic`] with a span; the loop iteration is named when an error
 //! arises inside a `forall`. Work is bounded (`Options::max_ops`), so no input hangs it.
 //!
