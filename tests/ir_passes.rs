@@ -82,21 +82,21 @@ fn optimisation_passes_preserve_meaning() {
         assert_eq!(common::run_interp(&after, &inputs), expect, "{} -{}: copy_prop changed the meaning", file, s);
         // Loop outlining, on the program as sema made it (the hints are its body positions).
         let mut outlined = before.clone();
-        let ostats = nakiri::opt::outline::run(&mut outlined, &hints);
+        let ostats = nakiri::opt::outline::run(&mut outlined, &hints, true);
         ir::verify(&outlined).unwrap_or_else(|e| panic!("{} -{}: outline broke the IR: {}", file, s, e));
         assert_eq!(common::run_interp(&outlined, &inputs), expect, "{} -{}: outline changed the meaning", file, s);
         assert_eq!(outlined.nodes.len(), before.nodes.len() + ostats.outlined, "{}: one node per outlined loop", file);
         // Loop re-rolling, on the fully optimised program.
         let mut unrolled = before.clone();
-        let mut opt = nakiri::opt::OptConfig { keep_loops: false, ..Default::default() };
+        let mut opt = nakiri::opt::OptConfig { loops: nakiri::opt::LoopPolicy::Unroll, ..Default::default() };
         nakiri::opt::optimize(&mut unrolled, &hints, &opt);
         let mut rolled = unrolled.clone();
-        let stats = nakiri::opt::reroll::run(&mut rolled);
+        let stats = nakiri::opt::reroll::run(&mut rolled, true);
         ir::verify(&rolled).unwrap_or_else(|e| panic!("{} -{}: reroll broke the IR: {}", file, s, e));
         assert_eq!(common::run_interp(&rolled, &inputs), expect, "{} -{}: reroll changed the meaning", file, s);
         let loops = rolled.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, ir::Instr::Loop { .. })).count();
         assert_eq!(loops, stats.loops, "{}: reroll stats", file);
-        opt.keep_loops = true;
+        opt.loops = nakiri::opt::LoopPolicy::All;
         let mut pipeline = before.clone();
         nakiri::opt::optimize(&mut pipeline, &hints, &opt);
         ir::verify(&pipeline).unwrap_or_else(|e| panic!("{} -{}: the pipeline broke the IR: {}", file, s, e));
@@ -107,39 +107,79 @@ fn optimisation_passes_preserve_meaning() {
     }
 }
 
-/// Which loops `opt::reroll` keeps in `tests/in/loops.ua` (the corpus test runs it natively).
+fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
+    let src = std::fs::read_to_string(common::root().join(path)).unwrap();
+    let mut cfg = Config { slicing: s, ..Config::default() };
+    cfg.opt.loops = loops;
+    let (front, p) = driver::lower(path, &src, &cfg, &common::Fs);
+    p.unwrap_or_else(|| panic!("{}", front.render_diags()))
+}
+
+/// (callee, count) of the entry's kept loops; outlined bodies (`<node>__loopN`) by node name.
+fn kept_loops(prog: &Program) -> Vec<(String, u32)> {
+    prog.entry()
+        .body
+        .iter()
+        .filter_map(|i| match i {
+            ir::Instr::Loop { callee, count, .. } => Some((prog.node(*callee).name.split("__loop").next().unwrap().to_string(), *count)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn pairs(v: &[(&str, u32)]) -> Vec<(String, u32)> {
+    v.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+}
+
+/// Which loops `opt::outline` + `opt::reroll` keep in `tests/in/loops.ua`, per policy.
 #[test]
 fn loops_kept_where_iterations_agree() {
+    use nakiri::opt::LoopPolicy;
     for s in [Slicing::V, Slicing::B, Slicing::H] {
-        let prog = common::lower_file("tests/in/loops.ua", s);
+        let prog = lower_with("tests/in/loops.ua", s, LoopPolicy::All);
         let entry = prog.entry();
-        let loops: Vec<(String, u32)> = entry
-            .body
-            .iter()
-            .filter_map(|i| match i {
-                // outlined loop bodies are named `<node>__loopN`
-                ir::Instr::Loop { callee, count, .. } => Some((prog.node(*callee).name.split("__loop").next().unwrap().to_string(), *count)),
-                _ => None,
-            })
-            .collect();
-        let expect: Vec<(String, u32)> = [("round", 3), ("round", 3), ("mix", 4), ("round", 4), ("loops", 5)].iter().map(|(n, c)| (n.to_string(), *c)).collect();
-        assert_eq!(loops, expect, "-{}: kept loops", s);
+        assert_eq!(kept_loops(&prog), pairs(&[("round", 6), ("mix", 4), ("round", 4), ("loops", 5)]), "-{}: kept loops (all)", s);
         // the loop whose index is a `nat` argument stays four calls of four instances
         let tweaks = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { callee, .. } if prog.node(*callee).name.starts_with("tweak"))).count();
         assert_eq!(tweaks, 4, "-{}: unrolled loop", s);
         // the rotation by the index and the `_unroll` loop stay unrolled: no other call
         let calls = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { .. })).count();
         assert_eq!(calls, 4, "-{}: only the four tweak calls remain", s);
-        // the chain with a per-iteration key passes one key a turn; the last passes one key
-        let ir::Instr::Loop { args, state, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { .. })).unwrap() else { unreachable!() };
+        // the round chain passes one key a turn, and keeps every value of the state read after it (`st[3][0]`)
+        let ir::Instr::Loop { args, state, results, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { .. })).unwrap() else { unreachable!() };
         assert_eq!(state.len(), if s == Slicing::B { 32 } else { 2 });
-        assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 3)));
-        // -unroll keeps none
-        let src = std::fs::read_to_string(common::root().join("tests/in/loops.ua")).unwrap();
-        let mut cfg = Config { slicing: s, ..Config::default() };
-        cfg.opt.keep_loops = false;
-        let (_, p) = driver::lower("loops.ua", &src, &cfg, &common::Fs);
-        assert!(!p.unwrap().nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Loop { .. })), "-{}: -unroll", s);
+        assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 6)));
+        assert!(results.iter().any(|r| matches!(r, ir::LoopResult::State { each, .. } if each.len() == 5)));
+        // the last chain passes the same key every turn
+        let last_round = entry.body.iter().filter(|i| matches!(i, ir::Instr::Loop { count: 4, .. })).last().unwrap();
+        let ir::Instr::Loop { args, .. } = last_round else { unreachable!() };
+        assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Same(_))));
+        // chains: the map of independent `mix` calls is unrolled
+        let chains = lower_with("tests/in/loops.ua", s, LoopPolicy::Chains);
+        assert_eq!(kept_loops(&chains), pairs(&[("round", 6), ("round", 4), ("loops", 5)]), "-{}: kept loops (chains)", s);
+        // auto: chains in V and H, nothing in B; unroll: nothing
+        let auto = lower_with("tests/in/loops.ua", s, LoopPolicy::Auto);
+        assert_eq!(kept_loops(&auto), if s == Slicing::B { vec![] } else { kept_loops(&chains) }, "-{}: auto", s);
+        let unrolled = lower_with("tests/in/loops.ua", s, LoopPolicy::Unroll);
+        assert!(!unrolled.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Loop { .. })), "-{}: -unroll", s);
+    }
+}
+
+/// Every loop policy computes the same thing natively (on every target this CPU runs) as the
+/// unrolled program in the interpreter: the construct corpus runs with the default policy, so
+/// this covers kept loops in bitslice and loops of independent iterations.
+#[test]
+fn kept_loops_run_natively() {
+    use nakiri::opt::LoopPolicy;
+    let mut rng = Rng(9);
+    for (file, s) in [("tests/in/loops.ua", Slicing::V), ("tests/in/loops.ua", Slicing::B), ("tests/in/loops.ua", Slicing::H), ("ciphers/gimli/gimli.ua", Slicing::B), ("ciphers/aes/aes.ua", Slicing::B)] {
+        let reference = lower_with(file, s, LoopPolicy::Unroll);
+        let inputs = random_inputs(&reference, &mut rng, 300);
+        let expect = common::run_interp(&reference, &inputs);
+        let all = lower_with(file, s, LoopPolicy::All);
+        assert!(!kept_loops(&all).is_empty(), "{} -{}: no loop kept", file, s);
+        let got = common::run_everywhere(&format!("{} -{} --loops all", file, s), &all, &inputs);
+        assert_eq!(got, expect, "{} -{}: kept loops compute differently", file, s);
     }
 }
 

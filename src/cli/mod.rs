@@ -45,12 +45,15 @@ OPTIONS:
     -o OUT.c              output C file; the header is written beside it as OUT.h
     -I DIR                add an include search folder (repeatable)
     --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
+    --loops P             which loops stay C `for` loops: chains (loops whose every iteration
+                          reads the previous one's results, e.g. rounds), all, unroll, or
+                          auto (default: chains in -V/-H, unroll in -B)
     -h, --help            this help
     --version             print the version
 
 USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
-    -unroll, --unroll (unroll every loop: no C `for` loops for runs of calls of one node)
+    -unroll (same as --loops unroll)
     -parse-only -type-only -light-inline -heavy-inline
     -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -no-CSE -no-copy-prop
     -no-fold-const -no-CSE-CP-CF -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
@@ -70,7 +73,7 @@ struct Args {
     includes: Vec<String>,
     notes: Vec<String>,
     no_copy_prop: bool,
-    unroll: bool,
+    loops: Option<crate::opt::LoopPolicy>,
     inline: Option<crate::opt::InlinePolicy>,
 }
 
@@ -156,7 +159,14 @@ pub fn run(argv: &[String]) -> i32 {
             "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
-            "-unroll" | "--unroll" => a.unroll = true,
+            "-unroll" | "--unroll" => a.loops = Some(crate::opt::LoopPolicy::Unroll),
+            "--loops" => match next(&mut i).as_deref() {
+                Some("unroll") => a.loops = Some(crate::opt::LoopPolicy::Unroll),
+                Some("chains") => a.loops = Some(crate::opt::LoopPolicy::Chains),
+                Some("all") => a.loops = Some(crate::opt::LoopPolicy::All),
+                Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
+                _ => return usage_error("`--loops` takes auto, chains, all or unroll"),
+            },
             "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
             | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
@@ -204,7 +214,9 @@ pub fn run(argv: &[String]) -> i32 {
         ..Config::default()
     };
     cfg.opt.copy_prop = !a.no_copy_prop;
-    cfg.opt.keep_loops = !a.unroll;
+    if let Some(l) = a.loops {
+        cfg.opt.loops = l;
+    }
     if let Some(p) = a.inline {
         cfg.opt.inline = p;
     }

@@ -413,12 +413,16 @@ fn emit_function(
                 for (o, res) in results.iter().enumerate() {
                     let tyo = t.atom_type(c.bits(co[o])).to_string();
                     let tmp = format!("nk_l{}_t{}", k, o);
-                    match res {
-                        LoopResult::State(j) => updates.push(format!("{} = {};", sname(*j as usize), tmp)),
-                        LoopResult::Each(_) => {
-                            body.push(format!("{} nk_l{}_y{}[{}];", tyo, k, o, count));
-                            updates.push(format!("nk_l{}_y{}[nk_i] = {};", k, o, tmp));
+                    let kept = match res {
+                        LoopResult::State { state: j, each } => {
+                            updates.push(format!("{} = {};", sname(*j as usize), tmp));
+                            !each.is_empty()
                         }
+                        LoopResult::Each(_) => true,
+                    };
+                    if kept {
+                        body.push(format!("{} nk_l{}_y{}[{}];", tyo, k, o, count));
+                        updates.push(format!("nk_l{}_y{}[nk_i] = {};", k, o, tmp));
                     }
                     r.push((tyo, tmp));
                 }
@@ -432,10 +436,9 @@ fn emit_function(
                     body.push(format!("{} {} = {};", ty(*last), nm(*last), sname(j)));
                 }
                 for (o, res) in results.iter().enumerate() {
-                    if let LoopResult::Each(vs) = res {
-                        for (i, v) in vs.iter().enumerate() {
-                            body.push(format!("{} {} = nk_l{}_y{}[{}];", ty(*v), nm(*v), k, o, i));
-                        }
+                    let (LoopResult::Each(vs) | LoopResult::State { each: vs, .. }) = res;
+                    for (i, v) in vs.iter().enumerate() {
+                        body.push(format!("{} {} = nk_l{}_y{}[{}];", ty(*v), nm(*v), k, o, i));
                     }
                 }
             }

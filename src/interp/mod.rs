@@ -46,7 +46,12 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
                     let r = run_node(prog, *callee, &a);
                     for (res, v) in results.iter().zip(r) {
                         match res {
-                            LoopResult::State(j) => cur[*j as usize] = v,
+                            LoopResult::State { state: j, each } => {
+                                cur[*j as usize] = v;
+                                if i + 1 < *count as usize && !each.is_empty() {
+                                    val[each[i].0 as usize] = v;
+                                }
+                            }
                             LoopResult::Each(vs) => val[vs[i].0 as usize] = v,
                         }
                     }

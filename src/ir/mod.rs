@@ -130,7 +130,7 @@ pub enum Instr {
     /// `count` calls of `callee` in sequence, kept as a loop (made by `opt::reroll`; the C is a
     /// `for` loop). There is one [`LoopArg`] per flattened callee input and one [`LoopResult`]
     /// per flattened callee output. `state[j] = (init, last)`: state `j` starts as `init`,
-    /// each iteration's `LoopResult::State(j)` output becomes its next value, and after the
+    /// each iteration's `LoopResult::State { state: j, .. }` output becomes its next value, and after the
     /// last iteration it is the atom `last`. Semantics, for `i` in `0..count`:
     /// `outs = callee(args at iteration i)`; then every state and `Each` result is updated.
     Loop { callee: NodeId, count: u32, state: Vec<(VarId, VarId)>, args: Vec<LoopArg>, results: Vec<LoopResult> },
@@ -150,8 +150,11 @@ pub enum LoopArg {
 /// One callee output of an [`Instr::Loop`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LoopResult {
-    /// The next value of loop state `j` (exactly one result per state).
-    State(u32),
+    /// The next value of loop state `state` (exactly one result per state). `each` is empty, or
+    /// holds `count - 1` atoms: the state after each iteration but the last (whose value is
+    /// the state's final atom) — for a chain whose every step is also read outside the loop,
+    /// like the round keys of a key schedule.
+    State { state: u32, each: Vec<VarId> },
     /// Defines atom `i` of the list in iteration `i` (`count` atoms).
     Each(Vec<VarId>),
 }
@@ -240,8 +243,8 @@ impl Instr {
             Instr::Loop { state, results, .. } => {
                 let mut v: Vec<VarId> = state.iter().map(|s| s.1).collect();
                 for r in results {
-                    if let LoopResult::Each(xs) = r {
-                        v.extend(xs);
+                    match r {
+                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => v.extend(xs),
                     }
                 }
                 v
@@ -307,8 +310,8 @@ impl Instr {
                     s.1 = f(s.1);
                 }
                 for r in results {
-                    if let LoopResult::Each(xs) = r {
-                        xs.iter_mut().for_each(|x| *x = f(*x));
+                    match r {
+                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => xs.iter_mut().for_each(|x| *x = f(*x)),
                     }
                 }
             }
@@ -317,7 +320,8 @@ impl Instr {
 }
 
 /// Where sema unrolled a `forall`: for each iteration, the positions in the node's body (as
-/// sema produced it) of the instructions that iteration made. Used by `opt::outline`.
+/// sema produced it) of the instructions that iteration made, in the order they were made
+/// (the same for every iteration, unlike their order in the body). Used by `opt::outline`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LoopHint {
     pub iterations: Vec<Vec<usize>>,

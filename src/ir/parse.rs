@@ -231,18 +231,24 @@ fn parse_loop(ln: usize, line: &str, b: &mut NodeBuilder, node_ids: &HashMap<Str
         });
     }
     let mut results = Vec::new();
-    for it in &items {
-        results.push(match it {
-            Item::Bare(t) if t.starts_with('@') => LoopResult::State(state_index(t)?),
-            Item::Bare(_) => return err(ln, "a loop result is `@j` or `[atoms]`"),
-            Item::List(ts) => {
-                let mut vs = Vec::new();
-                for d in ts {
-                    let (n, bits) = typed(ln, d)?;
-                    vs.push(b.var(&n, bits));
-                }
-                LoopResult::Each(vs)
+    let mut typed_list = |ts: &[&str]| -> Result<Vec<VarId>, String> {
+        let mut vs = Vec::new();
+        for d in ts {
+            let (n, bits) = typed(ln, d)?;
+            vs.push(b.var(&n, bits));
+        }
+        Ok(vs)
+    };
+    let mut it = items.iter();
+    while let Some(item) = it.next() {
+        results.push(match item {
+            Item::Bare(t) if t.starts_with('@') && t.ends_with('+') => {
+                let Some(Item::List(ts)) = it.next() else { return err(ln, "expected `[atoms]` after `@j+`") };
+                LoopResult::State { state: state_index(&t[..t.len() - 1])?, each: typed_list(ts)? }
             }
+            Item::Bare(t) if t.starts_with('@') => LoopResult::State { state: state_index(t)?, each: vec![] },
+            Item::Bare(_) => return err(ln, "a loop result is `@j`, `@j+[atoms]` or `[atoms]`"),
+            Item::List(ts) => LoopResult::Each(typed_list(ts)?),
         });
     }
     Ok(Instr::Loop { callee: cid, count, state, args, results })

@@ -12,7 +12,8 @@
 //! ```
 //! A kept loop (`Instr::Loop`) is one line:
 //! `loop 10 round state s0->s0_out:8 args @0 k [r0 r1 ...] results @0 [y0:8 y1:8 ...]`
-//! (`@j` = state j, a bare atom = the same in every iteration, `[..]` = one atom per iteration).
+//! (`@j` = state j, a bare atom = the same in every iteration, `[..]` = one atom per iteration;
+//! a result `@j+[..]` also keeps state j after every iteration but the last).
 //! `ir::parse::parse` reads the same text back.
 
 use super::*;
@@ -102,7 +103,8 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
                 let re: Vec<String> = results
                     .iter()
                     .map(|r| match r {
-                        LoopResult::State(j) => format!("@{}", j),
+                        LoopResult::State { state: j, each } if each.is_empty() => format!("@{}", j),
+                        LoopResult::State { state: j, each } => format!("@{}+[{}]", j, each.iter().map(|v| format!("{}:{}", n(v), node.bits(*v))).collect::<Vec<_>>().join(" ")),
                         LoopResult::Each(vs) => format!("[{}]", vs.iter().map(|v| format!("{}:{}", n(v), node.bits(*v))).collect::<Vec<_>>().join(" ")),
                     })
                     .collect();

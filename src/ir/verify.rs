@@ -158,9 +158,12 @@ fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[
     for (r, p) in results.iter().zip(&co) {
         let w = c.bits(*p);
         match r {
-            LoopResult::State(j) => {
+            LoopResult::State { state: j, each } => {
                 if state_bits(*j)? != w {
                     return Err(format!("loop over `{}`: state {} width mismatch", c.name, j));
+                }
+                if !each.is_empty() && (each.len() != count as usize - 1 || each.iter().any(|v| !in_range(*v) || node.bits(*v) != w)) {
+                    return Err(format!("loop over `{}`: state {} per-iteration values need {} atoms of {} bits", c.name, j, count - 1, w));
                 }
                 next[*j as usize] += 1;
             }

@@ -8,27 +8,57 @@ pub mod reroll;
 
 pub use inline::InlinePolicy;
 
-use crate::ir::{LoopHints, Program};
+use crate::ir::{LoopHints, Program, Slicing};
+
+/// Which source loops stay loops in the C (the others are unrolled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LoopPolicy {
+    /// Unroll everything (`-unroll`, `--loops unroll`).
+    Unroll,
+    /// Keep loops whose iterations each read the previous one's results — round loops, key
+    /// schedules — whose iterations cannot overlap anyway; unroll loops of independent
+    /// iterations, whose unrolled copies the C compiler interleaves (`--loops chains`).
+    Chains,
+    /// Keep every loop that can be kept, independent iterations too: smallest code
+    /// (`--loops all`).
+    All,
+    /// `Chains` in vslice and hslice, `Unroll` in bitslice (default): a bitsliced state is
+    /// hundreds of registers, and passing it through a call every round costs more than the
+    /// smaller code saves (measured: README "Kept loops").
+    Auto,
+}
+
+impl LoopPolicy {
+    /// The policy that applies to a program of this slicing.
+    pub fn resolve(self, slicing: Slicing) -> LoopPolicy {
+        match (self, slicing) {
+            (LoopPolicy::Auto, Slicing::B) => LoopPolicy::Unroll,
+            (LoopPolicy::Auto, _) => LoopPolicy::Chains,
+            (p, _) => p,
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct OptConfig {
     pub copy_prop: bool,
     pub inline: InlinePolicy,
-    /// Keep loops (`reroll`); off with `-unroll`.
-    pub keep_loops: bool,
+    /// Which loops to keep as C loops (`outline`, `reroll`).
+    pub loops: LoopPolicy,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { copy_prop: true, inline: InlinePolicy::Default, keep_loops: true }
+        OptConfig { copy_prop: true, inline: InlinePolicy::Default, loops: LoopPolicy::Auto }
     }
 }
 
 /// The optimisation pipeline. `hints` (from sema, for `prog` exactly as sema made it) say
 /// where the unrolled loops are; pass an empty map for a program from elsewhere.
 pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) {
-    if cfg.keep_loops {
-        outline::run(prog, hints);
+    let loops = cfg.loops.resolve(prog.slicing);
+    if loops != LoopPolicy::Unroll {
+        outline::run(prog, hints, loops == LoopPolicy::All);
     }
     // Copies first, so inlining sees the real size of each node; again after inlining.
     if cfg.copy_prop {
@@ -38,7 +68,7 @@ pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) {
     if cfg.copy_prop {
         copy_prop::run(prog);
     }
-    if cfg.keep_loops {
-        reroll::run(prog);
+    if loops != LoopPolicy::Unroll {
+        reroll::run(prog, loops == LoopPolicy::All);
     }
 }

@@ -3,13 +3,22 @@
 //!
 //! Sema unrolls every loop (indices must be known to flatten tuples and check bounds) and
 //! records where each iteration's instructions went ([`LoopHint`]). Here each hinted loop
-//! (inner loops first) is checked: if every iteration is the same instruction sequence — same
+//! (outer loops first; loops nested in an outlined loop stay unrolled inside its new node) is
+//! checked: if every iteration is the same instruction sequence — same
 //! ops with the same immediates, same callees, and atoms that play the same part (defined by
 //! the same earlier instruction of the iteration, or read from outside in the same order) —
 //! the first iteration becomes a node `<node>__loopN` whose inputs are the atoms an iteration
 //! reads from outside and whose outputs are the atoms some iteration's outside reads, and every
-//! iteration becomes one call of it. Iterations that differ (node arrays `f<i>`, a `nat`
+//! iteration becomes one call of it. Unless `maps` is set, only *chains* are outlined: loops
+//! whose every iteration reads a result of the one before (independent iterations are left
+//! unrolled for the C compiler to interleave). Iterations that differ (node arrays `f<i>`, a `nat`
 //! argument or a shift taking the index, constants depending on it) leave the loop unrolled.
+//!
+//! An iteration is outlined only if its work (operations, plus the work of each node it calls)
+//! is at least [`MIN_WORK_PER_ATOM`] times the atoms it reads and writes (a call and its
+//! argument arrays cost about one move per atom), or if the whole unrolled loop is at least
+//! [`UNROLLED_WORK_LIMIT`] operations (too big for the instruction cache); smaller bodies stay
+//! unrolled.
 //!
 //! Requires the IR exactly as sema made it (the hints are body positions). Guarantees verified
 //! IR with the same meaning: a call takes the place of its iteration's last instruction, which
@@ -40,21 +49,39 @@ pub struct Stats {
     pub kept_unrolled: usize,
 }
 
-pub fn run(prog: &mut Program, hints: &LoopHints) -> Stats {
+/// `maps`: also outline loops whose iterations are independent; otherwise only chains.
+pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
     let mut stats = Stats::default();
     let n_orig = prog.nodes.len();
     let mut taken: HashSet<String> = prog.nodes.iter().map(|n| n.name.clone()).collect();
     // New nodes, each with the original node it was taken from; ids are n_orig + k until the
     // final renumbering.
     let mut new_nodes: Vec<(usize, Node)> = Vec::new();
+    // The work of every node, new ones included (what a call stands for).
+    let mut sizes: Vec<usize> = Vec::with_capacity(n_orig);
+    for n in &prog.nodes {
+        let w = work(&n.body, &sizes);
+        sizes.push(w);
+    }
     for idx in 0..n_orig {
         let Some(hs) = hints.get(&prog.nodes[idx].name) else { continue };
         let node = &mut prog.nodes[idx];
         let mut body: Vec<Option<Instr>> = std::mem::take(&mut node.body).into_iter().map(Some).collect();
-        for hint in hs {
-            let made = n_orig + new_nodes.len();
-            match outline_loop(node, &mut body, hint, NodeId(made as u32), &mut taken) {
+        // Positions inside a loop already outlined: the loops nested there stay unrolled in
+        // the new node's body (as a hand-written round function unrolls its inner loops).
+        let mut inside = vec![false; body.len()];
+        // Outer loops first (sema lists inner loops first).
+        for hint in hs.iter().rev() {
+            if hint.iterations.iter().flatten().any(|&p| inside.get(p).copied().unwrap_or(true)) {
+                continue;
+            }
+            let made = NodeId((n_orig + new_nodes.len()) as u32);
+            match outline_loop(node, &mut body, hint, made, &mut taken, &sizes, maps) {
                 Some(new) => {
+                    sizes.push(work(&new.body, &sizes));
+                    for &p in hint.iterations.iter().flatten() {
+                        inside[p] = true;
+                    }
                     new_nodes.push((idx, new));
                     stats.outlined += 1;
                 }
@@ -94,6 +121,18 @@ pub fn run(prog: &mut Program, hints: &LoopHints) -> Stats {
     stats
 }
 
+/// Operations done by `body`, counting a call as its callee's work (`sizes`) and a copy as none.
+fn work(body: &[Instr], sizes: &[usize]) -> usize {
+    body.iter()
+        .map(|ins| match ins {
+            Instr::Assign { op: Op::Copy(_), .. } => 0,
+            Instr::Assign { .. } => 1,
+            Instr::Call { callee, .. } => sizes.get(callee.0 as usize).copied().unwrap_or(1),
+            Instr::Loop { callee, count, .. } => *count as usize * sizes.get(callee.0 as usize).copied().unwrap_or(1),
+        })
+        .fold(0usize, |a, b| a.saturating_add(b))
+}
+
 /// How an atom read by an iteration's instruction relates to the iteration.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Role {
@@ -105,10 +144,43 @@ enum Role {
 
 /// One iteration: its instructions' body positions, and what it reads from outside.
 struct Iteration {
+    /// In a canonical order: dependencies first, otherwise in the order sema made them (so
+    /// corresponding instructions of different iterations line up).
     positions: Vec<usize>,
+    /// The last of them in the body: where the call will stand.
+    last: usize,
     outside: Vec<VarId>,
     /// Every atom it defines → (instruction number, result number).
     defs: HashMap<VarId, (usize, usize)>,
+}
+
+/// `positions` (in the order sema made them) sorted so that every instruction comes after the
+/// ones of the list that define what it reads, otherwise keeping the given order.
+fn canonical_order(body: &[Option<Instr>], positions: &[usize]) -> Vec<usize> {
+    let index_of_def: HashMap<VarId, usize> = positions.iter().enumerate().flat_map(|(k, &p)| body[p].as_ref().unwrap().defs().into_iter().map(move |d| (d, k))).collect();
+    let n = positions.len();
+    let mut indeg = vec![0usize; n];
+    let mut users: Vec<Vec<usize>> = vec![vec![]; n];
+    for (k, &p) in positions.iter().enumerate() {
+        for u in body[p].as_ref().unwrap().uses() {
+            if let Some(&d) = index_of_def.get(&u) {
+                indeg[k] += 1;
+                users[d].push(k);
+            }
+        }
+    }
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n).filter(|&k| indeg[k] == 0).map(std::cmp::Reverse).collect();
+    let mut out = Vec::with_capacity(n);
+    while let Some(std::cmp::Reverse(k)) = ready.pop() {
+        out.push(positions[k]);
+        for &u in &users[k] {
+            indeg[u] -= 1;
+            if indeg[u] == 0 {
+                ready.push(std::cmp::Reverse(u));
+            }
+        }
+    }
+    out
 }
 
 /// The op with its operands blanked: equal shapes compute the same function of the operands.
@@ -118,15 +190,30 @@ fn op_shape(op: &Op) -> Op {
     o
 }
 
-fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id: NodeId, taken: &mut HashSet<String>) -> Option<Node> {
+/// An iteration is worth a call when its work is at least this many times the atoms it passes
+/// (smaller ones, like `n[i] = k[i] ^ n[i-4]`, are cheaper unrolled)...
+pub const MIN_WORK_PER_ATOM: usize = 1;
+/// ... or when the unrolled loop would be this much work or more (then the code no longer
+/// fits the instruction cache, and a loop wins whatever its calls cost).
+pub const UNROLLED_WORK_LIMIT: usize = 4096;
+
+#[allow(clippy::too_many_arguments)]
+fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id: NodeId, taken: &mut HashSet<String>, sizes: &[usize], maps: bool) -> Option<Node> {
     let is_const = |ins: &Instr| matches!(ins, Instr::Assign { op: Op::Const(_), .. });
+    // Constants (shared by sema) get an input slot per occurrence: iterations that differ
+    // only in constants (a round number) then agree, and pass them per iteration.
+    let mut const_atom = vec![false; node.vars.len()];
+    for ins in body.iter().flatten() {
+        if let Instr::Assign { dst, op: Op::Const(_) } = ins {
+            const_atom[dst.0 as usize] = true;
+        }
+    }
     let mut iters: Vec<Iteration> = hint
         .iterations
         .iter()
-        .map(|ps| Iteration {
-            positions: ps.iter().copied().filter(|&p| body.get(p).and_then(|i| i.as_ref()).is_some_and(|i| !is_const(i))).collect(),
-            outside: vec![],
-            defs: HashMap::new(),
+        .map(|ps| {
+            let kept: Vec<usize> = ps.iter().copied().filter(|&p| body.get(p).and_then(|i| i.as_ref()).is_some_and(|i| !is_const(i))).collect();
+            Iteration { last: kept.iter().copied().max().unwrap_or(0), positions: canonical_order(body, &kept), outside: vec![], defs: HashMap::new() }
         })
         .collect();
     if iters.len() < 2 || iters[0].positions.is_empty() || iters.iter().any(|it| it.positions.len() != iters[0].positions.len()) {
@@ -143,8 +230,12 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
             for u in ins.uses() {
                 let r = match it.defs.get(&u) {
                     Some(&(instr, out)) => Role::Local { instr, out },
+                    None if const_atom[u.0 as usize] => {
+                        it.outside.push(u);
+                        Role::Outside { slot: it.outside.len() - 1 }
+                    }
                     None => {
-                        let next = seen.len();
+                        let next = it.outside.len();
                         let slot = *seen.entry(u).or_insert(next);
                         if slot == next {
                             it.outside.push(u);
@@ -163,6 +254,11 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
                 return None;
             }
         }
+    }
+    // A chain: every iteration reads a result of the one before.
+    let chain = iters.windows(2).all(|w| w[1].outside.iter().any(|a| w[0].defs.contains_key(a)));
+    if !chain && !maps {
+        return None;
     }
     let first = &iters[0];
     for it in &iters[1..] {
@@ -199,7 +295,7 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
     let read_outside = |u: VarId, at: usize, escaping: &mut Vec<(usize, usize)>| -> bool {
         if let Some(&(k, r)) = def_of.get(&u) {
             if iter_of_pos.get(&at) != Some(&k) {
-                if at <= *iters[k].positions.last().unwrap() {
+                if at <= iters[k].last {
                     return false;
                 }
                 if !escaping.contains(&r) {
@@ -224,6 +320,11 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
         }
     }
     escaping.sort_unstable();
+    let fragment: Vec<Instr> = first.positions.iter().map(|&p| body[p].clone().unwrap()).collect();
+    let w = work(&fragment, sizes);
+    if w < MIN_WORK_PER_ATOM * (first.outside.len() + escaping.len()) && w.saturating_mul(iters.len()) < UNROLLED_WORK_LIMIT {
+        return None;
+    }
 
     // The new node: the first iteration, renamed.
     let mut name = format!("{}__loop", node.name);
@@ -234,27 +335,35 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
     name = format!("{}{}", name, n);
     taken.insert(name.clone());
     let mut new = Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None };
-    let mut map: HashMap<VarId, VarId> = HashMap::new();
+    // Operands are renamed by their role (a constant read twice has two slots).
+    let mut slot_var: Vec<VarId> = Vec::with_capacity(first.outside.len());
     for (s, &a) in first.outside.iter().enumerate() {
         let bits = node.bits(a);
         let v = new.new_var(format!("in{}", s), bits);
-        map.insert(a, v);
+        slot_var.push(v);
         new.inputs.push(Param { name: format!("in{}", s), c_dims: vec![], word_bits: bits, atoms: vec![v], is_const: false });
     }
-    for &p in &first.positions {
+    let mut result_var: HashMap<(usize, usize), VarId> = HashMap::new();
+    for (j, &p) in first.positions.iter().enumerate() {
         let mut ins = body[p].clone().unwrap();
-        for d in ins.defs() {
+        let mut roles = roles0[j].iter();
+        ins.map_uses(|_| match roles.next().expect("one role per operand") {
+            Role::Outside { slot } => slot_var[*slot],
+            Role::Local { instr, out } => result_var[&(*instr, *out)],
+        });
+        let mut out = 0;
+        ins.map_defs(|d| {
             let Var { name, bits } = node.var(d).clone();
             let v = new.new_var(format!("{}_{}", name, new.vars.len()), bits);
-            map.insert(d, v);
-        }
-        ins.map_uses(|u| map[&u]);
-        ins.map_defs(|d| map[&d]);
+            result_var.insert((j, out), v);
+            out += 1;
+            v
+        });
         new.body.push(ins);
     }
     let by_result: HashMap<(usize, usize), VarId> = first.defs.iter().map(|(&d, &r)| (r, d)).collect();
     for (i, r) in escaping.iter().enumerate() {
-        let a = map[&by_result[r]];
+        let a = result_var[r];
         new.outputs.push(Param { name: format!("out{}", i), c_dims: vec![], word_bits: node.bits(by_result[r]), atoms: vec![a], is_const: false });
     }
 
@@ -262,11 +371,10 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
     for it in &iters {
         let by_result: HashMap<(usize, usize), VarId> = it.defs.iter().map(|(&d, &r)| (r, d)).collect();
         let dsts = escaping.iter().map(|r| by_result[r]).collect();
-        let last = *it.positions.last().unwrap();
         for &p in &it.positions {
             body[p] = None;
         }
-        body[last] = Some(Instr::Call { dsts, callee: id, args: it.outside.clone() });
+        body[it.last] = Some(Instr::Call { dsts, callee: id, args: it.outside.clone() });
     }
     Some(new)
 }

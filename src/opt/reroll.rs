@@ -11,8 +11,9 @@
 //! the same meaning. A run `c_0 .. c_{n-1}` (n >= 2) of calls of the same callee, in body order,
 //! becomes one loop when:
 //! - *state*: call k+1 reads results of call k at the same (argument, result) positions for
-//!   every k (possibly none: a map), and nothing else reads those results;
-//! - every other result of the run is read only after `c_{n-1}`;
+//!   every k (possibly none: a map, kept only when `maps` is set);
+//! - every result of the run is read, besides by the next call as state, only after
+//!   `c_{n-1}` (a state read there too, like a key schedule's round keys, keeps every value);
 //! - the first call passes the same atom wherever a state enters twice.
 //!
 //! Arguments that are the same atom in every call are passed once (`Same`), the others per
@@ -44,10 +45,11 @@ pub struct Stats {
     pub calls_removed: usize,
 }
 
-pub fn run(prog: &mut Program) -> Stats {
+/// `maps`: also keep runs of independent calls (no state); otherwise only chains.
+pub fn run(prog: &mut Program, maps: bool) -> Stats {
     let mut stats = Stats::default();
     for node in &mut prog.nodes {
-        run_node(node, &mut stats);
+        run_node(node, maps, &mut stats);
     }
     stats
 }
@@ -59,24 +61,46 @@ struct CallRef<'a> {
     args: &'a [VarId],
 }
 
+/// The first two distinct body positions that read an atom (`usize::MAX` = none).
+#[derive(Clone, Copy)]
+struct Readers {
+    first: usize,
+    second: usize,
+}
+
+impl Readers {
+    const NONE: Readers = Readers { first: usize::MAX, second: usize::MAX };
+    fn add(&mut self, at: usize) {
+        if at < self.first {
+            self.second = self.first;
+            self.first = at;
+        } else if at > self.first && at < self.second {
+            self.second = at;
+        }
+    }
+    /// The first reader other than position `at`.
+    fn other_than(&self, at: usize) -> usize {
+        if self.first == at {
+            self.second
+        } else {
+            self.first
+        }
+    }
+}
+
 /// One run found: body positions of its calls, and the carried (argument, result) positions.
 struct Run {
     positions: Vec<usize>,
     links: Vec<(usize, usize)>,
 }
 
-fn run_node(node: &mut Node, stats: &mut Stats) {
+fn run_node(node: &mut Node, maps: bool, stats: &mut Stats) {
     sink_output_copies(node);
     let n_atoms = node.vars.len();
     let end = node.body.len();
-    // First and last reader of every atom; a node output counts as read at `end`.
-    let mut min_use = vec![usize::MAX; n_atoms];
-    let mut max_use = vec![0usize; n_atoms];
-    let mut note = |v: VarId, at: usize| {
-        let i = v.0 as usize;
-        min_use[i] = min_use[i].min(at);
-        max_use[i] = max_use[i].max(at);
-    };
+    // The first two distinct positions reading each atom; a node output counts as read at `end`.
+    let mut readers = vec![Readers::NONE; n_atoms];
+    let mut note = |v: VarId, at: usize| readers[v.0 as usize].add(at);
     for (pos, ins) in node.body.iter().enumerate() {
         for u in ins.uses() {
             note(u, pos);
@@ -97,8 +121,8 @@ fn run_node(node: &mut Node, stats: &mut Stats) {
     for calls in by_callee.values() {
         let mut i = 0;
         while i < calls.len() {
-            let len = grow_run(calls, i, &min_use, &max_use);
-            if len >= MIN_ITERATIONS {
+            let len = grow_run(calls, i, &readers);
+            if len >= MIN_ITERATIONS && (maps || !links_between(&calls[i], &calls[i + 1]).is_empty()) {
                 let links = links_between(&calls[i], &calls[i + 1]);
                 runs.push(Run { positions: calls[i..i + len].iter().map(|c| c.pos).collect(), links });
             }
@@ -113,7 +137,7 @@ fn run_node(node: &mut Node, stats: &mut Stats) {
     let mut replace: BTreeMap<usize, Instr> = BTreeMap::new();
     let mut remove = vec![false; end];
     for run in &runs {
-        let ins = build_loop(node, run);
+        let ins = build_loop(node, run, &readers);
         for &p in &run.positions[..run.positions.len() - 1] {
             remove[p] = true;
         }
@@ -159,7 +183,7 @@ fn links_between(prev: &CallRef, next: &CallRef) -> Vec<(usize, usize)> {
 }
 
 /// Length of the longest valid run starting at `calls[start]` (1 if none).
-fn grow_run(calls: &[CallRef], start: usize, min_use: &[usize], max_use: &[usize]) -> usize {
+fn grow_run(calls: &[CallRef], start: usize, readers: &[Readers]) -> usize {
     let first = &calls[start];
     let Some(second) = calls.get(start + 1) else { return 1 };
     let links = links_between(first, second);
@@ -173,7 +197,8 @@ fn grow_run(calls: &[CallRef], start: usize, min_use: &[usize], max_use: &[usize
         }
     }
     let carried: Vec<bool> = (0..first.dsts.len()).map(|o| links.iter().any(|l| l.1 == o)).collect();
-    // Smallest reader position of the non-state results of the calls before the last one.
+    // Smallest position reading a result of the calls before the last one, other than the
+    // next call reading its states.
     let mut min_each_reader = usize::MAX;
     let mut len = 1;
     for k in start + 1..calls.len() {
@@ -181,13 +206,15 @@ fn grow_run(calls: &[CallRef], start: usize, min_use: &[usize], max_use: &[usize
         if links_between(prev, next) != links {
             break;
         }
-        // prev's state results: read by `next` only.
-        let state_ok = prev.dsts.iter().enumerate().filter(|(o, _)| carried[*o]).all(|(_, d)| min_use[d.0 as usize] == next.pos && max_use[d.0 as usize] == next.pos);
-        if !state_ok {
-            break;
-        }
-        let prev_each = prev.dsts.iter().enumerate().filter(|(o, _)| !carried[*o]).map(|(_, d)| min_use[d.0 as usize]).min().unwrap_or(usize::MAX);
-        let m = min_each_reader.min(prev_each);
+        // prev's results are read, besides `next` reading its states, only after the loop.
+        let prev_others = prev
+            .dsts
+            .iter()
+            .enumerate()
+            .map(|(o, d)| if carried[o] { readers[d.0 as usize].other_than(next.pos) } else { readers[d.0 as usize].first })
+            .min()
+            .unwrap_or(usize::MAX);
+        let m = min_each_reader.min(prev_others);
         if m <= next.pos {
             break;
         }
@@ -197,7 +224,7 @@ fn grow_run(calls: &[CallRef], start: usize, min_use: &[usize], max_use: &[usize
     len
 }
 
-fn build_loop(node: &Node, run: &Run) -> Instr {
+fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
     let calls: Vec<(&[VarId], NodeId, &[VarId])> = run
         .positions
         .iter()
@@ -233,9 +260,15 @@ fn build_loop(node: &Node, run: &Run) -> Instr {
             }
         })
         .collect();
+    let n = calls.len();
     let results = (0..first_dsts.len())
         .map(|o| match state_of_result.get(&o) {
-            Some(&j) => LoopResult::State(j),
+            Some(&j) => {
+                // A state read outside the loop after some iteration keeps its every value.
+                let steps: Vec<VarId> = calls[..n - 1].iter().map(|c| c.0[o]).collect();
+                let read_outside = steps.iter().zip(&run.positions[1..]).any(|(d, &next)| readers[d.0 as usize].other_than(next) != usize::MAX);
+                LoopResult::State { state: j, each: if read_outside { steps } else { vec![] } }
+            }
             None => LoopResult::Each(calls.iter().map(|c| c.0[o]).collect()),
         })
         .collect();

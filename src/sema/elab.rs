@@ -829,11 +829,7 @@ impl<'a> Ctx<'a> {
             .map(|ranges| ir::LoopHint {
                 iterations: ranges
                     .iter()
-                    .map(|&(a, b)| {
-                        let mut v: Vec<usize> = (a..b).map(|old| new_pos[old]).collect();
-                        v.sort_unstable();
-                        v
-                    })
+                    .map(|&(a, b)| (a..b).map(|old| new_pos[old]).collect())
                     .collect(),
             })
             .collect();
