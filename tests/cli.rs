@@ -76,3 +76,28 @@ fn errors_and_usage() {
     assert_eq!(code, 1, "{}", err);
     assert!(err.contains("error"), "{}", err);
 }
+
+#[test]
+fn loop_policies() {
+    let dir = common::scratch_dir("cli_loops");
+    let c = dir.join("l.c");
+    let c = c.to_str().unwrap();
+    let count_loops = |args: &[&str]| -> usize {
+        let mut a = vec!["compile", "tests/in/loops.ua", "-o", c];
+        a.extend_from_slice(args);
+        let (code, _, err) = nakiri(&a);
+        assert_eq!(code, 0, "{:?}: {}", args, err);
+        std::fs::read_to_string(c).unwrap().matches("for (int nk_i = 0;").count()
+    };
+    // tests/in/loops.ua: three chains and one map can stay loops (tests/ir_passes.rs)
+    assert_eq!(count_loops(&["-V"]), 3, "default in -V: the chains");
+    assert_eq!(count_loops(&["-V", "--loops", "all"]), 4);
+    assert_eq!(count_loops(&["-V", "--loops", "chains"]), 3);
+    assert_eq!(count_loops(&["-V", "--loops", "unroll"]), 0);
+    assert_eq!(count_loops(&["-V", "-unroll"]), 0, "usubac spelling");
+    assert_eq!(count_loops(&["-B"]), 0, "default in -B: unrolled");
+    assert_eq!(count_loops(&["-B", "--loops", "chains"]), 3);
+    let (code, _, err) = nakiri(&["compile", "--loops", "sometimes", "tests/in/loops.ua"]);
+    assert_eq!(code, 2, "{}", err);
+    assert!(err.contains("--loops"), "{}", err);
+}
