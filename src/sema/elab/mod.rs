@@ -1,0 +1,877 @@
+//! The elaborator (see `sema/mod.rs` for what it requires and guarantees): instances, names
+//! and atoms, and the final checks and dependency order of each node. One file per
+//! normalisation concern:
+//! - `equations.rs`: `=`, `:=`, compound assignments, `forall` unrolling (with loop hints);
+//! - `nats.rs`: compile-time index, bound and shift expressions;
+//! - `values.rs`: expressions, constants, tuples, logic;
+//! - `arith.rs`: bitsliced and hsliced arithmetic with carries;
+//! - `shifts.rs`: shifts, rotations (words, tuples, arrays), `Shuffle`;
+//! - `tables.rs`: tables to circuits, perms to wiring;
+//! - `calls.rs`: calls, node arrays, per-call-site monomorphisation.
+
+mod arith;
+mod calls;
+mod equations;
+mod nats;
+mod shifts;
+mod tables;
+mod values;
+
+use super::types::Ty;
+use crate::diag::{Diagnostic, Span};
+use crate::ir::{self, mask, Instr, NodeId, Op, Slicing, VarId};
+use crate::normalize::sbox;
+use crate::syntax::ast::{self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::{BTreeMap, BinaryHeap};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub slicing: Slicing,
+    /// Upper bound on IR operations (after unrolling) before giving up with a diagnostic.
+    pub max_ops: usize,
+}
+
+impl Options {
+    pub fn new(slicing: Slicing) -> Options {
+        Options { slicing, max_ops: 2_000_000 }
+    }
+}
+
+/// Source-level view of one monomorphic instance (for `--dump typed`).
+#[derive(Clone, Debug)]
+pub struct InstanceInfo {
+    pub name: String,
+    pub decl: String,
+    /// (role, name, type): role is "input", "output" or "var".
+    pub vars: Vec<(&'static str, String, Ty, bool)>,
+}
+
+pub struct Checked {
+    pub ir: ir::Program,
+    pub instances: Vec<InstanceInfo>,
+    /// Where the unrolled `forall` loops are in `ir` (see [`ir::LoopHints`]); loops marked
+    /// `_unroll` are not listed.
+    pub loop_hints: ir::LoopHints,
+}
+
+type R<T> = Result<T, ()>;
+
+#[derive(Hash, PartialEq, Eq, Clone)]
+struct InstKey {
+    decl: usize,
+    arr: usize,
+    sizes: Vec<(String, u32)>,
+    nats: Vec<i64>,
+}
+
+struct Ctx<'a> {
+    ast: &'a ast::Program,
+    opts: &'a Options,
+    decl_index: HashMap<&'a str, usize>,
+    instances: HashMap<InstKey, NodeId>,
+    nodes: Vec<ir::Node>,
+    infos: Vec<InstanceInfo>,
+    used_names: HashSet<String>,
+    diags: Vec<Diagnostic>,
+    seen: HashSet<(Span, String)>,
+    ops: usize,
+    aborted: bool,
+    depth: usize,
+    loop_hints: ir::LoopHints,
+}
+
+/// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
+/// and all diagnostics.
+pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<Diagnostic>) {
+    let mut cx = Ctx {
+        ast: prog,
+        opts,
+        decl_index: HashMap::default(),
+        instances: HashMap::default(),
+        nodes: Vec::new(),
+        infos: Vec::new(),
+        used_names: HashSet::default(),
+        diags: Vec::new(),
+        seen: HashSet::default(),
+        ops: 0,
+        aborted: false,
+        depth: 0,
+        loop_hints: ir::LoopHints::new(),
+    };
+    for (i, d) in prog.decls.iter().enumerate() {
+        if let Some(&prev) = cx.decl_index.get(d.name.name.as_str()) {
+            let first = prog.decls[prev].name.span;
+            cx.push(
+                Diagnostic::error(d.name.span, format!("`{}` is declared twice", d.name.name))
+                    .label("second declaration")
+                    .with_secondary(first, "first declared here")
+                    .help("was a file included twice?"),
+            );
+            continue;
+        }
+        cx.decl_index.insert(&d.name.name, i);
+        check_attrs(&mut cx, &d.attrs, &["inline", "no_inline", "interleave", "no_opt"]);
+    }
+    let Some(entry) = prog.decls.len().checked_sub(1) else {
+        cx.push(Diagnostic::error_nospan("the program declares no node (the last declaration is the entry point)"));
+        return (None, cx.diags);
+    };
+    let entry_decl = &prog.decls[entry];
+    // The entry's node id: declarations checked afterwards (below) add nodes after it.
+    let mut entry_node: Option<NodeId> = None;
+    if entry_decl.is_array {
+        cx.push(Diagnostic::error(entry_decl.name.span, "the entry point (last declaration) cannot be an array").label("entry point"));
+    } else {
+        // Entry: polymorphic sizes default to 1 in bitslice; otherwise they must be given.
+        let mut sizes = BTreeMap::new();
+        let mut ok = true;
+        for p in entry_decl.inputs.iter().chain(&entry_decl.outputs) {
+            if let BaseType::Word { size: SizeSpec::Poly(v), .. } = &p.ty.base {
+                if opts.slicing == Slicing::B {
+                    sizes.insert(v.clone(), 1);
+                } else {
+                    ok = false;
+                    cx.push(
+                        Diagnostic::error(p.ty.span, format!("the word size of entry parameter `{}` is polymorphic", p.name.name))
+                            .label("size unknown")
+                            .help("give the entry node concrete types, e.g. `u<V>16x4` instead of `v4`"),
+                    );
+                }
+            }
+            if p.ty.base == BaseType::Nat {
+                ok = false;
+                cx.push(Diagnostic::error(p.ty.span, "the entry node cannot take `nat` parameters").label("compile-time parameter"));
+            }
+        }
+        if ok {
+            entry_node = cx.instantiate(entry, 0, sizes, vec![], entry_decl.name.span, true).ok();
+        }
+    }
+    // Check declarations not reached from the entry, where their types are known.
+    for (i, d) in prog.decls.iter().enumerate() {
+        if cx.aborted || i == entry || cx.instances.keys().any(|k| k.decl == i) {
+            continue;
+        }
+        if cx.decl_index.get(d.name.name.as_str()) != Some(&i) {
+            continue;
+        }
+        let mono = d.inputs.iter().chain(&d.outputs).all(|p| matches!(p.ty.base, BaseType::Word { size: SizeSpec::Known(_), .. }));
+        if mono {
+            let n = match &d.kind {
+                DeclKind::Node(b) => b.len(),
+                DeclKind::Table(l) | DeclKind::Perm(l) => l.len(),
+            };
+            for arr in 0..n.max(1) {
+                let _ = cx.instantiate(i, arr, BTreeMap::new(), vec![], d.name.span, false);
+            }
+        }
+    }
+    let has_error = cx.diags.iter().any(|d| d.is_error());
+    if has_error || cx.nodes.is_empty() {
+        return (None, cx.diags);
+    }
+    // Keep only nodes reachable from the entry (checked-only instances are dropped).
+    let entry_id = entry_node.unwrap_or(NodeId(cx.nodes.len() as u32 - 1));
+    let program = prune(ir::Program { slicing: opts.slicing, nodes: cx.nodes }, entry_id);
+    let infos = cx.infos;
+    let keep: HashSet<&str> = program.nodes.iter().map(|n| n.name.as_str()).collect();
+    let instances = infos.into_iter().filter(|i| keep.contains(i.name.as_str())).collect();
+    if let Err(e) = ir::verify(&program) {
+        return (None, vec![Diagnostic::error_nospan(format!("{}", e))]);
+    }
+    let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
+    (Some(Checked { ir: program, instances, loop_hints }), cx.diags)
+}
+
+/// Keeps the nodes reachable from `entry` (which becomes the last node), renumbering calls.
+fn prune(prog: ir::Program, entry: NodeId) -> ir::Program {
+    let mut reach = vec![false; prog.nodes.len()];
+    let mut stack = vec![entry];
+    while let Some(n) = stack.pop() {
+        if reach[n.0 as usize] {
+            continue;
+        }
+        reach[n.0 as usize] = true;
+        for ins in &prog.nodes[n.0 as usize].body {
+            if let Instr::Call { callee, .. } = ins {
+                stack.push(*callee);
+            }
+        }
+    }
+    let mut remap = vec![None; prog.nodes.len()];
+    let mut order: Vec<usize> = (0..prog.nodes.len()).filter(|&i| reach[i] && i != entry.0 as usize).collect();
+    order.push(entry.0 as usize);
+    for (new, &old) in order.iter().enumerate() {
+        remap[old] = Some(NodeId(new as u32));
+    }
+    let mut nodes: Vec<Option<ir::Node>> = prog.nodes.into_iter().map(Some).collect();
+    let mut out = Vec::new();
+    for &old in &order {
+        let mut n = nodes[old].take().unwrap();
+        for ins in &mut n.body {
+            if let Instr::Call { callee, .. } = ins {
+                *callee = remap[callee.0 as usize].unwrap();
+            }
+        }
+        out.push(n);
+    }
+    ir::Program { slicing: prog.slicing, nodes: out }
+}
+
+fn check_attrs(cx: &mut Ctx, attrs: &[ast::Ident], allowed: &[&str]) {
+    for a in attrs {
+        if !allowed.contains(&a.name.as_str()) {
+            cx.push(Diagnostic::warning(a.span, format!("attribute `_{}` has no effect here", a.name)).label("ignored"));
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Values
+
+#[derive(Clone, Debug)]
+struct Word {
+    bits: u32,
+    /// One atom (V/H) or `bits` one-bit atoms, MSB first (B).
+    atoms: Vec<VarId>,
+}
+
+#[derive(Clone, Debug)]
+struct Val {
+    words: Vec<Word>,
+    shape: Vec<usize>,
+}
+
+impl Val {
+    fn tuple(words: Vec<Word>) -> Val {
+        let n = words.len();
+        Val { words, shape: if n == 1 { vec![] } else { vec![n] } }
+    }
+    fn atoms(&self) -> Vec<VarId> {
+        self.words.iter().flat_map(|w| w.atoms.iter().copied()).collect()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Role {
+    Input,
+    Output,
+    Local,
+}
+
+struct VarEntry {
+    ty: Ty,
+    role: Role,
+    /// Current version of each atom (word-major; bits inside words in B).
+    slots: Vec<VarId>,
+    /// The version-0 placeholders (what `=` defines).
+    first: Vec<VarId>,
+    atoms_per_word: usize,
+    decl_span: Span,
+}
+
+enum Name {
+    Nat(i64),
+    Var,
+}
+
+struct Inst {
+    node: ir::Node,
+    vars: HashMap<String, VarEntry>,
+    nats: HashMap<String, i64>,
+    loops: Vec<(String, i64)>,
+    instrs: Vec<(Instr, Span)>,
+    /// Per `forall` (inner loops first): the range of `instrs` each iteration produced.
+    loop_ranges: Vec<Vec<(usize, usize)>>,
+    def_span: HashMap<VarId, Span>,
+    input_ids: HashSet<VarId>,
+    /// Version atom (made by `:=`) → the variable's version-0 atom (for messages).
+    first_of: HashMap<VarId, VarId>,
+    /// Atoms that hold a source variable (version 0 or a `:=` version), indexed by `VarId`.
+    source_atom: Vec<bool>,
+    consts: HashMap<(u32, u64), VarId>,
+    names: HashSet<String>,
+    suffix: HashMap<String, usize>,
+    tmp: usize,
+    slicing: Slicing,
+}
+
+fn c_ident(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains('\'') {
+        std::borrow::Cow::Owned(s.replace('\'', "_q"))
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+impl Inst {
+    fn new(name: String, slicing: Slicing, inline: Option<bool>) -> Inst {
+        Inst {
+            node: ir::Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline },
+            vars: HashMap::default(),
+            nats: HashMap::default(),
+            loops: vec![],
+            instrs: vec![],
+            loop_ranges: vec![],
+            def_span: HashMap::default(),
+            input_ids: HashSet::default(),
+            first_of: HashMap::default(),
+            source_atom: Vec::new(),
+            consts: HashMap::default(),
+            names: HashSet::default(),
+            suffix: HashMap::default(),
+            tmp: 0,
+            slicing,
+        }
+    }
+
+    fn atom_bits(&self, word_bits: u32) -> u32 {
+        if self.slicing == Slicing::B {
+            1
+        } else {
+            word_bits
+        }
+    }
+
+    fn fresh(&mut self, base: &str, bits: u32) -> VarId {
+        let base = c_ident(base);
+        let mut name = base.to_string();
+        if self.names.contains(&name) {
+            // Per-base counter: amortised O(1) even for millions of versions of one variable.
+            let k = self.suffix.entry(base.to_string()).or_insert(0);
+            loop {
+                *k += 1;
+                let cand = format!("{}_{}", base, k);
+                if !self.names.contains(&cand) {
+                    name = cand;
+                    break;
+                }
+            }
+        }
+        self.names.insert(name.clone());
+        self.node.new_var(name, bits)
+    }
+
+    fn temp(&mut self, bits: u32) -> VarId {
+        self.tmp += 1;
+        let n = format!("_t{}", self.tmp);
+        self.fresh(&n, bits)
+    }
+
+    fn mark_source(&mut self, id: VarId) {
+        let i = id.0 as usize;
+        if self.source_atom.len() <= i {
+            self.source_atom.resize(i + 1, false);
+        }
+        self.source_atom[i] = true;
+    }
+
+    fn is_source(&self, id: VarId) -> bool {
+        self.source_atom.get(id.0 as usize).copied().unwrap_or(false)
+    }
+
+    /// `x[3]` or `x[3] (bit 5)`: the source element an atom holds (computed only for messages).
+    fn describe(&self, id: VarId) -> String {
+        let f = self.first_of.get(&id).copied().unwrap_or(id);
+        for (name, e) in &self.vars {
+            if let Some(k) = e.first.iter().position(|x| *x == f) {
+                let shape = match &e.ty {
+                    Ty::Words { shape, .. } => shape.clone(),
+                    Ty::Nat => vec![],
+                };
+                let (w, b) = (k / e.atoms_per_word, k % e.atoms_per_word);
+                return if e.atoms_per_word > 1 { format!("{}{} (bit {})", name, src_index(&shape, w), b) } else { format!("{}{}", name, src_index(&shape, w)) };
+            }
+        }
+        self.node.var(id).name.clone()
+    }
+
+    /// Declares a source variable with its atoms.
+    fn declare(&mut self, name: &str, ty: Ty, role: Role, span: Span) -> Vec<VarId> {
+        let (bits, n_words) = match &ty {
+            Ty::Words { bits, .. } => (*bits, ty.n_words()),
+            Ty::Nat => (1, 0),
+        };
+        let apw = if self.slicing == Slicing::B { bits as usize } else { 1 };
+        let ab = self.atom_bits(bits);
+        let mut atoms = Vec::with_capacity(n_words * apw);
+        let shape = match &ty {
+            Ty::Words { shape, .. } => shape.clone(),
+            Ty::Nat => vec![],
+        };
+        for w in 0..n_words {
+            let idx = index_suffix(&shape, w);
+            for b in 0..apw {
+                let base = if apw > 1 { format!("{}{}__b{}", name, idx, b) } else { format!("{}{}", name, idx) };
+                let id = self.fresh(&base, ab);
+                self.mark_source(id);
+                atoms.push(id);
+            }
+        }
+        self.vars.insert(
+            name.to_string(),
+            VarEntry { ty, role, slots: atoms.clone(), first: atoms.clone(), atoms_per_word: apw, decl_span: span },
+        );
+        atoms
+    }
+}
+
+/// `__3__1` for word 7 of shape [4, 2] (C-friendly suffix).
+fn index_suffix(shape: &[usize], mut w: usize) -> String {
+    if shape.is_empty() {
+        return String::new();
+    }
+    let mut idx = vec![0; shape.len()];
+    for (i, d) in shape.iter().enumerate().rev() {
+        idx[i] = w % d;
+        w /= d;
+    }
+    idx.iter().map(|i| format!("__{}", i)).collect()
+}
+
+/// `[3][1]` for word 7 of shape [4, 2] (for messages).
+fn src_index(shape: &[usize], mut w: usize) -> String {
+    let mut idx = vec![0; shape.len()];
+    for (i, d) in shape.iter().enumerate().rev() {
+        idx[i] = w % d;
+        w /= d;
+    }
+    idx.iter().map(|i| format!("[{}]", i)).collect()
+}
+
+impl<'a> Ctx<'a> {
+    fn push(&mut self, d: Diagnostic) {
+        let key = (d.primary.as_ref().map(|p| p.0).unwrap_or_default(), d.message.clone());
+        if self.seen.insert(key) {
+            self.diags.push(d);
+        }
+    }
+
+    fn err(&mut self, inst: &Inst, d: Diagnostic) {
+        let d = if inst.loops.is_empty() {
+            d
+        } else {
+            // Inside a loop, report one error per source location (the first failing iteration).
+            let sp = d.primary.as_ref().map(|p| p.0).unwrap_or_default();
+            if !self.seen.insert((sp, "<in loop>".to_string())) {
+                return;
+            }
+            let it: Vec<String> = inst.loops.iter().map(|(n, v)| format!("{} = {}", n, v)).collect();
+            d.note(format!("in loop iteration {}", it.join(", ")))
+        };
+        self.push(d);
+    }
+
+    fn count_op(&mut self, span: Span) -> R<()> {
+        self.ops += 1;
+        if self.ops > self.opts.max_ops {
+            if !self.aborted {
+                self.aborted = true;
+                self.push(
+                    Diagnostic::error(span, format!("program too large: more than {} operations after unrolling", self.opts.max_ops))
+                        .label("while elaborating this")
+                        .help("check loop bounds and array sizes"),
+                );
+            }
+            return Err(());
+        }
+        Ok(())
+    }
+
+    fn emit(&mut self, inst: &mut Inst, op: Op, bits: u32, span: Span) -> R<VarId> {
+        if let Op::Const(c) = op {
+            if let Some(&v) = inst.consts.get(&(bits, c)) {
+                return Ok(v);
+            }
+        }
+        self.count_op(span)?;
+        let is_const = matches!(op, Op::Const(_));
+        let c = if let Op::Const(c) = op { c } else { 0 };
+        let dst = inst.temp(bits);
+        inst.instrs.push((Instr::Assign { dst, op }, span));
+        if is_const {
+            inst.consts.insert((bits, c), dst);
+        }
+        Ok(dst)
+    }
+
+    // --------------------------------------------------------------------------------------
+    // Instances
+
+    fn instantiate(&mut self, decl: usize, arr: usize, sizes: BTreeMap<String, u32>, nats: Vec<i64>, call_span: Span, is_entry: bool) -> R<NodeId> {
+        let key = InstKey { decl, arr, sizes: sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(), nats: nats.clone() };
+        if let Some(&id) = self.instances.get(&key) {
+            return Ok(id);
+        }
+        if self.aborted {
+            return Err(());
+        }
+        self.depth += 1;
+        if self.depth > 10_000 {
+            self.depth -= 1;
+            self.push(Diagnostic::error(call_span, "calls nested too deeply").label("here"));
+            return Err(());
+        }
+        let r = self.instantiate_inner(decl, arr, &sizes, &nats, call_span, is_entry);
+        self.depth -= 1;
+        let id = r?;
+        self.instances.insert(key, id);
+        Ok(id)
+    }
+
+    fn instance_name(&mut self, decl: &ast::Decl, arr: usize, sizes: &BTreeMap<String, u32>, nats: &[i64], is_entry: bool) -> String {
+        let mut name = c_ident(&decl.name.name).into_owned();
+        if !is_entry {
+            if decl.is_array {
+                name = format!("{}__{}", name, arr);
+            }
+            for (k, v) in sizes {
+                name = format!("{}__{}{}", name, c_ident(k), v);
+            }
+            for n in nats {
+                name = format!("{}__n{}", name, n);
+            }
+        }
+        let mut unique = name.clone();
+        let mut k = 1;
+        while self.used_names.contains(&unique) {
+            unique = format!("{}_{}", name, k);
+            k += 1;
+        }
+        self.used_names.insert(unique.clone());
+        unique
+    }
+
+    fn instantiate_inner(&mut self, decl_idx: usize, arr: usize, sizes: &BTreeMap<String, u32>, nats: &[i64], call_span: Span, is_entry: bool) -> R<NodeId> {
+        let decl: &'a ast::Decl = &self.ast.decls[decl_idx];
+        let inline = if decl.attrs.iter().any(|a| a.name == "inline") {
+            Some(true)
+        } else if decl.attrs.iter().any(|a| a.name == "no_inline") {
+            Some(false)
+        } else {
+            None
+        };
+        let name = self.instance_name(decl, arr, sizes, nats, is_entry);
+        let mut inst = Inst::new(name.clone(), self.opts.slicing, inline);
+        let mut info = InstanceInfo { name, decl: decl.name.name.clone(), vars: vec![] };
+        let _ = call_span;
+
+        // Parameters. `nat` parameters are bound to the call's compile-time arguments.
+        let mut nat_iter = nats.iter();
+        let mut ok = true;
+        let mut in_params = Vec::new();
+        for p in &decl.inputs {
+            if p.ty.base == BaseType::Nat {
+                let v = *nat_iter.next().unwrap_or(&0);
+                inst.nats.insert(p.name.name.clone(), v);
+                info.vars.push(("input", p.name.name.clone(), Ty::Nat, false));
+                continue;
+            }
+            in_params.push(p);
+        }
+        let mut declared: HashMap<&str, Span> = HashMap::default();
+        for p in decl.inputs.iter().chain(&decl.outputs) {
+            if let Some(prev) = declared.insert(&p.name.name, p.name.span) {
+                self.push(Diagnostic::error(p.name.span, format!("parameter `{}` is declared twice", p.name.name)).label("again").with_secondary(prev, "first here"));
+                ok = false;
+            }
+        }
+        for (role, list) in [(Role::Input, &in_params), (Role::Output, &decl.outputs.iter().collect::<Vec<_>>())] {
+            for p in list.iter() {
+                let ty = match self.resolve_type(&inst, &p.ty, sizes) {
+                    Ok(t) => t,
+                    Err(()) => {
+                        ok = false;
+                        continue;
+                    }
+                };
+                if ty == Ty::Nat {
+                    self.push(Diagnostic::error(p.ty.span, "outputs cannot be `nat`").label("compile-time type"));
+                    ok = false;
+                    continue;
+                }
+                let (bits, shape) = match &ty {
+                    Ty::Words { bits, shape, .. } => (*bits, shape.clone()),
+                    Ty::Nat => unreachable!(),
+                };
+                info.vars.push((if role == Role::Input { "input" } else { "output" }, p.name.name.clone(), ty.clone(), p.is_const));
+                let atoms = inst.declare(&p.name.name, ty, role, p.name.span);
+                let mut c_dims = shape.clone();
+                if self.opts.slicing == Slicing::B && bits > 1 {
+                    c_dims.push(bits as usize);
+                }
+                let param = ir::Param { name: c_ident(&p.name.name).into_owned(), c_dims, word_bits: bits, atoms: atoms.clone(), is_const: p.is_const };
+                if role == Role::Input {
+                    for a in &atoms {
+                        inst.input_ids.insert(*a);
+                    }
+                    inst.node.inputs.push(param);
+                } else {
+                    inst.node.outputs.push(param);
+                }
+            }
+        }
+        if !ok {
+            return Err(());
+        }
+        match &decl.kind {
+            DeclKind::Node(bodies) => {
+                let Some(body) = bodies.get(arr) else {
+                    self.push(Diagnostic::error(decl.name.span, "node array has no bodies").label("empty"));
+                    return Err(());
+                };
+                for p in &body.vars {
+                    if let Some(prev) = declared.insert(&p.name.name, p.name.span) {
+                        self.push(Diagnostic::error(p.name.span, format!("`{}` is declared twice", p.name.name)).label("again").with_secondary(prev, "first here"));
+                        ok = false;
+                        continue;
+                    }
+                    match self.resolve_type(&inst, &p.ty, sizes) {
+                        Ok(Ty::Nat) => {
+                            self.push(Diagnostic::error(p.ty.span, "local variables cannot be `nat`").label("use a loop index or a nat parameter"));
+                            ok = false;
+                        }
+                        Ok(ty) => {
+                            info.vars.push(("var", p.name.name.clone(), ty.clone(), false));
+                            inst.declare(&p.name.name, ty, Role::Local, p.name.span);
+                        }
+                        Err(()) => ok = false,
+                    }
+                }
+                if !ok {
+                    return Err(());
+                }
+                for eq in &body.eqs {
+                    if self.aborted {
+                        return Err(());
+                    }
+                    let _ = self.equation(&mut inst, eq, decl_idx);
+                }
+            }
+            DeclKind::Table(lists) => self.table_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
+            DeclKind::Perm(lists) => self.perm_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
+        }
+        self.finish(inst, info, decl)
+    }
+
+    fn resolve_type(&mut self, inst: &Inst, t: &ast::TypeExpr, sizes: &BTreeMap<String, u32>) -> R<Ty> {
+        let (dir, size, count) = match &t.base {
+            BaseType::Nat => {
+                if !t.dims.is_empty() {
+                    self.push(Diagnostic::error(t.span, "arrays of `nat` are not supported").label("here"));
+                    return Err(());
+                }
+                return Ok(Ty::Nat);
+            }
+            BaseType::Word { dir, size, count } => (dir, size, count),
+        };
+        let mode = self.opts.slicing;
+        let d = match dir {
+            DirSpec::Poly(_) => mode,
+            DirSpec::V => Slicing::V,
+            DirSpec::H => Slicing::H,
+            DirSpec::B => Slicing::B,
+        };
+        if d != mode {
+            let flag = match mode {
+                Slicing::V => "-V",
+                Slicing::H => "-H",
+                Slicing::B => "-B",
+            };
+            self.push(
+                Diagnostic::error(t.span, format!("this type is {}-sliced but the program is compiled with {}", d, flag))
+                    .label(format!("explicit direction {}", d))
+                    .help(format!("compile with -{} or leave the direction polymorphic (`u32`, `u<'D>32`)", d)),
+            );
+            return Err(());
+        }
+        let bits = match size {
+            SizeSpec::Known(m) => *m,
+            SizeSpec::Poly(v) => match sizes.get(v) {
+                Some(m) => *m,
+                None => {
+                    self.push(Diagnostic::error(t.span, format!("cannot determine the word size `'{}`", v)).label("polymorphic size").help("use a concrete word type"));
+                    return Err(());
+                }
+            },
+        };
+        if bits == 0 || bits > 64 {
+            self.push(Diagnostic::error(t.span, format!("words of {} bits are not supported (1 to 64)", bits)).label("word size"));
+            return Err(());
+        }
+        let mut shape = Vec::new();
+        for dexp in &t.dims {
+            let n = self.eval_nat(inst, dexp)?;
+            if n <= 0 || n > 1 << 24 {
+                self.push(Diagnostic::error(dexp.span, format!("array size {} is out of range", n)).label("size"));
+                return Err(());
+            }
+            shape.push(n as usize);
+        }
+        if let Some(k) = count {
+            shape.push(*k as usize);
+        }
+        let total: usize = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap_or(usize::MAX);
+        if total > 1 << 24 {
+            self.push(Diagnostic::error(t.span, "this type is too large").label(format!("{} words", total)));
+            return Err(());
+        }
+        Ok(Ty::Words { dir: d, bits, shape })
+    }
+
+    /// Orders instructions by dependency, checks definitions, builds the IR node.
+    fn finish(&mut self, mut inst: Inst, info: InstanceInfo, decl: &ast::Decl) -> R<NodeId> {
+        let n_vars = inst.node.vars.len();
+        let mut def_of: Vec<Option<usize>> = vec![None; n_vars];
+        let mut failed = false;
+        for (i, (ins, span)) in inst.instrs.iter().enumerate() {
+            for d in ins.defs() {
+                if let Some(prev) = def_of[d.0 as usize] {
+                    let pspan = inst.instrs[prev].1;
+                    let what = inst.describe(d);
+                    self.err(&inst, Diagnostic::error(*span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(pspan, "first definition").help("use `:=` to give a variable a new version"));
+                    failed = true;
+                }
+                def_of[d.0 as usize] = Some(i);
+            }
+        }
+        // Uses of atoms that are never defined.
+        let mut reported: HashSet<VarId> = HashSet::default();
+        for (ins, span) in &inst.instrs {
+            for u in ins.uses() {
+                if def_of[u.0 as usize].is_none() && !inst.input_ids.contains(&u) && reported.insert(u) {
+                    let what = inst.describe(u);
+                    self.push(Diagnostic::error(*span, format!("`{}` is used but never defined", what)).label("used here"));
+                    failed = true;
+                }
+            }
+        }
+        // Outputs: their final versions must be defined.
+        let mut outputs = std::mem::take(&mut inst.node.outputs);
+        for p in outputs.iter_mut() {
+            let entry = &inst.vars[&source_name(decl, &p.name)];
+            let slots = entry.slots.clone();
+            for (k, s) in slots.iter().enumerate() {
+                if def_of[s.0 as usize].is_none() {
+                    let what = inst.describe(entry.first[k]);
+                    self.push(Diagnostic::error(entry.decl_span, format!("output `{}` is never defined", what)).label("output declared here"));
+                    failed = true;
+                    break;
+                }
+            }
+            p.atoms = slots;
+        }
+        inst.node.outputs = outputs;
+        if failed {
+            return Err(());
+        }
+        // Kahn's algorithm, preferring source order.
+        let n = inst.instrs.len();
+        let mut indeg = vec![0usize; n];
+        let mut users: Vec<Vec<usize>> = vec![vec![]; n];
+        for (i, (ins, _)) in inst.instrs.iter().enumerate() {
+            let mut seen_dep: Vec<usize> = Vec::new();
+            for u in ins.uses() {
+                if let Some(d) = def_of[u.0 as usize] {
+                    if !seen_dep.contains(&d) {
+                        seen_dep.push(d);
+                        indeg[i] += 1;
+                        users[d].push(i);
+                    }
+                }
+            }
+        }
+        let mut heap: BinaryHeap<std::cmp::Reverse<usize>> = (0..n).filter(|&i| indeg[i] == 0).map(std::cmp::Reverse).collect();
+        let mut order = Vec::with_capacity(n);
+        while let Some(std::cmp::Reverse(i)) = heap.pop() {
+            order.push(i);
+            for &u in &users[i] {
+                indeg[u] -= 1;
+                if indeg[u] == 0 {
+                    heap.push(std::cmp::Reverse(u));
+                }
+            }
+        }
+        if order.len() < n {
+            let remaining: Vec<usize> = (0..n).filter(|&i| indeg[i] > 0).collect();
+            // Walk dependencies among the remaining instructions until one repeats: that is a cycle
+            // (the rest merely depend on it).
+            let mut pos_in_walk: HashMap<usize, usize> = HashMap::default();
+            let mut walk = vec![remaining[0]];
+            let mut cur = remaining[0];
+            let mut stuck: Vec<usize> = remaining.clone();
+            loop {
+                pos_in_walk.insert(cur, walk.len() - 1);
+                let next = inst.instrs[cur].0.uses().into_iter().filter_map(|u| def_of[u.0 as usize]).find(|&d| indeg[d] > 0);
+                let Some(next) = next else { break };
+                if let Some(&p) = pos_in_walk.get(&next) {
+                    stuck = walk[p..].to_vec();
+                    break;
+                }
+                walk.push(next);
+                cur = next;
+            }
+            stuck.sort();
+            // Name whole equations (the copies into source variables) rather than sub-expressions.
+            let eqs: Vec<usize> = stuck
+                .iter()
+                .copied()
+                .filter(|&i| matches!(&inst.instrs[i].0, Instr::Assign { dst, op: Op::Copy(_) } if inst.is_source(*dst)))
+                .collect();
+            if !eqs.is_empty() {
+                stuck = eqs;
+            }
+            let first = inst.instrs[stuck[0]].1;
+            let mut d = Diagnostic::error(first, "equations depend on each other in a cycle").label("part of the cycle");
+            let mut spans = HashSet::default();
+            spans.insert(first);
+            for &i in stuck.iter().skip(1) {
+                let sp = inst.instrs[i].1;
+                if spans.insert(sp) && spans.len() <= 4 {
+                    d = d.with_secondary(sp, "also in the cycle");
+                }
+            }
+            self.push(d.help("every value must be computable from the inputs; use `:=` for a new version"));
+            return Err(());
+        }
+        // Loop iterations, as positions in the ordered body.
+        let mut new_pos = vec![0usize; n];
+        for (new, &old) in order.iter().enumerate() {
+            new_pos[old] = new;
+        }
+        let hints: Vec<ir::LoopHint> = inst
+            .loop_ranges
+            .iter()
+            .map(|ranges| ir::LoopHint {
+                iterations: ranges
+                    .iter()
+                    .map(|&(a, b)| (a..b).map(|old| new_pos[old]).collect())
+                    .collect(),
+            })
+            .collect();
+        if !hints.is_empty() {
+            self.loop_hints.insert(inst.node.name.clone(), hints);
+        }
+        let mut slots: Vec<Option<Instr>> = inst.instrs.into_iter().map(|(i, _)| Some(i)).collect();
+        inst.node.body = order.into_iter().map(|i| slots[i].take().unwrap()).collect();
+        let id = NodeId(self.nodes.len() as u32);
+        self.nodes.push(inst.node);
+        self.infos.push(info);
+        Ok(id)
+    }
+
+}
+
+fn describe_val(v: &Val) -> String {
+    let w = v.words.first().map(|w| w.bits).unwrap_or(0);
+    if v.words.len() == 1 {
+        format!("a {}-bit word", w)
+    } else {
+        format!("{} words of {} bits", v.words.len(), w)
+    }
+}
+
+fn source_name(decl: &ast::Decl, c_name: &str) -> String {
+    decl.outputs.iter().map(|p| p.name.name.clone()).find(|n| c_ident(n) == c_name).unwrap_or_else(|| c_name.to_string())
+}

@@ -1,0 +1,116 @@
+//! Tables and perms become IR: a `table` is compiled to a boolean circuit (the S-box
+//! database or synthesis in `normalize::sbox`) applied at every bit position of its elements;
+//! a `perm` (1-indexed) becomes wiring, one copy per output element.
+//!
+//! Before: `perm p (a:b3) returns (b:b3) { 3, 1, 2 }`. After: `b__0 = copy a__2;
+//! b__1 = copy a__0; b__2 = copy a__1`.
+
+use super::*;
+
+impl<'a> Ctx<'a> {
+    // --------------------------------------------------------------------------------------
+    // Tables and perms
+
+    pub(super) fn element_layout(&self, inst: &Inst) -> (usize, usize, u32) {
+        // (#input elements, #output elements, element word bits)
+        let count = |ps: &[ir::Param]| -> usize { ps.iter().map(|p| if inst.slicing == Slicing::B { p.atoms.len() / p.word_bits.max(1) as usize } else { p.atoms.len() }).sum() };
+        let bits = inst.node.inputs.first().map(|p| p.word_bits).unwrap_or(1);
+        (count(&inst.node.inputs), count(&inst.node.outputs), bits)
+    }
+
+    pub(super) fn table_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+        let (n_in, n_out, m) = self.element_layout(inst);
+        let all_same = inst.node.inputs.iter().chain(&inst.node.outputs).all(|p| p.word_bits == m);
+        if !all_same {
+            self.push(
+                Diagnostic::error(decl.name.span, "table parameters must be vectors of one-bit elements or of one polymorphic word size")
+                    .label("table")
+                    .help("write table parameters sized in elements: `b4` or `v4`, not `u4`"),
+            );
+            return Err(());
+        }
+        if n_in > 16 || n_out > 64 {
+            self.push(Diagnostic::error(decl.name.span, format!("table with {} input bits is too large (at most 16)", n_in)).label("table"));
+            return Err(());
+        }
+        if entries.len() > 1 << n_in {
+            self.push(Diagnostic::error(decl.name.span, format!("table has {} entries but {} input bits allow at most {}", entries.len(), n_in, 1usize << n_in)).label("too many entries"));
+            return Err(());
+        }
+        let mut table = vec![0u64; 1 << n_in];
+        let mut ok = true;
+        for (i, e) in entries.iter().enumerate() {
+            match self.eval_nat(inst, e) {
+                Ok(v) if v >= 0 && (n_out >= 64 || (v as u64) < (1u64 << n_out)) => table[i] = v as u64,
+                Ok(v) => {
+                    self.push(Diagnostic::error(e.span, format!("table entry {} does not fit in {} output bits", v, n_out)).label("too large"));
+                    ok = false;
+                }
+                Err(()) => ok = false,
+            }
+        }
+        if !ok {
+            return Err(());
+        }
+        let circuit = sbox::table_circuit(n_in, n_out, &table);
+        let span = decl.name.span;
+        let ab = inst.atom_bits(m);
+        let all_ins = inst.node.flat_inputs();
+        let all_outs = inst.node.flat_outputs();
+        // In bitslice an element of m bits is m atoms: apply the circuit at every bit position.
+        let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
+        for pos in 0..apw {
+        let ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
+        let outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+        let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
+        let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
+            Ok(match w {
+                sbox::Wire::Input(i) => ins[i],
+                sbox::Wire::Gate(g) => gates[g],
+                sbox::Wire::Const(b) => cx.emit(inst, Op::Const(if b { mask(ab) } else { 0 }), ab, span)?,
+            })
+        };
+        for g in &circuit.gates {
+            let op = match *g {
+                sbox::Gate::And(a, b) => Op::And(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Or(a, b) => Op::Or(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Xor(a, b) => Op::Xor(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Andn(a, b) => Op::Andn(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Not(a) => Op::Not(wire(self, inst, &gates, a)?),
+            };
+            let v = self.emit(inst, op, ab, span)?;
+            gates.push(v);
+        }
+        for (j, o) in outs.iter().enumerate() {
+            let src = wire(self, inst, &gates, circuit.outputs[j])?;
+            self.count_op(span)?;
+            inst.instrs.push((Instr::Assign { dst: *o, op: Op::Copy(src) }, span));
+        }
+        }
+        Ok(())
+    }
+
+    pub(super) fn perm_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+        let (n_in, n_out, m) = self.element_layout(inst);
+        if entries.len() != n_out {
+            self.push(Diagnostic::error(decl.name.span, format!("perm has {} entries but {} output elements", entries.len(), n_out)).label("perm").help("a perm lists exactly one (1-based) input position per output element"));
+            return Err(());
+        }
+        let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
+        let ins = inst.node.flat_inputs();
+        let outs = inst.node.flat_outputs();
+        for (i, e) in entries.iter().enumerate() {
+            let v = self.eval_nat(inst, e)?;
+            if v < 1 || v as usize > n_in {
+                self.push(Diagnostic::error(e.span, format!("perm entry {} is outside 1..{}", v, n_in)).label("perms are 1-indexed"));
+                return Err(());
+            }
+            let src = (v - 1) as usize;
+            for b in 0..apw {
+                self.count_op(e.span)?;
+                inst.instrs.push((Instr::Assign { dst: outs[i * apw + b], op: Op::Copy(ins[src * apw + b]) }, e.span));
+            }
+        }
+        Ok(())
+    }
+}
