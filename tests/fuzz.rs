@@ -166,7 +166,7 @@ fn random_loop_program(rng: &mut Rng) -> String {
     let w = [8, 16, 32][(rng.next() % 3) as usize];
     let n = 2 + (rng.next() % 6) as usize;
     let pick = |rng: &mut Rng, v: &[&str]| v[(rng.next() as usize) % v.len()].to_string();
-    let mut expr = |rng: &mut Rng, a: &str, b: &str| -> String {
+    let expr = |rng: &mut Rng, a: &str, b: &str| -> String {
         let r = 1 + rng.next() % (w as u64 - 1);
         match rng.next() % 6 {
             0 => format!("({} ^ {}) <<< {}", a, b, r),
