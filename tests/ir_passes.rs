@@ -191,4 +191,17 @@ fn kept_loops_are_c_for_loops() {
     let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new() }).unwrap();
     assert!(out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"), "the 10 double rounds are one loop");
     assert_eq!(out.c.matches("double_round(").count(), 2, "one definition and one call of double_round");
+    // warning-free C in every slicing and policy (no unused loop results)
+    let dir = common::scratch_dir("loops_warnings");
+    for s in [Slicing::V, Slicing::B, Slicing::H] {
+        for loops in [nakiri::opt::LoopPolicy::All, nakiri::opt::LoopPolicy::Chains, nakiri::opt::LoopPolicy::Unroll] {
+            let prog = lower_with("tests/in/loops.ua", s, loops);
+            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new() }).unwrap();
+            let c = dir.join("l.c");
+            std::fs::write(&c, &out.c).unwrap();
+            std::fs::write(dir.join("l.h"), &out.h).unwrap();
+            let r = std::process::Command::new(common::cc()).args(["-O1", "-Wall", "-Wextra", "-Werror", "-c", c.to_str().unwrap(), "-o", dir.join("l.o").to_str().unwrap()]).output().unwrap();
+            assert!(r.status.success(), "-{} {:?}: {}", s, loops, String::from_utf8_lossy(&r.stderr));
+        }
+    }
 }

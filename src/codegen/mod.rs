@@ -382,7 +382,7 @@ fn emit_function(
             }
             Instr::Call { dsts, callee, args } => {
                 let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
-                let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), nm(*d))).collect();
+                let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), if used[d.0 as usize] { nm(*d) } else { String::new() })).collect();
                 let k = body.len();
                 emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string());
             }
@@ -432,13 +432,18 @@ fn emit_function(
                 inner.extend(updates);
                 body.extend(inner.into_iter().map(|l| format!("    {}", l)));
                 body.push("}".to_string());
+                // (results nothing reads are not declared: no unused-variable warnings)
                 for (j, (_, last)) in state.iter().enumerate() {
-                    body.push(format!("{} {} = {};", ty(*last), nm(*last), sname(j)));
+                    if used[last.0 as usize] {
+                        body.push(format!("{} {} = {};", ty(*last), nm(*last), sname(j)));
+                    }
                 }
                 for (o, res) in results.iter().enumerate() {
                     let (LoopResult::Each(vs) | LoopResult::State { each: vs, .. }) = res;
                     for (i, v) in vs.iter().enumerate() {
-                        body.push(format!("{} {} = nk_l{}_y{}[{}];", ty(*v), nm(*v), k, o, i));
+                        if used[v.0 as usize] {
+                            body.push(format!("{} {} = nk_l{}_y{}[{}];", ty(*v), nm(*v), k, o, i));
+                        }
                     }
                 }
             }
@@ -473,7 +478,8 @@ fn emit_function(
 }
 
 /// Lines calling node `callee` with argument expressions `args`, declaring each result as a
-/// local `(C type, name)` of `results`. `tag` makes the temporaries' names unique.
+/// local `(C type, name)` of `results` (an empty name: a result nothing reads). `tag` makes
+/// the temporaries' names unique.
 #[allow(clippy::too_many_arguments)]
 fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str) {
     let c = &prog.nodes[callee.0 as usize];
@@ -489,10 +495,15 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
         }
         body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
         for (i, (ty, name)) in results.iter().enumerate() {
-            body.push(format!("{} {} = nk_r{}[{}];", ty, name, tag, i));
+            // an empty name: a result nothing reads
+            if !name.is_empty() {
+                body.push(format!("{} {} = nk_r{}[{}];", ty, name, tag, i));
+            }
         }
     } else {
-        // Declare the results (grouped by type), then call with their addresses.
+        // Declare the results (grouped by type), then call with their addresses (a result
+        // nothing reads still needs a variable to point to).
+        let results: Vec<(String, String)> = results.iter().enumerate().map(|(i, (t, n))| (t.clone(), if n.is_empty() { format!("nk_d{}_{}", tag, i) } else { n.clone() })).collect();
         let mut i = 0;
         while i < results.len() {
             let tyi = &results[i].0;
