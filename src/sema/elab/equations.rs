@@ -66,8 +66,8 @@ impl<'a> Ctx<'a> {
                             let apw = v.atoms_per_word;
                             let ids: Vec<VarId> = words.iter().flat_map(|w| (0..apw).map(move |b| w * apw + b)).map(|k| inst.vars[&name].slots[k]).collect();
                             for id in ids {
-                                if !inst.def_span.contains_key(&id) {
-                                    inst.def_span.insert(id, *span);
+                                if inst.def_span_of(id).is_none() {
+                                    inst.set_def_span(id, *span);
                                     inst.instrs.push((Instr::Assign { dst: id, op: Op::Const(0) }, *span));
                                 }
                             }
@@ -132,9 +132,9 @@ impl<'a> Ctx<'a> {
                 AssignKind::Def => {
                     let v = &inst.vars[&name];
                     let first = v.first[k];
-                    if let Some(prev) = inst.def_span.get(&first) {
+                    if let Some(prev) = inst.def_span_of(first) {
                         let what = inst.describe(first);
-                        let d = Diagnostic::error(span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(*prev, "first definition").help("use `:=` to give a variable a new version");
+                        let d = Diagnostic::error(span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(prev, "first definition").help("use `:=` to give a variable a new version");
                         self.err(inst, d);
                         return Err(());
                     }
@@ -151,7 +151,7 @@ impl<'a> Ctx<'a> {
                     id
                 }
             };
-            inst.def_span.insert(dst, span);
+            inst.set_def_span(dst, span);
             self.count_op(span)?;
             inst.instrs.push((Instr::Assign { dst, op: Op::Copy(a) }, span));
         }

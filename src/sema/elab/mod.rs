@@ -284,7 +284,8 @@ struct Inst {
     instrs: Vec<(Instr, Span)>,
     /// Per `forall` (inner loops first): the range of `instrs` each iteration produced.
     loop_ranges: Vec<Vec<(usize, usize)>>,
-    def_span: HashMap<VarId, Span>,
+    /// Where each atom written by an equation was defined (indexed by `VarId`).
+    def_span: Vec<Option<Span>>,
     input_ids: HashSet<VarId>,
     /// Version atom (made by `:=`) → the variable's version-0 atom (for messages).
     first_of: HashMap<VarId, VarId>,
@@ -295,6 +296,14 @@ struct Inst {
     suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
+}
+
+/// `_t<k>` (no leading zero) with `k <= tmp`: the name of a temporary made already.
+fn is_temp_name(name: &str, tmp: usize) -> bool {
+    match name.strip_prefix("_t") {
+        Some(d) if !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()) => d.parse::<usize>().map_or(false, |k| k <= tmp),
+        _ => false,
+    }
 }
 
 fn c_ident(s: &str) -> std::borrow::Cow<'_, str> {
@@ -314,7 +323,7 @@ impl Inst {
             loops: vec![],
             instrs: vec![],
             loop_ranges: vec![],
-            def_span: HashMap::default(),
+            def_span: Vec::new(),
             input_ids: HashSet::default(),
             first_of: HashMap::default(),
             source_atom: Vec::new(),
@@ -337,13 +346,13 @@ impl Inst {
     fn fresh(&mut self, base: &str, bits: u32) -> VarId {
         let base = c_ident(base);
         let mut name = base.to_string();
-        if self.names.contains(&name) {
+        if self.taken(&name) {
             // Per-base counter: amortised O(1) even for millions of versions of one variable.
             let k = self.suffix.entry(base.to_string()).or_insert(0);
             loop {
                 *k += 1;
                 let cand = format!("{}_{}", base, k);
-                if !self.names.contains(&cand) {
+                if !self.names.contains(&cand) && !is_temp_name(&cand, self.tmp) {
                     name = cand;
                     break;
                 }
@@ -353,10 +362,32 @@ impl Inst {
         self.node.new_var(name, bits)
     }
 
+    /// Whether an atom of the node has this name. Temporaries (`_t1`, `_t2`, ...) are not in
+    /// `names` (they are most atoms of a bitsliced node): they are the `_t<k>` with k <= `tmp`.
+    fn taken(&self, name: &str) -> bool {
+        self.names.contains(name) || is_temp_name(name, self.tmp)
+    }
+
     fn temp(&mut self, bits: u32) -> VarId {
-        self.tmp += 1;
-        let n = format!("_t{}", self.tmp);
-        self.fresh(&n, bits)
+        loop {
+            self.tmp += 1;
+            let n = format!("_t{}", self.tmp);
+            if !self.names.contains(&n) {
+                return self.node.new_var(n, bits);
+            }
+        }
+    }
+
+    fn def_span_of(&self, id: VarId) -> Option<Span> {
+        self.def_span.get(id.0 as usize).copied().flatten()
+    }
+
+    fn set_def_span(&mut self, id: VarId, span: Span) {
+        let i = id.0 as usize;
+        if self.def_span.len() <= i {
+            self.def_span.resize(i + 1, None);
+        }
+        self.def_span[i] = Some(span);
     }
 
     fn mark_source(&mut self, id: VarId) {
