@@ -22,9 +22,10 @@ pub enum LoopPolicy {
     /// Keep every loop that can be kept, independent iterations too: smallest code
     /// (`--loops all`).
     All,
-    /// `Chains` in vslice and hslice, `Unroll` in bitslice (default): a bitsliced state is
-    /// hundreds of registers, and passing it through a call every round costs more than the
-    /// smaller code saves (measured: README "Kept loops").
+    /// `Chains` in vslice and hslice, `Unroll` in bitslice (default): kept loops were faster in
+    /// vslice for every cipher measured, and slower in bitslice for the block ciphers (S-box
+    /// layers over hundreds of registers), faster only for small-state permutations (the
+    /// table in the README).
     Auto,
 }
 

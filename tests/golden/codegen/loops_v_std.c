@@ -17,7 +17,7 @@ typedef uint16_t loops__DATATYPE;
 #define DATATYPE loops__DATATYPE
 
 /* ---- nodes ---- */
-static __attribute__((noinline)) NK_TARGET void round_(const uint16_t v_nk_in[3], uint16_t v_nk_out[2])
+static inline __attribute__((always_inline)) NK_TARGET void round_(const uint16_t v_nk_in[3], uint16_t v_nk_out[2])
 {
     uint16_t x__0 = v_nk_in[0];
     uint16_t x__1 = v_nk_in[1];
@@ -82,7 +82,7 @@ static __attribute__((noinline)) NK_TARGET void tweak__n4(const uint16_t v_nk_in
     v_nk_out[0] = y;
 }
 
-static NK_TARGET void loops__loop0(const uint16_t v_nk_in[4], uint16_t v_nk_out[1])
+static inline __attribute__((always_inline)) NK_TARGET void loops__loop0(const uint16_t v_nk_in[4], uint16_t v_nk_out[1])
 {
     uint16_t in0 = v_nk_in[0];
     uint16_t in1 = v_nk_in[1];
