@@ -228,8 +228,7 @@ fn random_loop_programs_keep_their_meaning() {
         let lower = |loops: LoopPolicy| {
             let mut cfg = Config { slicing, ..Config::default() };
             cfg.opt.loops = loops;
-            let (front, p) = driver::lower("loops.ua", &src, &cfg, &common::Fs);
-            p.unwrap_or_else(|| panic!("generated program rejected ({:?}):\n{}\n{}", slicing, src, front.render_diags()))
+            common::lower_src_cfg(&format!("generated loop program {}", it), &src, &cfg)
         };
         let reference = lower(LoopPolicy::Unroll);
         for loops in [LoopPolicy::All, LoopPolicy::Chains] {

@@ -108,11 +108,9 @@ fn optimisation_passes_preserve_meaning() {
 }
 
 fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
-    let src = std::fs::read_to_string(common::root().join(path)).unwrap();
     let mut cfg = Config { slicing: s, ..Config::default() };
     cfg.opt.loops = loops;
-    let (front, p) = driver::lower(path, &src, &cfg, &common::Fs);
-    p.unwrap_or_else(|| panic!("{}", front.render_diags()))
+    common::lower_file_cfg(path, &cfg)
 }
 
 /// (callee, count) of the entry's kept loops; outlined bodies (`<node>__loopN`) by node name.

@@ -178,6 +178,25 @@ pub struct Program {
 }
 
 impl Program {
+    /// Keeps the nodes at the old indices `order`, in that order (each at most once), and
+    /// renumbers every call and loop to match. Every callee of a kept node must be kept.
+    pub fn reorder_nodes(&mut self, order: &[usize]) {
+        let mut remap = vec![None; self.nodes.len()];
+        for (new, &old) in order.iter().enumerate() {
+            remap[old] = Some(NodeId(new as u32));
+        }
+        let mut all: Vec<Option<Node>> = std::mem::take(&mut self.nodes).into_iter().map(Some).collect();
+        for &old in order {
+            let mut n = all[old].take().expect("each node placed once");
+            for ins in &mut n.body {
+                if let Some(c) = ins.callee() {
+                    ins.set_callee(remap[c.0 as usize].expect("callee kept"));
+                }
+            }
+            self.nodes.push(n);
+        }
+    }
+
     pub fn entry(&self) -> &Node {
         self.nodes.last().expect("program has an entry node")
     }

@@ -12,7 +12,7 @@
 //!
 //! Before: `node g(a) { b = not a }  node f(x) { y = call g(x) }` → after: `node f(x) { y = not x }`.
 
-use crate::ir::{Instr, Node, NodeId, Op, Program, VarId};
+use crate::ir::{Instr, Node, Op, Program, VarId};
 use std::collections::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -142,24 +142,6 @@ fn prune(prog: &mut Program) {
             }
         }
     }
-    let mut remap = vec![0u32; n];
-    let mut k = 0;
-    for i in 0..n {
-        if used[i] {
-            remap[i] = k;
-            k += 1;
-        }
-    }
-    let nodes = std::mem::take(&mut prog.nodes);
-    for (i, mut node) in nodes.into_iter().enumerate() {
-        if !used[i] {
-            continue;
-        }
-        for ins in &mut node.body {
-            if let Some(callee) = ins.callee() {
-                ins.set_callee(NodeId(remap[callee.0 as usize]));
-            }
-        }
-        prog.nodes.push(node);
-    }
+    let order: Vec<usize> = (0..n).filter(|&i| used[i]).collect();
+    prog.reorder_nodes(&order);
 }

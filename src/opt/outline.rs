@@ -103,21 +103,8 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
         }
         order.push(idx);
     }
-    let mut remap = vec![NodeId(0); order.len()];
-    for (new, &old) in order.iter().enumerate() {
-        remap[old] = NodeId(new as u32);
-    }
-    let mut all: Vec<Option<Node>> = std::mem::take(&mut prog.nodes).into_iter().map(Some).collect();
-    all.extend(new_nodes.into_iter().map(|(_, n)| Some(n)));
-    for &old in &order {
-        let mut n = all[old].take().expect("each node placed once");
-        for ins in &mut n.body {
-            if let Some(c) = ins.callee() {
-                ins.set_callee(remap[c.0 as usize]);
-            }
-        }
-        prog.nodes.push(n);
-    }
+    prog.nodes.extend(new_nodes.into_iter().map(|(_, n)| n));
+    prog.reorder_nodes(&order);
     stats
 }
 

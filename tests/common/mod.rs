@@ -111,18 +111,27 @@ pub fn root() -> PathBuf {
 
 /// Compiles Usuba source text to optimised IR; panics with the rendered diagnostics on error.
 pub fn lower_src(name: &str, src: &str, slicing: Slicing) -> Program {
-    let cfg = Config { slicing, ..Config::default() };
-    let (front, prog) = driver::lower(name, src, &cfg, &Fs);
+    lower_src_cfg(name, src, &Config { slicing, ..Config::default() })
+}
+
+/// Like [`lower_src`], with every option given.
+pub fn lower_src_cfg(name: &str, src: &str, cfg: &Config) -> Program {
+    let (front, prog) = driver::lower(name, src, cfg, &Fs);
     match prog {
         Some(p) => p,
-        None => panic!("{} failed to compile ({:?}):\n{}", name, slicing, front.render_diags()),
+        None => panic!("{} failed to compile ({:?}):\n{}", name, cfg.slicing, front.render_diags()),
     }
 }
 
 /// Compiles a `.ua` file (path relative to the crate root).
 pub fn lower_file(path: &str, slicing: Slicing) -> Program {
+    lower_file_cfg(path, &Config { slicing, ..Config::default() })
+}
+
+/// Like [`lower_file`], with every option given.
+pub fn lower_file_cfg(path: &str, cfg: &Config) -> Program {
     let src = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{}: {}", path, e));
-    lower_src(path, &src, slicing)
+    lower_src_cfg(path, &src, cfg)
 }
 
 /// Runs instances through the interpreter.

@@ -185,7 +185,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
 }
 
 /// Keeps the nodes reachable from `entry` (which becomes the last node), renumbering calls.
-fn prune(prog: ir::Program, entry: NodeId) -> ir::Program {
+fn prune(mut prog: ir::Program, entry: NodeId) -> ir::Program {
     let mut reach = vec![false; prog.nodes.len()];
     let mut stack = vec![entry];
     while let Some(n) = stack.pop() {
@@ -193,30 +193,12 @@ fn prune(prog: ir::Program, entry: NodeId) -> ir::Program {
             continue;
         }
         reach[n.0 as usize] = true;
-        for ins in &prog.nodes[n.0 as usize].body {
-            if let Instr::Call { callee, .. } = ins {
-                stack.push(*callee);
-            }
-        }
+        stack.extend(prog.nodes[n.0 as usize].body.iter().filter_map(|ins| ins.callee()));
     }
-    let mut remap = vec![None; prog.nodes.len()];
     let mut order: Vec<usize> = (0..prog.nodes.len()).filter(|&i| reach[i] && i != entry.0 as usize).collect();
     order.push(entry.0 as usize);
-    for (new, &old) in order.iter().enumerate() {
-        remap[old] = Some(NodeId(new as u32));
-    }
-    let mut nodes: Vec<Option<ir::Node>> = prog.nodes.into_iter().map(Some).collect();
-    let mut out = Vec::new();
-    for &old in &order {
-        let mut n = nodes[old].take().unwrap();
-        for ins in &mut n.body {
-            if let Instr::Call { callee, .. } = ins {
-                *callee = remap[callee.0 as usize].unwrap();
-            }
-        }
-        out.push(n);
-    }
-    ir::Program { slicing: prog.slicing, nodes: out }
+    prog.reorder_nodes(&order);
+    prog
 }
 
 fn check_attrs(cx: &mut Ctx, attrs: &[ast::Ident], allowed: &[&str]) {
