@@ -14,6 +14,7 @@ pub mod normalize;
 pub mod ir;
 pub mod interp;
 pub mod opt;
+pub mod target;
 pub mod codegen;
 pub mod runtime;
 pub mod cli;

@@ -95,21 +95,9 @@ pub fn main() -> i32 {
     }
 }
 
-/// Runs the CLI with these arguments; returns the exit status.
-pub fn run(argv: &[String]) -> i32 {
-    if argv.first().map(|s| s.as_str()) == Some("demo") {
-        return demo::run(&argv[1..]);
-    }
-    if argv.first().map(|s| s.as_str()) == Some("targets") {
-        println!("targets on this machine (tests run natively where `runs here`):");
-        for a in Arch::ALL {
-            println!("  {:7} {}", a.name(), if a.runs_here() { "runs here" } else if a == Arch::Neon { "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)" } else { "skipped: this CPU lacks it" });
-        }
-        return 0;
-    }
-    if argv.first().map(|s| s.as_str()) == Some("bench") {
-        return bench::run(&argv[1..]);
-    }
+/// Parses a compile/check command line (native and usubac spellings). `Err(status)` when the
+/// process should exit with that status (help, version, a usage error already printed).
+fn parse_args(argv: &[String]) -> Result<Args, i32> {
     let mut a = Args::default();
     let mut i = 0;
     let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-v", "-bench-nb-runs"];
@@ -122,11 +110,11 @@ pub fn run(argv: &[String]) -> i32 {
         match arg {
             "-h" | "--help" | "-help" => {
                 print!("{}", HELP);
-                return 0;
+                return Err(0);
             }
             "--version" | "-version" => {
                 println!("nakiri {}", env!("CARGO_PKG_VERSION"));
-                return 0;
+                return Err(0);
             }
             "check" | "compile" if a.mode.is_none() && a.file.is_none() => a.mode = Some(arg.to_string()),
             "-B" | "--bitslice" => a.slicing = Some(Slicing::B),
@@ -135,21 +123,21 @@ pub fn run(argv: &[String]) -> i32 {
             "--arch" | "-arch" => match next(&mut i) {
                 Some(v) => match Arch::parse(&v) {
                     Some(ar) => a.arch = Some(ar),
-                    None => return usage_error(&format!("unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)", v)),
+                    None => return Err(usage_error(&format!("unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)", v))),
                 },
-                None => return usage_error("`-arch` needs a value"),
+                None => return Err(usage_error("`-arch` needs a value")),
             },
             "-o" => match next(&mut i) {
                 Some(v) => a.out = Some(v),
-                None => return usage_error("`-o` needs a file name"),
+                None => return Err(usage_error("`-o` needs a file name")),
             },
             "-I" => match next(&mut i) {
                 Some(v) => a.includes.push(v),
-                None => return usage_error("`-I` needs a folder"),
+                None => return Err(usage_error("`-I` needs a folder")),
             },
             "--dump" => match next(&mut i) {
                 Some(v) if ["ast", "typed", "ir"].contains(&v.as_str()) => a.dump = Some(v),
-                _ => return usage_error("`--dump` takes ast, typed or ir"),
+                _ => return Err(usage_error("`--dump` takes ast, typed or ir")),
             },
             "-parse-only" => {
                 a.mode = Some("check".into());
@@ -165,7 +153,7 @@ pub fn run(argv: &[String]) -> i32 {
                 Some("chains") => a.loops = Some(crate::opt::LoopPolicy::Chains),
                 Some("all") => a.loops = Some(crate::opt::LoopPolicy::All),
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
-                _ => return usage_error("`--loops` takes auto, chains, all or unroll"),
+                _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
             "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
             | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
@@ -174,21 +162,77 @@ pub fn run(argv: &[String]) -> i32 {
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),
             s if takes_value.contains(&s) => {
                 if next(&mut i).is_none() {
-                    return usage_error(&format!("`{}` needs a value", s));
+                    return Err(usage_error(&format!("`{}` needs a value", s)));
                 }
                 a.notes.push(s.to_string());
             }
             s if s.starts_with("-bench") => a.notes.push(s.to_string()),
-            s if s.starts_with('-') => return usage_error(&format!("unknown option `{}`", s)),
+            s if s.starts_with('-') => return Err(usage_error(&format!("unknown option `{}`", s))),
             s => {
                 if a.file.is_some() {
-                    return usage_error(&format!("more than one input file (`{}`)", s));
+                    return Err(usage_error(&format!("more than one input file (`{}`)", s)));
                 }
                 a.file = Some(s.to_string());
             }
         }
         i += 1;
     }
+    Ok(a)
+}
+
+/// The compilation options a parsed command line asks for (`argv` and `file` give the banner's
+/// flags text).
+fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
+    let mut cfg = Config {
+        slicing: a.slicing.unwrap_or(Slicing::V),
+        arch: a.arch.unwrap_or(Arch::Std),
+        include_dirs: a.includes.clone(),
+        flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
+        ..Config::default()
+    };
+    cfg.opt.copy_prop = !a.no_copy_prop;
+    if let Some(l) = a.loops {
+        cfg.opt.loops = l;
+    }
+    if let Some(p) = a.inline {
+        cfg.opt.inline = p;
+    }
+    cfg
+}
+
+/// Parses the compile options of another subcommand (`nakiri bench FILE.ua [flags]`): the
+/// input file and its configuration. `Err(status)` after printing a usage error.
+pub fn parse_compile_flags(argv: &[String]) -> Result<(String, Config), i32> {
+    let a = parse_args(argv)?;
+    let Some(file) = a.file.clone() else {
+        return Err(usage_error("no input file"));
+    };
+    for n in &a.notes {
+        eprintln!("note: `{}` is accepted for usubac compatibility and currently has no effect", n);
+    }
+    let cfg = config_of(&a, argv, &file);
+    Ok((file, cfg))
+}
+
+/// Runs the CLI with these arguments; returns the exit status.
+pub fn run(argv: &[String]) -> i32 {
+    if argv.first().map(|s| s.as_str()) == Some("demo") {
+        return demo::run(&argv[1..]);
+    }
+    if argv.first().map(|s| s.as_str()) == Some("targets") {
+        println!("targets on this machine (tests run natively where `runs here`):");
+        for a in Arch::ALL {
+            println!("  {:7} {}", a.name(), if a.runs_here() { "runs here" } else if a == Arch::Neon { "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)" } else { "skipped: this CPU lacks it" });
+        }
+        return 0;
+    }
+    if argv.first().map(|s| s.as_str()) == Some("bench") {
+        return bench::run(&argv[1..]);
+    }
+    let a = match parse_args(argv) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
     for n in &a.notes {
         eprintln!("note: `{}` is accepted for usubac compatibility and currently has no effect", n);
     }
@@ -206,20 +250,7 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
     };
-    let mut cfg = Config {
-        slicing: a.slicing.unwrap_or(Slicing::V),
-        arch: a.arch.unwrap_or(Arch::Std),
-        include_dirs: a.includes.clone(),
-        flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
-        ..Config::default()
-    };
-    cfg.opt.copy_prop = !a.no_copy_prop;
-    if let Some(l) = a.loops {
-        cfg.opt.loops = l;
-    }
-    if let Some(p) = a.inline {
-        cfg.opt.inline = p;
-    }
+    let cfg = config_of(&a, argv, &file);
     let mode = a.mode.clone().unwrap_or_else(|| "compile".into());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

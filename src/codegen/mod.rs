@@ -11,8 +11,7 @@
 pub mod c_emit;
 mod ops;
 pub mod packed;
-pub mod target;
-pub use target::{instances_per_call, Arch};
+pub use crate::target::{instances_per_call, layout as target, Arch};
 
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, VarId};
 use c_emit::{comment_lines, Namer};

@@ -99,6 +99,81 @@ fn op_name(op: &Op) -> &'static str {
         Op::Shuffle(..) => "Shuffle",
         Op::Bitmask(..) => "Bitmask",
         Op::Pack(..) => "Pack",
+        Op::Ternlog(..) => "Ternlog",
+    }
+}
+
+/// How the target spells the logic operations (for expanding `Ternlog` where it is not native).
+struct LogicSpelling {
+    simd: bool,
+}
+
+impl LogicSpelling {
+    fn and(&self, a: &str, b: &str) -> String {
+        if self.simd { format!("NK_AND({}, {})", a, b) } else { format!("({} & {})", a, b) }
+    }
+    fn or(&self, a: &str, b: &str) -> String {
+        if self.simd { format!("NK_OR({}, {})", a, b) } else { format!("({} | {})", a, b) }
+    }
+    fn xor(&self, a: &str, b: &str) -> String {
+        if self.simd { format!("NK_XOR({}, {})", a, b) } else { format!("({} ^ {})", a, b) }
+    }
+    fn andn(&self, a: &str, b: &str) -> String {
+        if self.simd { format!("NK_ANDN({}, {})", a, b) } else { format!("(~{} & {})", a, b) }
+    }
+    fn not(&self, a: &str) -> String {
+        if self.simd { format!("NK_NOT({})", a) } else { format!("~{}", a) }
+    }
+    fn zero(&self) -> String {
+        if self.simd { "NK_ZERO".into() } else { "0".into() }
+    }
+    fn ones(&self) -> String {
+        if self.simd { "NK_ONES".into() } else { "~(uint64_t)0".into() }
+    }
+}
+
+/// A C expression for the two-input function `f` of `b`, `c` (truth table in 4 bits: bit
+/// `2b + c`).
+fn two_input(s: &LogicSpelling, f: u8, b: &str, c: &str) -> String {
+    match f & 15 {
+        0x0 => s.zero(),
+        0xf => s.ones(),
+        0xa => c.to_string(),
+        0xc => b.to_string(),
+        0x5 => s.not(c),
+        0x3 => s.not(b),
+        0x8 => s.and(b, c),
+        0xe => s.or(b, c),
+        0x6 => s.xor(b, c),
+        0x9 => s.not(&s.xor(b, c)),
+        0x2 => s.andn(b, c),
+        0x4 => s.andn(c, b),
+        0x7 => s.not(&s.and(b, c)),
+        0x1 => s.not(&s.or(b, c)),
+        0xb => s.or(&s.not(b), c),
+        _ => s.or(b, &s.not(c)), // 0xd
+    }
+}
+
+/// `Ternlog(a, b, c, imm)` with the target's logic operations, by Shannon expansion on `a`:
+/// `f = a ? f1(b, c) : f0(b, c)`. Used only where `vpternlog` is missing (the optimiser makes
+/// ternlogs only for targets that have it, so this serves tests and hand-written IR).
+fn ternlog_expansion(s: &LogicSpelling, imm: u8, a: &str, b: &str, c: &str) -> String {
+    let f0 = imm & 15;
+    let f1 = imm >> 4;
+    if f0 == f1 {
+        return two_input(s, f0, b, c);
+    }
+    let e0 = two_input(s, f0, b, c);
+    let e1 = two_input(s, f1, b, c);
+    match (f0, f1) {
+        (0, _) => s.and(a, &e1),
+        (_, 0) => s.andn(a, &e0),
+        (15, _) => s.or(&s.not(a), &e1),
+        (_, 15) => s.or(a, &e0),
+        _ if f0 == !f1 & 15 => s.xor(a, &e0),
+        // f0 ^ (a & (f0 ^ f1))
+        _ => s.xor(&e0, &s.and(a, &two_input(s, f0 ^ f1, b, c))),
     }
 }
 
@@ -117,6 +192,16 @@ pub(crate) fn op_expr(
         Op::Copy(a) => return Ok(nm(*a)),
         Op::Shl(a, 0) | Op::Shr(a, 0) | Op::Sar(a, 0) | Op::Rotl(a, 0) | Op::Rotr(a, 0) => return Ok(nm(*a)),
         Op::Shuffle(a, p) if p.iter().enumerate().all(|(j, &s)| s == j as u32) => return Ok(nm(*a)),
+        Op::Ternlog(a, b, c, imm) => {
+            if t.arch == Arch::Avx512 {
+                return Ok(format!("NK_TERNLOG({}, {}, {}, {:#04x})", nm(*a), nm(*b), nm(*c), imm));
+            }
+            let e = ternlog_expansion(&LogicSpelling { simd: t.simd() }, *imm, &nm(*a), &nm(*b), &nm(*c));
+            if t.arch == Arch::Std && t.slicing == Slicing::V && m < std_container_bits(m) {
+                return Ok(format!("({}) & {}", e, lit(mask(m), std_container_bits(m))));
+            }
+            return Ok(e);
+        }
         _ => {}
     }
     match (t.arch, t.slicing) {
@@ -194,7 +279,7 @@ fn std_v(helpers: &mut Helpers, node: &Node, m: u32, op: &Op, nm: &dyn Fn(VarId)
             let cast = if c < 32 { "uint32_t" } else { ty };
             format!("({}){} << {} | {}", cast, nm(*a), h, nm(*b))
         }
-        Op::Copy(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+        Op::Copy(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
     })
 }
 
@@ -384,7 +469,7 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             // the only shifts / permutations of a 1-bit word are identities
             Op::Bitmask(a, _) | Op::Shl(a, _) | Op::Shr(a, _) | Op::Sar(a, _) | Op::Rotl(a, _) | Op::Rotr(a, _) | Op::Shuffle(a, _) => nm(*a),
             Op::Pack(..) => return Err(format!("`Pack` needs mixed word sizes, which vslice on {} cannot express; use --arch std", t.arch)),
-            Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+            Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
         });
     }
     // Rotations and bit permutations moving whole bytes: one byte shuffle (unless the target
@@ -420,7 +505,7 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
                 t.arch
             ))
         }
-        Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) => unreachable!(),
+        Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
     })
 }
 

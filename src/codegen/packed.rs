@@ -11,7 +11,7 @@
 //! Parameters come in the entry node's order, inputs then outputs, with their source names.
 //! `E__packed` processes `n` instances (any `n`, including 0 and a tail shorter than one
 //! register): it transposes each chunk of `E__INSTANCES` instances into the sliced layout of
-//! `codegen::target`, calls `E__`, and transposes the results back. A short tail is padded
+//! `target::layout`, calls `E__`, and transposes the results back. A short tail is padded
 //! with zero instances and only the `n` real outputs are written; nothing is written past
 //! `n` instances of any output. No branch or memory index depends on the data.
 //!
@@ -60,7 +60,7 @@
 //!
 //! The transposition routines themselves are in `runtime::transpose`.
 
-use super::target::Arch;
+use crate::target::Arch;
 use super::c_emit::{sanitize, Namer};
 use super::CodegenError;
 use crate::interp::param_words;

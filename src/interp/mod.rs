@@ -76,6 +76,7 @@ fn eval_op(node: &Node, op: &Op, val: &[u64], m: u32) -> u64 {
         Op::Or(a, b) => g(a) | g(b),
         Op::Xor(a, b) => g(a) ^ g(b),
         Op::Andn(a, b) => !g(a) & g(b),
+        Op::Ternlog(a, b, c, imm) => crate::ir::ternlog(*imm, g(a), g(b), g(c)),
         Op::Add(a, b) => g(a).wrapping_add(g(b)),
         Op::Sub(a, b) => g(a).wrapping_sub(g(b)),
         Op::Mul(a, b) => g(a).wrapping_mul(g(b)),

@@ -120,6 +120,10 @@ pub enum Op {
     Bitmask(VarId, u32),
     /// Result has `2 * bits(a)` bits: `a` in the high half, `b` in the low half (V only).
     Pack(VarId, VarId),
+    /// Any boolean function of three operands, bit by bit: result bit = bit
+    /// `4*a + 2*b + c` of `imm` (AVX-512's `vpternlog` immediate). Made by `opt::ternlog`
+    /// only for targets that have it; the code generator also expands it elsewhere.
+    Ternlog(VarId, VarId, VarId, u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -236,6 +240,7 @@ impl Op {
             | Shuffle(a, _) | Bitmask(a, _) => vec![*a],
             And(a, b) | Or(a, b) | Xor(a, b) | Andn(a, b) | Add(a, b) | Sub(a, b) | Mul(a, b)
             | Pack(a, b) => vec![*a, *b],
+            Ternlog(a, b, c, _) => vec![*a, *b, *c],
         }
     }
     /// Rewrites every operand through `f`.
@@ -249,6 +254,11 @@ impl Op {
             | Pack(a, b) => {
                 *a = f(*a);
                 *b = f(*b);
+            }
+            Ternlog(a, b, c, _) => {
+                *a = f(*a);
+                *b = f(*b);
+                *c = f(*c);
             }
         }
     }
@@ -348,6 +358,18 @@ pub struct LoopHint {
 
 /// Loop hints per node name, inner loops before the loops around them.
 pub type LoopHints = std::collections::BTreeMap<String, Vec<LoopHint>>;
+
+/// The value of `Op::Ternlog(_, _, _, imm)` on operand values `a`, `b`, `c` (all 64 bits).
+pub fn ternlog(imm: u8, a: u64, b: u64, c: u64) -> u64 {
+    let mut r = 0;
+    for i in 0..8 {
+        if imm >> i & 1 == 1 {
+            let pick = |bit: u32, x: u64| if i >> bit & 1 == 1 { x } else { !x };
+            r |= pick(2, a) & pick(1, b) & pick(0, c);
+        }
+    }
+    r
+}
 
 /// Mask of the low `bits` bits.
 pub fn mask(bits: u32) -> u64 {

@@ -160,6 +160,11 @@ pub fn parse(text: &str) -> Result<Program, String> {
                     Some("rotr") => Op::Rotr(a(1)?, num(2)?),
                     Some("bitmask") => Op::Bitmask(a(1)?, num(2)?),
                     Some("pack") => Op::Pack(a(1)?, a(2)?),
+                    Some("ternlog") => {
+                        let t = ops.get(4).copied().unwrap_or("");
+                        let imm = u8::from_str_radix(t.trim_start_matches("0x"), 16).map_err(|_| format!("line {}: bad ternlog immediate", ln + 1))?;
+                        Op::Ternlog(a(1)?, a(2)?, a(3)?, imm)
+                    }
                     Some("shuffle") => {
                         let inner = rhs.split_once('[').map(|x| x.1.trim_end_matches(']')).unwrap_or("");
                         let p: Vec<u32> = inner.split_whitespace().map(|x| x.parse().map_err(|_| format!("line {}: bad shuffle", ln + 1))).collect::<Result<_, _>>()?;

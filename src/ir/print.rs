@@ -45,6 +45,7 @@ fn op_text(node: &Node, op: &Op) -> String {
         ),
         Bitmask(a, k) => format!("bitmask {} {}", n(a), k),
         Pack(a, b) => format!("pack {} {}", n(a), n(b)),
+        Ternlog(a, b, c, imm) => format!("ternlog {} {} {} {:#04x}", n(a), n(b), n(c), imm),
     }
 }
 

@@ -223,6 +223,11 @@ fn check_op(prog: &Program, node: &Node, dst: VarId, op: &Op) -> Result<(), Stri
                 return Err("bitmask index out of range".into());
             }
         }
+        Ternlog(a, b, c, _) => {
+            same(*a)?;
+            same(*b)?;
+            same(*c)?
+        }
         Pack(a, b) => {
             let h = node.bits(*a);
             if node.bits(*b) != h || 2 * h != m {

@@ -14,7 +14,7 @@
 //!
 //! On `std` the generated code uses plain C operators, so the prelude is only the includes.
 
-use crate::codegen::Arch;
+use crate::target::Arch;
 use crate::ir::Slicing;
 
 /// The runtime text for `arch`, `slicing` and the programs' word size (`word_bits`; 0 when
@@ -223,6 +223,10 @@ fn x86_pshufb(arch: Arch) -> String {
 fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
     let mut s = header(arch);
     let mut t = String::from(X86_LOGIC);
+    if arch == Arch::Avx512 {
+        t.push_str("/* any boolean function of three registers: bit 4a+2b+c of imm */\n");
+        t.push_str("#define NK_TERNLOG(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))\n");
+    }
     match slicing {
         Slicing::B => {}
         Slicing::V if word_bits == 1 => {} // 1-bit lanes: logic only

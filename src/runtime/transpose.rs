@@ -2,7 +2,7 @@
 //!
 //! Every routine converts between *plain* instances (instance-major memory, see
 //! `codegen::packed`) and the *sliced* registers of one raw call, in exactly the register
-//! layouts of `codegen::target` (the authoritative description):
+//! layouts of `target::layout` (the authoritative description):
 //! - **B**: a lane-parallel 64x64 bit-matrix transpose. A register of R bits is R/64 lanes of
 //!   64 bits; lane l holds instances 64l..64l+63. The plain bits of one parameter of one instance
 //!   form a bit string (atom a = bit a, MSB-first); it is cut in 64-bit groups. For group g the
@@ -26,7 +26,7 @@
 //! target attribute they need, so the file compiles with no `-m` flag.
 //! None of them branches on or indexes memory by data (only by public sizes).
 
-use crate::codegen::target::{instances_per_call, Arch};
+use crate::target::{instances_per_call, Arch};
 use crate::ir::Slicing;
 
 /// `__attribute__((target(..)))` a function using this arch's registers needs ("" if none);

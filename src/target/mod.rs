@@ -1,0 +1,108 @@
+//! The machine model, below `opt`, `codegen` and `runtime`: which targets exist, their register
+//! layouts (`layout`), and what each can do natively and at what cost (`Target`). Passes ask
+//! it questions ("is a 32-bit rotate one instruction here?", "how many registers?") instead
+//! of keeping target facts of their own.
+
+pub mod layout;
+
+pub use layout::{instances_per_call, Arch};
+
+use crate::ir::{Op, Slicing};
+
+/// A native capability a pass or the code generator may rely on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Feature {
+    /// `vpternlog`: any boolean function of three registers in one instruction (AVX-512F).
+    Ternlog,
+    /// Native lane rotates for 32- and 64-bit lanes (`vprold`/`vprolq`, AVX-512F).
+    Rotate32_64,
+    /// Native 16-bit lane rotates through double shifts (`vpshldw`, AVX-512 VBMI2): not assumed
+    /// (the `avx512` target is F/BW/VL), listed so the cost model can say so.
+    Rotate16,
+    /// `andn` as one instruction (`pandn`/`vpandn`/`vpandnq`, BMI1 `andn` on GP registers).
+    Andn,
+}
+
+/// The target of one compilation: architecture, slicing-independent register facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    pub arch: Arch,
+    /// Register width in bits.
+    pub reg_bits: u32,
+    /// Architectural registers available to the C compiler's allocator for our values.
+    pub n_regs: u32,
+}
+
+/// Cost of one IR operation as the code generator emits it, in instructions issued.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpCost {
+    pub insns: u32,
+}
+
+impl Target {
+    pub fn new(arch: Arch) -> Target {
+        let n_regs = match arch {
+            // rsp and rbp are not free; a few more hold pointers and loop counters.
+            Arch::Std => 13,
+            Arch::Sse | Arch::Avx2 => 16,
+            Arch::Avx512 | Arch::Neon => 32,
+        };
+        Target { arch, reg_bits: arch.reg_bits(), n_regs }
+    }
+
+    pub fn has(&self, f: Feature) -> bool {
+        match f {
+            Feature::Ternlog | Feature::Rotate32_64 => self.arch == Arch::Avx512,
+            Feature::Rotate16 => false,
+            // GP: BMI1 is not assumed by `cc -O3` without -march; SIMD has it everywhere.
+            Feature::Andn => self.arch != Arch::Std,
+        }
+    }
+
+    /// What `op` on atoms of `bits` bits costs in `slicing` (instructions the generated C needs;
+    /// wiring such as bitsliced shifts costs nothing: it is renaming).
+    pub fn cost(&self, op: &Op, bits: u32, slicing: Slicing) -> OpCost {
+        let simd = self.arch != Arch::Std;
+        let insns = match op {
+            Op::Const(_) | Op::Copy(_) => 0,
+            Op::Not(_) => 1,
+            Op::And(..) | Op::Or(..) | Op::Xor(..) => 1,
+            Op::Andn(..) => {
+                if self.has(Feature::Andn) {
+                    1
+                } else {
+                    2
+                }
+            }
+            Op::Ternlog(..) => 1,
+            Op::Add(..) | Op::Sub(..) => 1,
+            Op::Mul(..) => {
+                if simd && bits == 64 {
+                    6
+                } else {
+                    1
+                }
+            }
+            Op::Rotl(..) | Op::Rotr(..) => match slicing {
+                Slicing::V => {
+                    if !simd || (self.has(Feature::Rotate32_64) && bits >= 32) || (bits == 16 && self.has(Feature::Rotate16)) {
+                        1
+                    } else {
+                        3
+                    }
+                }
+                _ => 1,
+            },
+            Op::Shl(..) | Op::Shr(..) | Op::Sar(..) => 1,
+            Op::Shuffle(..) | Op::Bitmask(..) => {
+                if slicing == Slicing::V {
+                    bits.min(8)
+                } else {
+                    1
+                }
+            }
+            Op::Pack(..) => 2,
+        };
+        OpCost { insns }
+    }
+}
