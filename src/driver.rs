@@ -30,6 +30,8 @@ pub struct Front {
     pub ast: Option<ast::Program>,
     pub checked: Option<Checked>,
     pub diags: Vec<Diagnostic>,
+    /// What the optimiser did (after [`lower`] or [`compile`]).
+    pub report: Option<crate::opt::Report>,
 }
 
 impl Front {
@@ -54,7 +56,7 @@ pub fn parse(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
             }
         }
     }
-    Front { sources, ast: Some(ast), checked: None, diags }
+    Front { sources, ast: Some(ast), checked: None, diags, report: None }
 }
 
 /// Largest expression depth accepted (left-associative chains count too).
@@ -95,7 +97,15 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
     let mut front = check(name, text, cfg, loader);
     let Some(checked) = &front.checked else { return (front, None) };
     let mut prog = checked.ir.clone();
-    crate::opt::optimize(&mut prog, &checked.loop_hints, &cfg.opt);
+    let mut ocfg = cfg.opt.clone();
+    ocfg.arch = cfg.arch;
+    match crate::opt::optimize(&mut prog, &checked.loop_hints, &ocfg) {
+        Ok(r) => front.report = Some(r),
+        Err(e) => {
+            front.diags.push(Diagnostic::error_nospan(e.to_string()));
+            return (front, None);
+        }
+    }
     if let Err(e) = ir::verify(&prog) {
         front.diags.push(Diagnostic::error_nospan(e.to_string()));
         return (front, None);

@@ -89,7 +89,7 @@ fn optimisation_passes_preserve_meaning() {
         // Loop re-rolling, on the fully optimised program.
         let mut unrolled = before.clone();
         let mut opt = nakiri::opt::OptConfig { loops: nakiri::opt::LoopPolicy::Unroll, ..Default::default() };
-        nakiri::opt::optimize(&mut unrolled, &hints, &opt);
+        nakiri::opt::optimize(&mut unrolled, &hints, &opt).unwrap();
         let mut rolled = unrolled.clone();
         let stats = nakiri::opt::reroll::run(&mut rolled, true);
         ir::verify(&rolled).unwrap_or_else(|e| panic!("{} -{}: reroll broke the IR: {}", file, s, e));
@@ -98,7 +98,7 @@ fn optimisation_passes_preserve_meaning() {
         assert_eq!(loops, stats.loops, "{}: reroll stats", file);
         opt.loops = nakiri::opt::LoopPolicy::All;
         let mut pipeline = before.clone();
-        nakiri::opt::optimize(&mut pipeline, &hints, &opt);
+        nakiri::opt::optimize(&mut pipeline, &hints, &opt).unwrap();
         ir::verify(&pipeline).unwrap_or_else(|e| panic!("{} -{}: the pipeline broke the IR: {}", file, s, e));
         assert_eq!(common::run_interp(&pipeline, &inputs), expect, "{} -{}: the pipeline changed the meaning", file, s);
         let n_before: usize = before.nodes.iter().map(|n| n.body.len()).sum();

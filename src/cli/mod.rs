@@ -11,6 +11,7 @@ pub mod demo;
 use crate::codegen::Arch;
 use crate::driver::{self, Config};
 use crate::ir::Slicing;
+use crate::opt::PassId;
 use crate::syntax::Loader;
 use std::io::Write;
 
@@ -45,6 +46,11 @@ OPTIONS:
     -o OUT.c              output C file; the header is written beside it as OUT.h
     -I DIR                add an include search folder (repeatable)
     --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
+    --disable P[,P..]     switch optimisation passes off (names: see --dump-after)
+    --dump-after P        print the IR after pass P (outline, copy-prop, inline, fold, cse,
+                          reroll, ...) in the `--dump ir` text form, and stop
+    -v                    print each optimisation pass's time, the IR size after it
+                          (instructions, atoms, most values live at once) and its rewrites
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
@@ -53,11 +59,11 @@ OPTIONS:
 
 USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
-    -unroll (same as --loops unroll)
+    -unroll (same as --loops unroll)  -no-CSE (--disable cse)  -no-copy-prop (--disable copy-prop)
+    -no-fold-const (--disable fold)  -no-CSE-CP-CF (all three)  -v N (N > 0: same as -v)
     -parse-only -type-only -light-inline -heavy-inline
-    -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -no-CSE -no-copy-prop
-    -no-fold-const -no-CSE-CP-CF -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
-    -lf -gen-bench -bits-per-reg N -w -v N -bench-*
+    -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
+    -lf -gen-bench -bits-per-reg N -w -bench-*
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
 ";
@@ -72,7 +78,11 @@ struct Args {
     arch: Option<Arch>,
     includes: Vec<String>,
     notes: Vec<String>,
-    no_copy_prop: bool,
+    /// Passes switched off (`--disable`, usubac `-no-CSE` ...).
+    disabled: Vec<crate::opt::PassId>,
+    dump_after: Vec<crate::opt::PassId>,
+    /// `-v`: print the optimiser's per-pass report on stderr.
+    verbose: bool,
     loops: Option<crate::opt::LoopPolicy>,
     inline: Option<crate::opt::InlinePolicy>,
 }
@@ -100,7 +110,7 @@ pub fn main() -> i32 {
 fn parse_args(argv: &[String]) -> Result<Args, i32> {
     let mut a = Args::default();
     let mut i = 0;
-    let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-v", "-bench-nb-runs"];
+    let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-bench-nb-runs"];
     while i < argv.len() {
         let arg = argv[i].as_str();
         let next = |i: &mut usize| -> Option<String> {
@@ -144,7 +154,31 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 a.dump.get_or_insert_with(|| "parse-only".into());
             }
             "-type-only" => a.mode = Some("check".into()),
-            "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
+            "-no-copy-prop" => a.disabled.push(PassId::CopyProp),
+            "-no-CSE" => a.disabled.push(PassId::Cse),
+            "-no-fold-const" => a.disabled.push(PassId::Fold),
+            "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
+            "--disable" | "--dump-after" => {
+                let Some(v) = next(&mut i) else {
+                    return Err(usage_error(&format!("`{}` needs a pass name ({})", arg, PassId::names())));
+                };
+                for name in v.split(',') {
+                    let Some(p) = PassId::parse(name.trim()) else {
+                        return Err(usage_error(&format!("unknown pass `{}` (passes: {})", name, PassId::names())));
+                    };
+                    if arg == "--disable" { a.disabled.push(p) } else { a.dump_after.push(p) }
+                }
+            }
+            "-v" | "--verbose" => {
+                // usubac spells it `-v N` (a level); a bare `-v` is nakiri's.
+                match argv.get(i + 1).and_then(|n| n.parse::<u32>().ok()) {
+                    Some(level) => {
+                        i += 1;
+                        a.verbose = level > 0;
+                    }
+                    None => a.verbose = true,
+                }
+            }
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
             "-unroll" | "--unroll" => a.loops = Some(crate::opt::LoopPolicy::Unroll),
@@ -155,8 +189,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
                 _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
-            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-no-CSE"
-            | "-no-fold-const" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
+            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
             }
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),
@@ -190,7 +223,10 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
         ..Config::default()
     };
-    cfg.opt.copy_prop = !a.no_copy_prop;
+    for &p in &a.disabled {
+        cfg.opt.disable(p);
+    }
+    cfg.opt.dump_after = a.dump_after.clone();
     if let Some(l) = a.loops {
         cfg.opt.loops = l;
     }
@@ -290,9 +326,20 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return 0;
     }
-    if a.dump.as_deref() == Some("ir") {
+    if a.dump.as_deref() == Some("ir") || !a.dump_after.is_empty() {
         let (front, prog) = driver::lower(&file, &text, &cfg, &FsLoader);
         eprint!("{}", front.render_diags());
+        if let Some(r) = &front.report {
+            if a.verbose {
+                eprint!("{}", r.table());
+            }
+            if !a.dump_after.is_empty() {
+                for (p, text) in &r.dumps {
+                    let _ = write!(out, "; after pass: {}\n{}", p.name(), text);
+                }
+                return if prog.is_some() { 0 } else { 1 };
+            }
+        }
         return match prog {
             Some(p) => {
                 let _ = write!(out, "{}", p);
@@ -313,6 +360,12 @@ pub fn run(argv: &[String]) -> i32 {
     let h_name = std::path::Path::new(&h_path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out.h".into());
     let (front, output) = driver::compile(&file, &text, &cfg, &FsLoader, &h_name);
     eprint!("{}", front.render_diags());
+    if let (true, Some(r)) = (a.verbose, &front.report) {
+        eprint!("{}", r.table());
+        if let Some(o) = &output {
+            eprintln!("generated C: {} bytes", o.c.len());
+        }
+    }
     let Some(output) = output else { return 1 };
     if let Err(e) = std::fs::write(&c_path, &output.c).and_then(|_| std::fs::write(&h_path, &output.h)) {
         eprintln!("error: cannot write output: {}", e);

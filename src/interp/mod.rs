@@ -66,7 +66,13 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
 }
 
 fn eval_op(node: &Node, op: &Op, val: &[u64], m: u32) -> u64 {
-    let g = |v: &crate::ir::VarId| val[v.0 as usize];
+    eval_op_with(op, m, &|v| val[v.0 as usize], &|v| node.bits(v))
+}
+
+/// The value (not yet masked to `m` bits) of `op` computed into an atom of `m` bits, with
+/// operand values from `get` and operand widths from `bits_of` (used by `opt::fold` too).
+pub fn eval_op_with(op: &Op, m: u32, get: &dyn Fn(crate::ir::VarId) -> u64, bits_of: &dyn Fn(crate::ir::VarId) -> u32) -> u64 {
+    let g = |v: &crate::ir::VarId| get(*v);
     let mk = mask(m);
     match op {
         Op::Const(c) => *c,
@@ -125,7 +131,7 @@ fn eval_op(node: &Node, op: &Op, val: &[u64], m: u32) -> u64 {
             }
         }
         Op::Pack(a, b) => {
-            let h = node.bits(*b);
+            let h = bits_of(*b);
             (g(a) << h) | g(b)
         }
     }

@@ -1,4 +1,4 @@
-//! Copy propagation and dead-code elimination.
+//! Copy propagation and dead-code elimination (`--disable copy-prop`, usubac `-no-copy-prop`).
 //!
 //! Requires verified IR. Guarantees: no `Copy` remains except those defining an output atom
 //! (or copying an input straight to an output); every remaining instruction contributes to
@@ -6,16 +6,20 @@
 //!
 //! Before: `t1 = xor a b; x = copy t1; y = copy x` (y output) → after: `y = xor a b`.
 
+use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, VarId};
 use std::collections::HashMap;
 
-pub fn run(prog: &mut Program) {
+/// Stats: `copies` propagated, `constants` shared, `dead` instructions removed.
+pub fn run(prog: &mut Program) -> Stats {
+    let mut st = Stats::default();
     for node in &mut prog.nodes {
-        run_node(node);
+        run_node(node, &mut st);
     }
+    st
 }
 
-fn run_node(node: &mut Node) {
+fn run_node(node: &mut Node, st: &mut Stats) {
     let n = node.vars.len();
     let outputs: Vec<VarId> = node.flat_outputs();
     let mut is_output = vec![false; n];
@@ -35,12 +39,14 @@ fn run_node(node: &mut Node) {
                     match op {
                         Op::Copy(src) => {
                             repl[d.0 as usize] = *src;
+                            st.add("copies", 1);
                             continue;
                         }
                         Op::Const(c) => {
                             let key = (node.vars[d.0 as usize].bits, *c);
                             if let Some(&v) = consts.get(&key) {
                                 repl[d.0 as usize] = v;
+                                st.add("constants", 1);
                                 continue;
                             }
                             consts.insert(key, d);
@@ -64,5 +70,6 @@ fn run_node(node: &mut Node) {
             }
         }
     }
+    st.add("dead", keep.iter().filter(|k| !**k).count());
     node.body = body.into_iter().zip(keep).filter(|(_, k)| *k).map(|(i, _)| i).collect();
 }

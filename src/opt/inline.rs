@@ -12,6 +12,7 @@
 //!
 //! Before: `node g(a) { b = not a }  node f(x) { y = call g(x) }` → after: `node f(x) { y = not x }`.
 
+use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, VarId};
 use std::collections::HashSet;
 
@@ -41,7 +42,9 @@ fn should_inline(callee: &Node, policy: InlinePolicy) -> bool {
 /// small nodes calling each other cannot blow up exponentially.
 pub const MAX_INLINED_BODY: usize = 200_000;
 
-pub fn run(prog: &mut Program, policy: InlinePolicy) {
+/// Stats: `calls` inlined, `nodes` removed.
+pub fn run(prog: &mut Program, policy: InlinePolicy) -> Stats {
+    let mut st = Stats::default();
     let n = prog.nodes.len();
     // Decided on each callee's body once it has been processed (callees come first, so their
     // own calls are already inlined).
@@ -63,6 +66,7 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) {
             match ins {
                 Instr::Call { dsts, callee, args } if inline[callee.0 as usize] && done[callee.0 as usize].body.len() <= budget => {
                     budget -= done[callee.0 as usize].body.len();
+                    st.add("calls", 1);
                     let c = &done[callee.0 as usize];
                     let mut map: Vec<Option<VarId>> = vec![None; c.vars.len()];
                     for (p, a) in c.flat_inputs().iter().zip(&args) {
@@ -116,7 +120,10 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) {
         node.body = body;
         inline.push(should_inline(node, policy));
     }
+    let before = prog.nodes.len();
     prune(prog);
+    st.add("nodes", before - prog.nodes.len());
+    st
 }
 
 /// The name an inlined atom is based on: the callee's name for it, cut to 24 characters.

@@ -1,14 +1,23 @@
-//! IR-to-IR optimisations, run in order by [`optimize`] (the verifier runs after each pass in
-//! tests). Each pass is one file with a `run(&mut Program, &OptConfig)` function.
+//! IR-to-IR optimisations: an ordered list of passes ([`PIPELINE`]), each one file with a
+//! `run(&mut Program, &OptConfig) -> Stats` function and a doc comment saying what it
+//! requires, what it guarantees, and a before/after example (also a test under `tests/opt/`).
+//! Any pass can be switched off by name (`--disable NAME`, usubac's `-no-CSE` etc.), its
+//! output printed (`--dump-after NAME`), and [`optimize`] returns a [`Report`] with each pass's
+//! time, counters and the IR size after it (`-v`).
 
 pub mod copy_prop;
+pub mod cost;
+pub mod cse;
+pub mod fold;
 pub mod inline;
 pub mod outline;
 pub mod reroll;
 
 pub use inline::InlinePolicy;
 
-use crate::ir::{LoopHints, Program, Slicing};
+use crate::ir::{self, LoopHints, Program, Slicing};
+use crate::target::{Arch, Target};
+use std::time::{Duration, Instant};
 
 /// Which source loops stay loops in the C (the others are unrolled).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,36 +49,212 @@ impl LoopPolicy {
     }
 }
 
+/// One optimisation pass, by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum PassId {
+    Outline,
+    CopyProp,
+    Inline,
+    Fold,
+    Cse,
+    Reroll,
+}
+
+impl PassId {
+    pub const ALL: [PassId; 6] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll];
+
+    /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
+    pub fn name(self) -> &'static str {
+        match self {
+            PassId::Outline => "outline",
+            PassId::CopyProp => "copy-prop",
+            PassId::Inline => "inline",
+            PassId::Fold => "fold",
+            PassId::Cse => "cse",
+            PassId::Reroll => "reroll",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PassId> {
+        PassId::ALL.iter().copied().find(|p| p.name() == s || p.name().replace('-', "_") == s)
+    }
+
+    /// The valid names, for a usage error.
+    pub fn names() -> String {
+        PassId::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+use PassId::*;
+
+/// The pipeline, in order; each line says why a pass sits where it does.
+pub const PIPELINE: &[PassId] = &[
+    Outline,        // first: loop hints are body positions as sema made them
+    CopyProp,       // copies gone before inlining, so it sees each node's real size
+    Inline,         //
+    Fold,           // after inlining: constants reach the callee bodies
+    Cse,            // after folding: folded operands expose more equal expressions
+    CopyProp,       // removes the copies fold and CSE leave, and what became dead
+    Reroll,         // needs the runs of calls in body order, after the body is final
+];
+
 #[derive(Clone, Debug)]
 pub struct OptConfig {
-    pub copy_prop: bool,
+    /// Passes switched off (`--disable`, usubac's `-no-CSE`, `-no-fold-const`, ...).
+    pub disabled: Vec<PassId>,
     pub inline: InlinePolicy,
     /// Which loops to keep as C loops (`outline`, `reroll`).
     pub loops: LoopPolicy,
+    /// The target the code is for (what costs and native operations passes may assume).
+    pub arch: Arch,
+    /// Print the IR after these passes into the report (`--dump-after`).
+    pub dump_after: Vec<PassId>,
+    /// Run the IR verifier after every pass (tests and debug builds).
+    pub verify_each: bool,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { copy_prop: true, inline: InlinePolicy::Default, loops: LoopPolicy::Auto }
+        OptConfig {
+            disabled: Vec::new(),
+            inline: InlinePolicy::Default,
+            loops: LoopPolicy::Auto,
+            arch: Arch::Std,
+            dump_after: Vec::new(),
+            verify_each: cfg!(debug_assertions),
+        }
+    }
+}
+
+impl OptConfig {
+    pub fn enabled(&self, p: PassId) -> bool {
+        !self.disabled.contains(&p)
+    }
+    pub fn disable(&mut self, p: PassId) {
+        if !self.disabled.contains(&p) {
+            self.disabled.push(p);
+        }
+    }
+    pub fn target(&self) -> Target {
+        Target::new(self.arch)
+    }
+}
+
+/// Counters of one pass run: what it rewrote, by kind.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats(pub Vec<(&'static str, usize)>);
+
+impl Stats {
+    pub fn add(&mut self, what: &'static str, n: usize) {
+        match self.0.iter_mut().find(|(k, _)| *k == what) {
+            Some(e) => e.1 += n,
+            None => self.0.push((what, n)),
+        }
+    }
+    pub fn get(&self, what: &str) -> usize {
+        self.0.iter().find(|(k, _)| *k == what).map_or(0, |e| e.1)
+    }
+}
+
+/// Size of the IR: instructions, atoms, and the most values live at once in one node (body
+/// order, outputs live to the end).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IrSize {
+    pub instrs: usize,
+    pub atoms: usize,
+    pub max_live: usize,
+}
+
+impl IrSize {
+    pub fn of(prog: &Program) -> IrSize {
+        IrSize {
+            instrs: prog.nodes.iter().map(|n| n.body.len()).sum(),
+            atoms: prog.nodes.iter().map(|n| n.vars.len()).sum(),
+            max_live: prog.nodes.iter().map(cost::max_live).max().unwrap_or(0),
+        }
+    }
+}
+
+/// What [`optimize`] did: per pass run, its time, counters and the IR size after it; and the
+/// IR text after each pass named in `dump_after`.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    pub passes: Vec<(PassId, Duration, Stats, IrSize)>,
+    pub dumps: Vec<(PassId, String)>,
+    /// The size before the first pass.
+    pub initial: IrSize,
+}
+
+impl Report {
+    /// The `-v` table.
+    pub fn table(&self) -> String {
+        let mut s = String::from("pass        time(ms)  instrs   atoms  max-live  rewrites\n");
+        let i = self.initial;
+        s.push_str(&format!("{:10} {:9} {:7} {:7} {:9}\n", "(input)", "", i.instrs, i.atoms, i.max_live));
+        for (p, t, st, sz) in &self.passes {
+            let what = st.0.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{} {}", k, n)).collect::<Vec<_>>().join(", ");
+            s.push_str(&format!("{:10} {:9.2} {:7} {:7} {:9}  {}\n", p.name(), t.as_secs_f64() * 1000.0, sz.instrs, sz.atoms, sz.max_live, what));
+        }
+        s
+    }
+}
+
+/// A pass left IR that does not verify: a compiler bug.
+#[derive(Clone, Debug)]
+pub struct PassError {
+    pub pass: PassId,
+    pub error: String,
+}
+
+impl std::fmt::Display for PassError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "internal error: the `{}` pass produced invalid IR: {}", self.pass.name(), self.error)
+    }
+}
+
+/// Runs one pass.
+pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Stats {
+    let loops = cfg.loops.resolve(prog.slicing);
+    match pass {
+        Outline => {
+            let mut st = Stats::default();
+            if loops != LoopPolicy::Unroll {
+                st.add("outlined", outline::run(prog, hints, loops == LoopPolicy::All).outlined);
+            }
+            st
+        }
+        CopyProp => copy_prop::run(prog),
+        Inline => inline::run(prog, cfg.inline),
+        Fold => fold::run(prog, cfg),
+        Cse => cse::run(prog, cfg),
+        Reroll => {
+            let mut st = Stats::default();
+            if loops != LoopPolicy::Unroll {
+                st.add("loops", reroll::run(prog, loops == LoopPolicy::All).loops);
+            }
+            st
+        }
     }
 }
 
 /// The optimisation pipeline. `hints` (from sema, for `prog` exactly as sema made it) say
 /// where the unrolled loops are; pass an empty map for a program from elsewhere.
-pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) {
-    let loops = cfg.loops.resolve(prog.slicing);
-    if loops != LoopPolicy::Unroll {
-        outline::run(prog, hints, loops == LoopPolicy::All);
+pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Result<Report, PassError> {
+    let mut report = Report { initial: IrSize::of(prog), ..Report::default() };
+    for &pass in PIPELINE {
+        if !cfg.enabled(pass) {
+            continue;
+        }
+        let start = Instant::now();
+        let stats = run_pass(pass, prog, hints, cfg);
+        let time = start.elapsed();
+        if cfg.verify_each {
+            ir::verify(prog).map_err(|e| PassError { pass, error: e.to_string() })?;
+        }
+        if cfg.dump_after.contains(&pass) {
+            report.dumps.push((pass, ir::print::to_string(prog)));
+        }
+        report.passes.push((pass, time, stats, IrSize::of(prog)));
     }
-    // Copies first, so inlining sees the real size of each node; again after inlining.
-    if cfg.copy_prop {
-        copy_prop::run(prog);
-    }
-    inline::run(prog, cfg.inline);
-    if cfg.copy_prop {
-        copy_prop::run(prog);
-    }
-    if loops != LoopPolicy::Unroll {
-        reroll::run(prog, loops == LoopPolicy::All);
-    }
+    Ok(report)
 }

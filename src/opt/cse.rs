@@ -1,0 +1,106 @@
+//! Common-subexpression elimination, commutativity-aware (`--disable cse`, usubac `-no-CSE`).
+//!
+//! Requires: verified IR. Guarantees: verified IR computing the same outputs, in which no two
+//! assignments compute the same op of the same operands at the same width, and no two calls
+//! call the same node with the same arguments (nodes are pure): the later one becomes a
+//! `copy` of the earlier (`copy-prop` removes it). Commutative operands (`and or xor add mul`)
+//! are keyed sorted, and a ternlog's operands sorted with its immediate permuted to match.
+//!
+//! Stats: `ops`, `calls` (duplicates removed).
+//!
+//! Before:
+//! ```text
+//! x:8 = and a b
+//! y:8 = and b a
+//! z:8 = xor x y
+//! ```
+//! After:
+//! ```text
+//! x:8 = and a b
+//! y:8 = copy x
+//! z:8 = xor x y
+//! ```
+
+use super::{OptConfig, Stats};
+use crate::ir::{Instr, Node, NodeId, Op, Program, VarId};
+use std::collections::HashMap;
+
+pub fn run(prog: &mut Program, _cfg: &OptConfig) -> Stats {
+    let mut st = Stats::default();
+    for node in &mut prog.nodes {
+        run_node(node, &mut st);
+    }
+    st
+}
+
+/// The op in canonical form: commutative operands sorted.
+pub fn canonical(op: &Op) -> Op {
+    use Op::*;
+    let sort2 = |a: VarId, b: VarId| if a <= b { (a, b) } else { (b, a) };
+    match *op {
+        And(a, b) => { let (x, y) = sort2(a, b); And(x, y) }
+        Or(a, b) => { let (x, y) = sort2(a, b); Or(x, y) }
+        Xor(a, b) => { let (x, y) = sort2(a, b); Xor(x, y) }
+        Add(a, b) => { let (x, y) = sort2(a, b); Add(x, y) }
+        Mul(a, b) => { let (x, y) = sort2(a, b); Mul(x, y) }
+        Ternlog(a, b, c, imm) => {
+            let mut ops = [(a, 2u32), (b, 1), (c, 0)];
+            ops.sort_by_key(|o| o.0);
+            // New operand position p (0 = first) reads old operand whose immediate bit is ops[p].1.
+            let mut new_imm = 0u8;
+            for idx in 0..8u32 {
+                // idx over the new order: bit 2 = new first operand.
+                let mut old = 0u32;
+                for (p, (_, old_bit)) in ops.iter().enumerate() {
+                    let v = idx >> (2 - p as u32) & 1;
+                    old |= v << old_bit;
+                }
+                if imm >> old & 1 == 1 {
+                    new_imm |= 1 << idx;
+                }
+            }
+            Ternlog(ops[0].0, ops[1].0, ops[2].0, new_imm)
+        }
+        _ => op.clone(),
+    }
+}
+
+fn run_node(node: &mut Node, st: &mut Stats) {
+    let mut ops: HashMap<(Op, u32), VarId> = HashMap::new();
+    let mut calls: HashMap<(NodeId, Vec<VarId>), Vec<VarId>> = HashMap::new();
+    let mut body = Vec::with_capacity(node.body.len());
+    for ins in std::mem::take(&mut node.body) {
+        match ins {
+            Instr::Assign { dst, op } if !matches!(op, Op::Copy(_) | Op::Const(_)) => {
+                let key = (canonical(&op), node.vars[dst.0 as usize].bits);
+                match ops.get(&key) {
+                    Some(&prev) => {
+                        st.add("ops", 1);
+                        body.push(Instr::Assign { dst, op: Op::Copy(prev) });
+                    }
+                    None => {
+                        ops.insert(key, dst);
+                        body.push(Instr::Assign { dst, op });
+                    }
+                }
+            }
+            Instr::Call { dsts, callee, args } => {
+                let key = (callee, args);
+                match calls.get(&key) {
+                    Some(prev) => {
+                        st.add("calls", 1);
+                        for (d, p) in dsts.iter().zip(prev) {
+                            body.push(Instr::Assign { dst: *d, op: Op::Copy(*p) });
+                        }
+                    }
+                    None => {
+                        calls.insert(key.clone(), dsts.clone());
+                        body.push(Instr::Call { dsts, callee: key.0, args: key.1 });
+                    }
+                }
+            }
+            other => body.push(other),
+        }
+    }
+    node.body = body;
+}
