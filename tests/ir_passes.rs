@@ -68,7 +68,7 @@ fn optimisation_passes_preserve_meaning() {
         let expect = common::run_interp(&before, &inputs);
         for policy in [nakiri::opt::InlinePolicy::Default, nakiri::opt::InlinePolicy::All, nakiri::opt::InlinePolicy::Marked] {
             let mut inlined = before.clone();
-            nakiri::opt::inline::run(&mut inlined, policy);
+            nakiri::opt::inline::run(&mut inlined, policy, &[]);
             ir::verify(&inlined).unwrap_or_else(|e| panic!("{} -{}: inlining ({:?}) broke the IR: {}", file, s, policy, e));
             assert_eq!(common::run_interp(&inlined, &inputs), expect, "{} -{}: inlining ({:?}) changed the meaning", file, s, policy);
             if policy == nakiri::opt::InlinePolicy::All {

@@ -156,6 +156,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-type-only" => a.mode = Some("check".into()),
             "-no-copy-prop" => a.disabled.push(PassId::CopyProp),
             "-no-CSE" => a.disabled.push(PassId::Cse),
+            "-no-pre-sched" => a.disabled.push(PassId::SchedBits),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
             "--disable" | "--dump-after" => {
@@ -189,7 +190,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
                 _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
-            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-no-pre-sched" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
+            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
             }
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),

@@ -264,6 +264,10 @@ fn emit_function(
     let ty = |v: VarId| t.atom_type(node.bits(v));
     let mut params: Vec<String> = Vec::new();
     let mut prologue: Vec<String> = Vec::new();
+    // Loads of input array elements, emitted just before their first use (in the scheduler's
+    // order), so the C compiler does not keep every input live from the start. Safe with
+    // in-place callers: every load still comes before the output stores, which are last.
+    let mut loads: Vec<Option<String>> = vec![None; node.vars.len()];
     // (C lvalue, atom) pairs written at the end.
     let mut epilogue: Vec<(String, VarId)> = Vec::new();
     let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
@@ -297,15 +301,17 @@ fn emit_function(
                     if !used[a.0 as usize] {
                         continue;
                     }
-                    let an = names.fresh(&node.var(a).name);
                     let m = node.bits(a);
                     let src = format!("{}{}", pname, index(&p.c_dims, i));
                     if std_v && m < runtime::std_container_bits(m) {
-                        prologue.push(format!("{} {} = {} & {};", ty(a), an, src, c_emit::lit(crate::ir::mask(m), 64)));
+                        let an = names.fresh(&node.var(a).name);
+                        loads[a.0 as usize] = Some(format!("{} {} = {} & {};", ty(a), an, src, c_emit::lit(crate::ir::mask(m), 64)));
+                        cname[a.0 as usize] = Some(an);
                     } else {
-                        prologue.push(format!("{} {} = {};", ty(a), an, src));
+                        // Read from the argument array where used: the C compiler folds the
+                        // load into the instruction instead of keeping (and spilling) a copy.
+                        cname[a.0 as usize] = Some(src);
                     }
-                    cname[a.0 as usize] = Some(an);
                 }
             }
         }
@@ -338,9 +344,7 @@ fn emit_function(
             if !used[a.0 as usize] {
                 continue;
             }
-            let an = names.fresh(&node.var(a).name);
-            prologue.push(format!("{} {} = {}[{}];", ty(a), an, in_name, i));
-            cname[a.0 as usize] = Some(an);
+            cname[a.0 as usize] = Some(format!("{}[{}]", in_name, i));
         }
         for (i, &a) in outs.iter().enumerate() {
             epilogue.push((format!("{}[{}]", out_name, i), a));
@@ -373,6 +377,11 @@ fn emit_function(
 
     let mut body: Vec<String> = prologue;
     for ins in &node.body {
+        for u in ins.uses() {
+            if let Some(l) = loads[u.0 as usize].take() {
+                body.push(l);
+            }
+        }
         match ins {
             Instr::Assign { dst, op } => {
                 let m = node.bits(*dst);
@@ -446,6 +455,11 @@ fn emit_function(
                     }
                 }
             }
+        }
+    }
+    for (_, a) in &epilogue {
+        if let Some(l) = loads[a.0 as usize].take() {
+            body.push(l);
         }
     }
     for (lv, a) in &epilogue {

@@ -44,7 +44,8 @@ pub fn parse(text: &str) -> Result<Program, String> {
     let mut cur: Option<NodeBuilder> = None;
     for (ln, raw) in text.lines().enumerate() {
         let line = raw.trim();
-        if line.is_empty() {
+        // `;` starts a comment line (test files put their header and expectations there).
+        if line.is_empty() || line.starts_with(';') {
             continue;
         }
         let words: Vec<&str> = line.split_whitespace().collect();

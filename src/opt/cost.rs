@@ -68,3 +68,86 @@ pub fn node_work(prog: &Program, idx: usize, t: &Target, memo: &mut Vec<Option<u
     memo[idx] = Some(w);
     w
 }
+
+/// Loads and stores a register allocator needs to run `node`'s body in order with `n_regs`
+/// registers, by Belady's rule (evict the value whose next use is furthest; a value is stored
+/// once, when first evicted while still needed; inputs live in memory and cost a load when
+/// read from outside a register). An estimate of the C compiler's spill code, used to choose
+/// between schedules.
+pub fn spill_estimate(node: &Node, n_regs: usize) -> usize {
+    use std::collections::BTreeSet;
+    let nv = node.vars.len();
+    let end = node.body.len();
+    // Use positions per atom (outputs: a use at the end).
+    let mut uses: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for (i, ins) in node.body.iter().enumerate() {
+        for u in ins.uses() {
+            let l = &mut uses[u.0 as usize];
+            if l.last() != Some(&(i as u32)) {
+                l.push(i as u32);
+            }
+        }
+    }
+    for o in node.flat_outputs() {
+        uses[o.0 as usize].push(end as u32);
+    }
+    let mut next = vec![0usize; nv]; // index into uses[v] of the next use
+    let mut in_reg = vec![false; nv];
+    let mut stored = vec![false; nv];
+    for a in node.flat_inputs() {
+        stored[a.0 as usize] = true; // already in memory
+    }
+    let mut resident: BTreeSet<(u32, u32)> = BTreeSet::new(); // (next use, atom)
+    let mut cost = 0usize;
+    let next_use = |v: usize, next: &[usize]| -> u32 { uses[v].get(next[v]).copied().unwrap_or(u32::MAX) };
+    let make_room = |resident: &mut BTreeSet<(u32, u32)>, in_reg: &mut [bool], stored: &mut [bool], cost: &mut usize, keep: usize| {
+        while resident.len() + keep > n_regs {
+            let Some(&(nu, v)) = resident.iter().next_back() else { break };
+            resident.remove(&(nu, v));
+            in_reg[v as usize] = false;
+            if nu != u32::MAX && !stored[v as usize] {
+                stored[v as usize] = true;
+                *cost += 1;
+            }
+        }
+    };
+    for (i, ins) in node.body.iter().enumerate() {
+        let ops = ins.uses();
+        // Operands: reload those not in registers.
+        for u in &ops {
+            let v = u.0 as usize;
+            if !in_reg[v] {
+                cost += 1;
+                make_room(&mut resident, &mut in_reg, &mut stored, &mut cost, 1);
+                in_reg[v] = true;
+                resident.insert((next_use(v, &next), v as u32));
+            }
+        }
+        // Advance the operands' next use past this instruction.
+        for u in &ops {
+            let v = u.0 as usize;
+            if next_use(v, &next) == i as u32 {
+                resident.remove(&(i as u32, v as u32));
+                next[v] += 1;
+                let nu = next_use(v, &next);
+                if nu == u32::MAX {
+                    in_reg[v] = false; // dead
+                } else {
+                    resident.insert((nu, v as u32));
+                }
+            }
+        }
+        let defs = ins.defs();
+        make_room(&mut resident, &mut in_reg, &mut stored, &mut cost, defs.len().min(n_regs));
+        for d in defs {
+            let v = d.0 as usize;
+            let nu = next_use(v, &next);
+            if nu != u32::MAX {
+                in_reg[v] = true;
+                resident.insert((nu, v as u32));
+            }
+        }
+        make_room(&mut resident, &mut in_reg, &mut stored, &mut cost, 0);
+    }
+    cost
+}

@@ -23,10 +23,12 @@ pub enum InlinePolicy {
     Marked,
 }
 
-fn should_inline(callee: &Node, policy: InlinePolicy) -> bool {
+fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) -> bool {
     match callee.inline {
         Some(false) => false,
         Some(true) => true,
+        // A loop body made by `outline` stays a node: `reroll` makes its calls a loop.
+        None if loop_bodies.contains(&callee.name) => false,
         None => match policy {
             InlinePolicy::All => true,
             InlinePolicy::Marked => false,
@@ -43,7 +45,7 @@ fn should_inline(callee: &Node, policy: InlinePolicy) -> bool {
 pub const MAX_INLINED_BODY: usize = 200_000;
 
 /// Stats: `calls` inlined, `nodes` removed.
-pub fn run(prog: &mut Program, policy: InlinePolicy) -> Stats {
+pub fn run(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String]) -> Stats {
     let mut st = Stats::default();
     let n = prog.nodes.len();
     // Decided on each callee's body once it has been processed (callees come first, so their
@@ -54,7 +56,7 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) -> Stats {
         let (done, rest) = prog.nodes.split_at_mut(idx);
         let node = &mut rest[0];
         if !node.body.iter().any(|i| matches!(i, Instr::Call { callee, .. } if inline[callee.0 as usize])) {
-            inline.push(should_inline(node, policy));
+            inline.push(should_inline(node, policy, loop_bodies));
             continue;
         }
         let mut names: HashSet<String> = node.vars.iter().map(|v| v.name.clone()).collect();
@@ -118,7 +120,7 @@ pub fn run(prog: &mut Program, policy: InlinePolicy) -> Stats {
             }
         }
         node.body = body;
-        inline.push(should_inline(node, policy));
+        inline.push(should_inline(node, policy, loop_bodies));
     }
     let before = prog.nodes.len();
     prune(prog);

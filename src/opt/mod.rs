@@ -12,6 +12,7 @@ pub mod fold;
 pub mod inline;
 pub mod outline;
 pub mod reroll;
+pub mod sched_bits;
 
 pub use inline::InlinePolicy;
 
@@ -58,10 +59,11 @@ pub enum PassId {
     Fold,
     Cse,
     Reroll,
+    SchedBits,
 }
 
 impl PassId {
-    pub const ALL: [PassId; 6] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll];
+    pub const ALL: [PassId; 7] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::SchedBits];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
     pub fn name(self) -> &'static str {
@@ -72,6 +74,7 @@ impl PassId {
             PassId::Fold => "fold",
             PassId::Cse => "cse",
             PassId::Reroll => "reroll",
+            PassId::SchedBits => "sched-bits",
         }
     }
 
@@ -96,6 +99,7 @@ pub const PIPELINE: &[PassId] = &[
     Cse,            // after folding: folded operands expose more equal expressions
     CopyProp,       // removes the copies fold and CSE leave, and what became dead
     Reroll,         // needs the runs of calls in body order, after the body is final
+    SchedBits,      // last: nothing reorders after the scheduler (bitslice only)
 ];
 
 #[derive(Clone, Debug)]
@@ -213,20 +217,36 @@ impl std::fmt::Display for PassError {
 }
 
 /// Runs one pass.
-pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Stats {
+/// State passed from one pass to a later one.
+#[derive(Default)]
+pub struct PassState {
+    /// Loop bodies made by `outline` (kept as nodes by `inline`, turned into loops by `reroll`).
+    pub loop_bodies: Vec<String>,
+}
+
+pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptConfig, state: &mut PassState) -> Stats {
     let loops = cfg.loops.resolve(prog.slicing);
     match pass {
         Outline => {
             let mut st = Stats::default();
             if loops != LoopPolicy::Unroll {
-                st.add("outlined", outline::run(prog, hints, loops == LoopPolicy::All).outlined);
+                let o = outline::run(prog, hints, loops == LoopPolicy::All);
+                st.add("outlined", o.outlined);
+                state.loop_bodies = o.bodies;
             }
             st
         }
         CopyProp => copy_prop::run(prog),
-        Inline => inline::run(prog, cfg.inline),
+        Inline => inline::run(prog, cfg.inline, &state.loop_bodies),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
+        SchedBits => {
+            if prog.slicing == Slicing::B {
+                sched_bits::run(prog, cfg)
+            } else {
+                Stats::default()
+            }
+        }
         Reroll => {
             let mut st = Stats::default();
             if loops != LoopPolicy::Unroll {
@@ -237,16 +257,24 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
     }
 }
 
+/// Puts `node.body` in the order `order` (a permutation of its positions); shared by the
+/// schedulers (`ir::verify` then checks definitions still come before uses).
+pub fn apply_order(node: &mut crate::ir::Node, order: &[usize]) {
+    let mut old: Vec<Option<crate::ir::Instr>> = std::mem::take(&mut node.body).into_iter().map(Some).collect();
+    node.body = order.iter().map(|&i| old[i].take().expect("each position once")).collect();
+}
+
 /// The optimisation pipeline. `hints` (from sema, for `prog` exactly as sema made it) say
 /// where the unrolled loops are; pass an empty map for a program from elsewhere.
 pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Result<Report, PassError> {
     let mut report = Report { initial: IrSize::of(prog), ..Report::default() };
+    let mut state = PassState::default();
     for &pass in PIPELINE {
         if !cfg.enabled(pass) {
             continue;
         }
         let start = Instant::now();
-        let stats = run_pass(pass, prog, hints, cfg);
+        let stats = run_pass(pass, prog, hints, cfg, &mut state);
         let time = start.elapsed();
         if cfg.verify_each {
             ir::verify(prog).map_err(|e| PassError { pass, error: e.to_string() })?;

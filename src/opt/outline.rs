@@ -47,6 +47,8 @@ pub struct Stats {
     pub outlined: usize,
     /// Hinted loops left unrolled (iterations differ, or a result is read too early).
     pub kept_unrolled: usize,
+    /// Names of the new nodes (loop bodies): the inliner keeps them, so their loops stay.
+    pub bodies: Vec<String>,
 }
 
 /// `maps`: also outline loops whose iterations are independent; otherwise only chains.
@@ -82,6 +84,7 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
                     for &p in hint.iterations.iter().flatten() {
                         inside[p] = true;
                     }
+                    stats.bodies.push(new.name.clone());
                     new_nodes.push((idx, new));
                     stats.outlined += 1;
                 }
