@@ -113,20 +113,25 @@ fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program
     common::lower_file_cfg(path, &cfg)
 }
 
-/// (callee, count) of the entry's kept loops; outlined bodies (`<node>__loopN`) by node name.
+/// (callee, count) of the entry's kept loops, sorted (the schedulers may reorder independent
+/// loops); outlined bodies (`<node>__loopN`) by node name.
 fn kept_loops(prog: &Program) -> Vec<(String, u32)> {
-    prog.entry()
+    let mut v: Vec<(String, u32)> = prog.entry()
         .body
         .iter()
         .filter_map(|i| match i {
             ir::Instr::Loop { callee, count, .. } => Some((prog.node(*callee).name.split("__loop").next().unwrap().to_string(), *count)),
             _ => None,
         })
-        .collect()
+        .collect();
+    v.sort();
+    v
 }
 
 fn pairs(v: &[(&str, u32)]) -> Vec<(String, u32)> {
-    v.iter().map(|(n, c)| (n.to_string(), *c)).collect()
+    let mut v: Vec<(String, u32)> = v.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+    v.sort();
+    v
 }
 
 /// Which loops `opt::outline` + `opt::reroll` keep in `tests/in/loops.ua`, per policy.
@@ -144,12 +149,12 @@ fn loops_kept_where_iterations_agree() {
         let calls = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { .. })).count();
         assert_eq!(calls, 4, "-{}: only the four tweak calls remain", s);
         // the round chain passes one key a turn, and keeps every value of the state read after it (`st[3][0]`)
-        let ir::Instr::Loop { args, state, results, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { .. })).unwrap() else { unreachable!() };
+        let ir::Instr::Loop { args, state, results, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { count: 6, .. })).unwrap() else { unreachable!() };
         assert_eq!(state.len(), if s == Slicing::B { 32 } else { 2 });
         assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 6)));
         assert!(results.iter().any(|r| matches!(r, ir::LoopResult::State { each, .. } if each.len() == 5)));
         // the last chain passes the same key every turn
-        let last_round = entry.body.iter().filter(|i| matches!(i, ir::Instr::Loop { count: 4, .. })).last().unwrap();
+        let last_round = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { count: 4, callee, .. } if prog.node(*callee).name.starts_with("round"))).unwrap();
         let ir::Instr::Loop { args, .. } = last_round else { unreachable!() };
         assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Same(_))));
         // chains: the map of independent `mix` calls is unrolled
@@ -201,5 +206,58 @@ fn kept_loops_are_c_for_loops() {
             let r = std::process::Command::new(common::cc()).args(["-O1", "-Wall", "-Wextra", "-Werror", "-c", c.to_str().unwrap(), "-o", dir.join("l.o").to_str().unwrap()]).output().unwrap();
             assert!(r.status.success(), "-{} {:?}: {}", s, loops, String::from_utf8_lossy(&r.stderr));
         }
+    }
+}
+
+/// The whole pipeline with each pass switched off in turn, and for AVX-512 (where `ternlog`
+/// fires), verified after every pass and checked against the interpreter.
+#[test]
+fn pipeline_with_each_pass_off() {
+    use nakiri::opt::{OptConfig, PassId};
+    use nakiri::target::Arch;
+    let mut rng = Rng(12);
+    for (file, s) in programs() {
+        let src = std::fs::read_to_string(common::root().join(&file)).unwrap();
+        let front = driver::check(&file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let checked = front.checked.unwrap_or_else(|| panic!("{}", file));
+        let inputs = random_inputs(&checked.ir, &mut rng, 30);
+        let expect = common::run_interp(&checked.ir, &inputs);
+        let mut configs: Vec<(String, OptConfig)> = Vec::new();
+        for arch in [Arch::Std, Arch::Avx512] {
+            configs.push((format!("all passes, {}", arch), OptConfig { arch, verify_each: true, ..Default::default() }));
+        }
+        for p in PassId::ALL {
+            let mut cfg = OptConfig { arch: Arch::Avx512, verify_each: true, ..Default::default() };
+            cfg.disable(p);
+            configs.push((format!("without {}", p.name()), cfg));
+        }
+        for (what, cfg) in configs {
+            let mut prog = checked.ir.clone();
+            nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} ({}): {}", file, s, what, e));
+            assert_eq!(common::run_interp(&prog, &inputs), expect, "{} -{} ({}): the pipeline changed the meaning", file, s, what);
+        }
+    }
+}
+
+/// Ternlogs made for AVX-512 are also compiled (expanded to plain logic) for the targets this
+/// CPU runs, and computed there as the interpreter says: the immediates' meaning is checked
+/// natively even without AVX-512.
+#[test]
+fn ternlog_programs_run_natively() {
+    use nakiri::opt::OptConfig;
+    use nakiri::target::Arch;
+    let mut rng = Rng(13);
+    for (file, s) in [("ciphers/gimli/gimli.ua", Slicing::B), ("ciphers/des/des.ua", Slicing::B), ("ciphers/xoodoo/xoodoo.ua", Slicing::V), ("ciphers/rectangle/rectangle.ua", Slicing::H)] {
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let front = driver::check(file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let checked = front.checked.unwrap();
+        let mut prog = checked.ir.clone();
+        let report = nakiri::opt::optimize(&mut prog, &checked.loop_hints, &OptConfig { arch: Arch::Avx512, ..Default::default() }).unwrap();
+        let made: usize = report.passes.iter().map(|(_, _, st, _)| st.get("ternlogs")).sum();
+        assert!(made > 0, "{}: ternlogs made for avx512", file);
+        let inputs = random_inputs(&prog, &mut rng, 200);
+        let expect = common::run_interp(&checked.ir, &inputs);
+        let got = common::run_everywhere(&format!("{} -{} with ternlogs", file, s), &prog, &inputs);
+        assert_eq!(got, expect, "{} -{}: ternlog code computes differently", file, s);
     }
 }

@@ -27,8 +27,9 @@ fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) ->
     match callee.inline {
         Some(false) => false,
         Some(true) => true,
-        // A loop body made by `outline` stays a node: `reroll` makes its calls a loop.
-        None if loop_bodies.contains(&callee.name) => false,
+        // With `-inline-all`, a loop body made by `outline` stays a node (everything else is
+        // inlined into it), so `reroll` still makes its calls a loop.
+        None if policy == InlinePolicy::All && loop_bodies.contains(&callee.name) => false,
         None => match policy {
             InlinePolicy::All => true,
             InlinePolicy::Marked => false,

@@ -13,6 +13,7 @@ pub mod inline;
 pub mod outline;
 pub mod reroll;
 pub mod sched_bits;
+pub mod ternlog;
 
 pub use inline::InlinePolicy;
 
@@ -59,11 +60,12 @@ pub enum PassId {
     Fold,
     Cse,
     Reroll,
+    Ternlog,
     SchedBits,
 }
 
 impl PassId {
-    pub const ALL: [PassId; 7] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::SchedBits];
+    pub const ALL: [PassId; 8] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
     pub fn name(self) -> &'static str {
@@ -74,6 +76,7 @@ impl PassId {
             PassId::Fold => "fold",
             PassId::Cse => "cse",
             PassId::Reroll => "reroll",
+            PassId::Ternlog => "ternlog",
             PassId::SchedBits => "sched-bits",
         }
     }
@@ -99,6 +102,8 @@ pub const PIPELINE: &[PassId] = &[
     Cse,            // after folding: folded operands expose more equal expressions
     CopyProp,       // removes the copies fold and CSE leave, and what became dead
     Reroll,         // needs the runs of calls in body order, after the body is final
+    Ternlog,        // target ops from here on (AVX-512 only); after CSE, which sees plain ops
+    CopyProp,       // removes the operations folded into ternlogs
     SchedBits,      // last: nothing reorders after the scheduler (bitslice only)
 ];
 
@@ -240,6 +245,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
         Inline => inline::run(prog, cfg.inline, &state.loop_bodies),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
+        Ternlog => ternlog::run(prog, cfg),
         SchedBits => {
             if prog.slicing == Slicing::B {
                 sched_bits::run(prog, cfg)
