@@ -228,8 +228,13 @@ fn pipeline_with_each_pass_off() {
         }
         for p in PassId::ALL {
             let mut cfg = OptConfig { arch: Arch::Avx512, verify_each: true, ..Default::default() };
-            cfg.disable(p);
-            configs.push((format!("without {}", p.name()), cfg));
+            if cfg.enabled(p) {
+                cfg.disable(p);
+                configs.push((format!("without {}", p.name()), cfg));
+            } else {
+                cfg.enable(p);
+                configs.push((format!("with {} (off by default)", p.name()), cfg));
+            }
         }
         for (what, cfg) in configs {
             let mut prog = checked.ir.clone();

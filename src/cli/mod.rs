@@ -47,10 +47,13 @@ OPTIONS:
     -I DIR                add an include search folder (repeatable)
     --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
     --disable P[,P..]     switch optimisation passes off (names: see --dump-after)
+    --enable P[,P..]      switch on passes that are off by default (sched-ilp)
     --dump-after P        print the IR after pass P (outline, copy-prop, inline, fold, cse,
                           reroll, ...) in the `--dump ir` text form, and stop
     -v                    print each optimisation pass's time, the IR size after it
                           (instructions, atoms, most values live at once) and its rewrites
+    --sched-window N      run the m-slice scheduler (off by default) with this window
+                          (default 10; usubac -sched-n)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
@@ -61,8 +64,9 @@ USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
     -unroll (same as --loops unroll)  -no-CSE (--disable cse)  -no-copy-prop (--disable copy-prop)
     -no-fold-const (--disable fold)  -no-CSE-CP-CF (all three)  -v N (N > 0: same as -v)
+    -no-pre-sched (--disable sched-bits)  -no-sched (--disable sched-ilp)  -sched-n N
     -parse-only -type-only -light-inline -heavy-inline
-    -no-sched -no-pre-sched -sched-n N -interleave G -inter-factor K -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
+    -interleave G -inter-factor K -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
     -lf -gen-bench -bits-per-reg N -w -bench-*
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
@@ -83,6 +87,9 @@ struct Args {
     dump_after: Vec<crate::opt::PassId>,
     /// `-v`: print the optimiser's per-pass report on stderr.
     verbose: bool,
+    sched_window: Option<usize>,
+    /// Passes switched on that are off by default (`--enable`, `-sched-n`).
+    enabled: Vec<crate::opt::PassId>,
     loops: Option<crate::opt::LoopPolicy>,
     inline: Option<crate::opt::InlinePolicy>,
 }
@@ -110,7 +117,7 @@ pub fn main() -> i32 {
 fn parse_args(argv: &[String]) -> Result<Args, i32> {
     let mut a = Args::default();
     let mut i = 0;
-    let takes_value = ["-sched-n", "-interleave", "-inter-factor", "-bits-per-reg", "-bench-nb-runs"];
+    let takes_value = ["-interleave", "-inter-factor", "-bits-per-reg", "-bench-nb-runs"];
     while i < argv.len() {
         let arg = argv[i].as_str();
         let next = |i: &mut usize| -> Option<String> {
@@ -157,9 +164,17 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-no-copy-prop" => a.disabled.push(PassId::CopyProp),
             "-no-CSE" => a.disabled.push(PassId::Cse),
             "-no-pre-sched" => a.disabled.push(PassId::SchedBits),
+            "-no-sched" => a.disabled.push(PassId::SchedIlp),
+            "-sched-n" | "--sched-window" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) if n >= 1 => {
+                    a.sched_window = Some(n);
+                    a.enabled.push(PassId::SchedIlp);
+                }
+                _ => return Err(usage_error(&format!("`{}` needs a window size (a number >= 1)", arg))),
+            },
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
-            "--disable" | "--dump-after" => {
+            "--disable" | "--dump-after" | "--enable" => {
                 let Some(v) = next(&mut i) else {
                     return Err(usage_error(&format!("`{}` needs a pass name ({})", arg, PassId::names())));
                 };
@@ -167,7 +182,11 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                     let Some(p) = PassId::parse(name.trim()) else {
                         return Err(usage_error(&format!("unknown pass `{}` (passes: {})", name, PassId::names())));
                     };
-                    if arg == "--disable" { a.disabled.push(p) } else { a.dump_after.push(p) }
+                    match arg {
+                        "--disable" => a.disabled.push(p),
+                        "--enable" => a.enabled.push(p),
+                        _ => a.dump_after.push(p),
+                    }
                 }
             }
             "-v" | "--verbose" => {
@@ -190,7 +209,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
                 _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
-            "-w" | "-light-inline" | "-heavy-inline" | "-no-sched" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
+            "-w" | "-light-inline" | "-heavy-inline" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
                 a.notes.push(arg.to_string())
             }
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),
@@ -224,10 +243,16 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
         ..Config::default()
     };
+    for &p in &a.enabled {
+        cfg.opt.enable(p);
+    }
     for &p in &a.disabled {
         cfg.opt.disable(p);
     }
     cfg.opt.dump_after = a.dump_after.clone();
+    if let Some(w) = a.sched_window {
+        cfg.opt.sched_window = w;
+    }
     if let Some(l) = a.loops {
         cfg.opt.loops = l;
     }
