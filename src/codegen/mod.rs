@@ -40,6 +40,19 @@ pub struct CodegenConfig {
     pub banner: String,
 }
 
+/// Entry ABI options from usubac's command line (all off by default).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AbiConfig {
+    /// `-bits-per-reg N`: on `std` in -B/-H, `DATATYPE` is `uintN_t` (N in 8, 16, 32, 64).
+    pub bits_per_reg: Option<u32>,
+    /// `-lf`: each `const` input of the entry is passed as `uintN_t` (N = its word size, shape
+    /// kept) and broadcast where it is used.
+    pub lf: bool,
+    /// `-no-arr-entry`: every entry parameter array is flattened to one C parameter per word
+    /// (inputs by value, outputs by pointer), named `x__0__1` after its indices.
+    pub no_arr_entry: bool,
+}
+
 /// The generated `.c` and `.h` texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct COutput {
@@ -129,6 +142,11 @@ use crate::runtime;
 
 /// Generates the C file and header for `prog` (verified IR) on `cfg.arch`.
 pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenError> {
+    generate_with(prog, cfg, &AbiConfig::default())
+}
+
+/// [`generate`] with usubac's entry ABI options.
+pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Result<COutput, CodegenError> {
     let arch = cfg.arch;
     let slicing = prog.slicing;
     let sh = shape(prog, arch)?;

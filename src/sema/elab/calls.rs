@@ -76,7 +76,7 @@ impl<'a> Ctx<'a> {
         // Evaluate arguments (constants take the parameter types when those are known).
         let mut arg_words: Vec<Word> = Vec::new();
         for a in &word_args {
-            let has_static = self.is_static(inst, a) || matches!(&a.kind, ExprKind::Tuple(items) if items.iter().any(|i| self.is_static(inst, i)));
+            let has_static = self.has_untyped(inst, a);
             if has_static {
                 // Typed by the callee's remaining parameters, if concrete.
                 let mut widths = Vec::new();

@@ -30,11 +30,20 @@ pub struct Options {
     pub slicing: Slicing,
     /// Upper bound on IR operations (after unrolling) before giving up with a diagnostic.
     pub max_ops: usize,
+    /// Quirk rules follow usubac (`--compat usubac`, or the usubac command-line spelling):
+    /// repeated `=` and the S-box database bit order, each with a warning naming the quirk.
+    /// Otherwise they follow `language.md`, with a warning where usubac differs.
+    pub compat_usubac: bool,
+    /// usubac's `-keep-tables`: a table is typed by the word size of its one parameter and
+    /// compiled as a lookup (`Op::Lookup`, not constant time) in -V; as a circuit in -B.
+    pub keep_tables: bool,
+    /// `-bits-per-reg N` (std): the register width a polymorphic `-H` entry word fills (R7).
+    pub bits_per_reg: Option<u32>,
 }
 
 impl Options {
     pub fn new(slicing: Slicing) -> Options {
-        Options { slicing, max_ops: 2_000_000 }
+        Options { slicing, max_ops: 2_000_000, compat_usubac: false, keep_tables: false, bits_per_reg: None }
     }
 }
 
@@ -278,6 +287,12 @@ struct Inst {
     suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
+    /// `nat` local variables (R8): declared, given a value by `k = <compile-time expr>`.
+    nat_locals: HashMap<String, Span>,
+    /// The entry node's instance (its parameters' C shapes follow usubac's reshaping, C4).
+    is_entry: bool,
+    /// Per parameter name: how many innermost dimensions usubac's reshaping merges (C4).
+    merges: HashMap<String, usize>,
 }
 
 /// `_t<k>` (no leading zero) with `k <= tmp`: the name of a temporary made already.
@@ -314,6 +329,9 @@ impl Inst {
             suffix: HashMap::default(),
             tmp: 0,
             slicing,
+            nat_locals: HashMap::default(),
+            is_entry: false,
+            merges: HashMap::default(),
         }
     }
 
@@ -642,8 +660,9 @@ impl<'a> Ctx<'a> {
                     }
                     match self.resolve_type(&inst, &p.ty, sizes) {
                         Ok(Ty::Nat) => {
-                            self.push(Diagnostic::error(p.ty.span, "local variables cannot be `nat`").label("use a loop index or a nat parameter"));
-                            ok = false;
+                            // R8: a `nat` local; `k = <compile-time expression>` gives it its value.
+                            inst.nat_locals.insert(p.name.name.clone(), p.name.span);
+                            info.vars.push(("var", p.name.name.clone(), Ty::Nat, false));
                         }
                         Ok(ty) => {
                             info.vars.push(("var", p.name.name.clone(), ty.clone(), false));
@@ -660,6 +679,11 @@ impl<'a> Ctx<'a> {
                         return Err(());
                     }
                     let _ = self.equation(&mut inst, eq, decl_idx);
+                }
+                let mut unset: Vec<(&String, &Span)> = inst.nat_locals.iter().filter(|(n, _)| !inst.nats.contains_key(*n)).collect();
+                unset.sort_by_key(|(_, sp)| (sp.file, sp.lo));
+                for (n, sp) in unset {
+                    self.push(Diagnostic::warning(*sp, format!("`nat` local `{}` is never given a value", n)).label("has no effect"));
                 }
             }
             DeclKind::Table(lists) => self.table_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,

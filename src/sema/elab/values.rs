@@ -232,7 +232,28 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether `e` is an untyped constant or a tuple whose tree of nested tuples holds one.
+    pub(super) fn has_untyped(&self, inst: &Inst, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Tuple(items) => items.iter().any(|i| self.has_untyped(inst, i)),
+            _ => self.is_static(inst, e),
+        }
+    }
+
     pub(super) fn eval_tuple(&mut self, inst: &mut Inst, items: &[Expr], expect: Option<&[u32]>, decl_idx: usize) -> R<Val> {
+        // Nested tuples are spliced into their parent before constants are typed (R3): the
+        // constants of the whole tree share the expected words.
+        fn splice<'e>(items: &'e [Expr], out: &mut Vec<&'e Expr>) {
+            for it in items {
+                match &it.kind {
+                    ExprKind::Tuple(inner) => splice(inner, out),
+                    _ => out.push(it),
+                }
+            }
+        }
+        let mut flat: Vec<&Expr> = Vec::with_capacity(items.len());
+        splice(items, &mut flat);
+        let items = flat;
         // Evaluate typed items first; untyped constants share the remaining expected words.
         let mut vals: Vec<Option<Val>> = vec![None; items.len()];
         let mut n_static = 0;
