@@ -93,6 +93,17 @@ struct Ctx<'a> {
 /// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
 /// and all diagnostics.
 pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<Diagnostic>) {
+    // R5: `-V/-H/-B` fix only the polymorphic direction of the entry. When every explicit
+    // direction in the program is the same `d`, the program is compiled as `d`.
+    let explicit = explicit_direction(prog);
+    let owned;
+    let opts = match explicit {
+        Some(d) if d != opts.slicing => {
+            owned = Options { slicing: d, ..opts.clone() };
+            &owned
+        }
+        _ => opts,
+    };
     let mut cx = Ctx {
         ast: prog,
         opts,
@@ -191,6 +202,32 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     }
     let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
     (Some(Checked { ir: program, instances, loop_hints }), cx.diags)
+}
+
+/// The one explicit direction (`u<H>16`, ...) of every parameter and variable type, if all
+/// explicit directions agree (R5).
+fn explicit_direction(prog: &ast::Program) -> Option<Slicing> {
+    let mut found: Option<Slicing> = None;
+    for d in &prog.decls {
+        let bodies: Vec<&ast::Param> = match &d.kind {
+            DeclKind::Node(b) => b.iter().flat_map(|b| b.vars.iter()).collect(),
+            _ => vec![],
+        };
+        for p in d.inputs.iter().chain(&d.outputs).chain(bodies) {
+            let dir = match &p.ty.base {
+                BaseType::Word { dir: DirSpec::V, .. } => Slicing::V,
+                BaseType::Word { dir: DirSpec::H, .. } => Slicing::H,
+                BaseType::Word { dir: DirSpec::B, .. } => Slicing::B,
+                _ => continue,
+            };
+            match found {
+                None => found = Some(dir),
+                Some(f) if f != dir => return None,
+                _ => {}
+            }
+        }
+    }
+    found
 }
 
 /// Keeps the nodes reachable from `entry` (which becomes the last node), renumbering calls.

@@ -52,6 +52,23 @@ impl<'a> Ctx<'a> {
         if !ok {
             return Err(());
         }
+        // C2/C10 (quirk): usubac binds these tables to database circuits that number their bits
+        // LSB first, i.e. computes rev_out(T[rev_in(x)]).
+        let lsb_first = if entries.len() == 16 && n_in == 4 && n_out == 4 { usubac_lsb_first_sbox(&table) } else { None };
+        let mut reverse = false;
+        if let Some(which) = lsb_first {
+            let d = if self.opts.compat_usubac {
+                reverse = true;
+                Diagnostic::warning(decl.name.span, format!("usubac quirk (S-box database bit order): table `{}` is the {} S-box, which usubac computes LSB first: rev_out(T[rev_in(x)])", decl.name.name, which))
+                    .label("bits reversed")
+                    .help("pass `--compat nakiri` (or use `nakiri compile`) for T[x], as `language.md` reads it")
+            } else {
+                Diagnostic::warning(decl.name.span, format!("table `{}` is the {} S-box: nakiri computes T[x] (MSB first, `language.md`), usubac computes rev_out(T[rev_in(x)])", decl.name.name, which))
+                    .label("means something else under usubac")
+                    .help("pass `--compat usubac` for usubac's meaning")
+            };
+            self.push(d);
+        }
         let circuit = sbox::table_circuit(n_in, n_out, &table);
         let span = decl.name.span;
         let ab = inst.atom_bits(m);
@@ -60,8 +77,12 @@ impl<'a> Ctx<'a> {
         // In bitslice an element of m bits is m atoms: apply the circuit at every bit position.
         let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
         for pos in 0..apw {
-        let ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
-        let outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+        let mut ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
+        let mut outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+        if reverse {
+            ins.reverse();
+            outs.reverse();
+        }
         let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
         let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
             Ok(match w {
@@ -113,4 +134,18 @@ impl<'a> Ctx<'a> {
         }
         Ok(())
     }
+}
+
+/// The name of the S-box when `table` is one of the lists usubac's database binds LSB first
+/// (Rectangle, Clyde, Serpent S0-S7; `shared/spec/compat.md` C2).
+pub(super) fn usubac_lsb_first_sbox(table: &[u64]) -> Option<String> {
+    use crate::normalize::sbox::db::{CLYDE, RECTANGLE, SERPENT};
+    let eq = |l: &[u8; 16]| table.len() == 16 && l.iter().zip(table).all(|(a, b)| *a as u64 == *b);
+    if eq(&RECTANGLE) {
+        return Some("Rectangle".into());
+    }
+    if eq(&CLYDE) {
+        return Some("Clyde".into());
+    }
+    SERPENT.iter().position(eq).map(|k| format!("Serpent S{}", k))
 }

@@ -165,6 +165,13 @@ impl<'a> Ctx<'a> {
                 }
                 let mut words = Vec::new();
                 for w in &v.words {
+                    // R6: in hslice, a 4-entry pattern permutes the four quarters of the word.
+                    let p: Vec<i64> = if self.opts.slicing == Slicing::H && p.len() == 4 && w.bits % 4 == 0 && w.bits > 4 && p.iter().all(|&i| (0..4).contains(&i)) {
+                        let q = (w.bits / 4) as i64;
+                        (0..w.bits as i64).map(|j| q * p[(j / q) as usize] + j % q).collect()
+                    } else {
+                        p.clone()
+                    };
                     if p.len() != w.bits as usize || p.iter().any(|&i| i < 0 || i as u32 >= w.bits) {
                         self.err(inst, Diagnostic::error(e.span, format!("Shuffle pattern must list {} bit positions in 0..{}", w.bits, w.bits)).label("bad pattern"));
                         return Err(());
