@@ -101,7 +101,8 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
             Ok(Shape { word: 1, datatype: runtime::datatype(arch, slicing, 1).to_string(), inst_bits: 1 })
         }
         (Arch::Std, Slicing::V) => {
-            let dt = runtime::std_container(entry_bits);
+            let _ = entry_bits;
+            let dt = runtime::std_container(std_v_datatype_bits(entry));
             Ok(Shape { word, datatype: dt.to_string(), inst_bits: entry_bits })
         }
         (_, Slicing::V) => {
@@ -110,6 +111,10 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                     "vslice on {} needs every word of the program to have the same size, found {} (mixed sizes work with --arch std)",
                     arch, list
                 )));
+            }
+            if (2..8).contains(&word) {
+                // C8: words of 2..7 bits sit zero-extended in 8-bit lanes (as usubac's do).
+                return Ok(Shape { word, datatype: runtime::datatype(arch, slicing, 8).to_string(), inst_bits: 8 });
             }
             if ![1, 8, 16, 32, 64].contains(&word) {
                 return Err(CodegenError(format!(
@@ -127,7 +132,8 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                 )));
             }
             let l = arch.hslice_lane_bits();
-            if l % word != 0 {
+            let s = arch.hslice_slot_bits(word);
+            if s == 0 || (arch != Arch::Std && l % word != 0 && s % 8 != 0) {
                 return Err(CodegenError(format!(
                     "hslice on {} cannot hold {}-bit words: the word size must divide the {}-bit lane (1, 2, 4, 8, 16, 32, 64)",
                     arch, word, l
@@ -197,7 +203,8 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     let mut c = String::new();
     c.push_str(&banner);
     c.push('\n');
-    c.push_str(&runtime::prelude(arch, slicing, sh.word));
+    let lane_word = if slicing == Slicing::V && (2..8).contains(&sh.word) { 8 } else { sh.word };
+    c.push_str(&runtime::prelude(arch, slicing, lane_word));
     c.push('\n');
     c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
     c.push_str(&format!("#define DATATYPE {}\n", dt_name));
@@ -298,7 +305,7 @@ fn emit_function(
         used[a.0 as usize] = true;
     }
     if is_entry {
-        let dt_bits = if std_v { runtime::std_container_bits(entry_max_bits(node)) } else { 0 };
+        let dt_bits = if std_v { std_v_datatype_bits(node) } else { 0 };
         for p in &node.inputs {
             let pname = names.fresh(&p.name);
             if p.c_dims.is_empty() {
@@ -557,6 +564,20 @@ fn array_abi_type(node: &Node, t: &OpTarget) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Width of `DATATYPE` on `std` vslice (C6): usubac's choice from the entry's first word
+/// size (4 and 8 → 8, 16 → 16, 32 → 32, anything else → 64), widened if a parameter needs
+/// more.
+pub(crate) fn std_v_datatype_bits(entry: &Node) -> u32 {
+    let first = entry.inputs.first().or(entry.outputs.first()).map(|p| p.word_bits).unwrap_or(64);
+    let usubac = match first {
+        4 | 8 => 8,
+        16 => 16,
+        32 => 32,
+        _ => 64,
+    };
+    usubac.max(runtime::std_container_bits(entry_max_bits(entry)))
 }
 
 fn entry_max_bits(node: &Node) -> u32 {

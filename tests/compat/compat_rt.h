@@ -37,6 +37,14 @@ NK_U static int nk_read_bit(const DATATYPE *x) {
         if (nk_bit(x, i) != b0) { printf("instances disagree\n"); nk_failed = 1; }
     return b0;
 }
+/* Slot width of an m-bit hslice word (layout.rs, `hslice_slot_bits`). */
+NK_U static int nk_slot(int m) {
+#ifdef NK_STD
+    return NK_LANE / m;
+#else
+    return (NK_LANE % m == 0 || m >= 16) ? NK_LANE / m : 8 * (16 / m);
+#endif
+}
 /* Lane width of an m-bit vslice word. */
 NK_U static int nk_vlane(int m) {
 #ifdef NK_STD
@@ -51,7 +59,7 @@ NK_U static DATATYPE put(uint64_t v, int m) {
     DATATYPE x;
     memset(&x, 0, sizeof x);
 #if defined(NK_H)
-    int l = NK_LANE, s = l / m;
+    int l = NK_LANE, s = nk_slot(m);
     for (int lane = 0; lane < NK_NBITS / l; lane++)
         for (int j = 0; j < m; j++)
             for (int i = 0; i < s; i++)
@@ -70,7 +78,7 @@ NK_U static DATATYPE put(uint64_t v, int m) {
 NK_U static uint64_t get(const DATATYPE *x, int m) {
     uint64_t v = 0;
 #if defined(NK_H)
-    int l = NK_LANE, s = l / m;
+    int l = NK_LANE, s = nk_slot(m);
     for (int j = 0; j < m; j++) {
         int b = nk_bit(x, j * s);
         for (int lane = 0; lane < NK_NBITS / l; lane++)

@@ -111,6 +111,15 @@ impl<'a> Ctx<'a> {
             places.push((name, words, l.span));
         }
         let val = self.eval(inst, rhs, Some(&expect), decl_idx)?;
+        // C4: an entry output receiving a node's result with fewer dimensions is reshaped.
+        if let (true, [l], ExprKind::Call(f, _, _)) = (inst.is_entry, lhs, &rhs.kind) {
+            if let Some(&c) = self.decl_index.get(f.name.as_str()) {
+                let outs = &self.ast.decls[c].outputs;
+                if outs.len() == 1 {
+                    self.note_reshape(inst, l, &outs[0].ty, val.words.len());
+                }
+            }
+        }
         let rhs_atoms = val.atoms();
         let mut lhs_slots = Vec::new();
         for (name, words, _) in &places {

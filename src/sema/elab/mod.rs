@@ -622,6 +622,7 @@ impl<'a> Ctx<'a> {
         };
         let name = self.instance_name(decl, arr, sizes, nats, is_entry);
         let mut inst = Inst::new(name.clone(), self.opts.slicing, inline);
+        inst.is_entry = is_entry;
         let mut info = InstanceInfo { name, decl: decl.name.name.clone(), vars: vec![] };
         let _ = call_span;
 
@@ -726,7 +727,78 @@ impl<'a> Ctx<'a> {
             DeclKind::Table(lists) => self.table_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
             DeclKind::Perm(lists) => self.perm_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
         }
+        if is_entry {
+            self.entry_c_shapes(&mut inst, decl);
+        }
         self.finish(inst, info, decl)
+    }
+
+    /// usubac's C shapes of the entry's parameters: `b1[n]` is `[n]` in bitslice (C5), and the
+    /// innermost dimensions merged by reshaping (C4). The data layout (row-major) is unchanged.
+    fn entry_c_shapes(&mut self, inst: &mut Inst, decl: &ast::Decl) {
+        let b = self.opts.slicing == Slicing::B;
+        let params: Vec<&ast::Param> = decl.inputs.iter().filter(|p| p.ty.base != BaseType::Nat).chain(&decl.outputs).collect();
+        let merges = inst.merges.clone();
+        for (p, ip) in params.iter().zip(inst.node.inputs.iter_mut().chain(inst.node.outputs.iter_mut())) {
+            let bit_dim = b && ip.word_bits > 1;
+            let mut shape: Vec<usize> = if bit_dim { ip.c_dims[..ip.c_dims.len() - 1].to_vec() } else { ip.c_dims.clone() };
+            if b && matches!(p.ty.base, BaseType::Word { count: Some(1), .. }) && ip.word_bits == 1 {
+                shape.pop();
+            }
+            for _ in 0..merges.get(&p.name.name).copied().unwrap_or(0) {
+                if shape.len() >= 2 {
+                    let x = shape.pop().unwrap();
+                    let y = shape.pop().unwrap();
+                    shape.push(x * y);
+                }
+            }
+            if bit_dim {
+                shape.push(ip.word_bits as usize);
+            }
+            ip.c_dims = shape;
+        }
+    }
+
+    /// For usubac's reshaping (C4): the entry parameter at the root of path `e` and the array
+    /// nesting the path leaves (the variable's dimensions minus its plain indices).
+    fn path_depth(&self, inst: &Inst, e: &Expr) -> Option<(String, usize)> {
+        let mut cur = e;
+        let mut ones = 0;
+        while let ExprKind::Index(b, idx) = &cur.kind {
+            if matches!(idx, ast::Index::One(_)) {
+                ones += 1;
+            }
+            cur = b;
+        }
+        let ExprKind::Var(id) = &cur.kind else { return None };
+        let v = inst.vars.get(&id.name)?;
+        if v.role == Role::Local {
+            return None;
+        }
+        let Ty::Words { shape, .. } = &v.ty else { return None };
+        Some((id.name.clone(), shape.len().checked_sub(ones)?))
+    }
+
+    /// Records a C4 merge when `e` (a path rooted at an entry parameter, holding `words` words)
+    /// is bound to a parameter of type `t` with fewer dimensions and as many words.
+    fn note_reshape(&mut self, inst: &mut Inst, e: &Expr, t: &ast::TypeExpr, words: usize) {
+        if !inst.is_entry {
+            return;
+        }
+        let Some((name, depth)) = self.path_depth(inst, e) else { return };
+        let BaseType::Word { count, .. } = &t.base else { return };
+        let pdepth = t.dims.len() + count.is_some() as usize;
+        let mut pwords = count.unwrap_or(1) as usize;
+        for d in &t.dims {
+            match self.eval_nat_quiet(inst, d) {
+                Some(k) if k > 0 => pwords *= k as usize,
+                _ => return,
+            }
+        }
+        if depth > pdepth && pwords == words {
+            let m = inst.merges.entry(name).or_insert(0);
+            *m = (*m).max(depth - pdepth);
+        }
     }
 
     fn resolve_type(&mut self, inst: &Inst, t: &ast::TypeExpr, sizes: &BTreeMap<String, u32>) -> R<Ty> {
