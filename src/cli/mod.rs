@@ -59,8 +59,8 @@ USUBAC COMPATIBILITY FLAGS (accepted; those without an effect print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
     -unroll (same as --loops unroll)  -parse-only  -type-only
     -bits-per-reg N (std -B/-H: DATATYPE is uintN_t)  -lf (const inputs passed as uintN_t)
-    -no-arr-entry (one C parameter per entry word)  -keep-tables (tables as lookups, -V std:
-    NOT constant-time)
+    -no-arr-entry (one C parameter per entry word)  -keep-tables (tables typed by word size,
+    y = T[x] per word; computed by constant-time circuits)
     -light-inline -heavy-inline -no-sched -no-pre-sched -sched-n N -interleave G
     -inter-factor K -no-CSE -no-copy-prop -no-fold-const -no-CSE-CP-CF -no-precalc-tbl
     -check-tbl -no-arr -no-share -gen-bench -w -v N -bench-*
@@ -241,7 +241,7 @@ fn print_notes(a: &Args) {
         eprintln!("note: `{}` is accepted for usubac compatibility and has no effect in nakiri", n);
     }
     if a.keep_tables {
-        eprintln!("warning: `-keep-tables` compiles tables as memory lookups indexed by secret data: the generated code is NOT constant-time");
+        eprintln!("note: `-keep-tables`: tables are typed by word size as usubac does; nakiri computes them with constant-time circuits (usubac emits memory lookups, which are not constant-time)");
     }
 }
 

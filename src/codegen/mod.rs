@@ -155,10 +155,24 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
 pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Result<COutput, CodegenError> {
     let arch = cfg.arch;
     let slicing = prog.slicing;
-    let sh = shape(prog, arch)?;
+    let mut sh = shape(prog, arch)?;
+    let mut instances_override = None;
+    if let Some(n) = abi.bits_per_reg {
+        // C3: on std in -B/-H, DATATYPE is uintN_t.
+        match (arch, slicing) {
+            (Arch::Std, Slicing::B) if n != 64 => {
+                sh.datatype = format!("uint{}_t", n);
+                instances_override = Some(n as usize);
+            }
+            (Arch::Std, Slicing::H) if n != 64 => {
+                return Err(CodegenError(format!("`-bits-per-reg {}` is supported in -B (and has no effect in -V); -H keeps 64-bit registers on std", n)));
+            }
+            _ => {}
+        }
+    }
     let t = OpTarget { arch, slicing };
     let entry = prog.entry();
-    let instances = instances_per_call(arch, slicing, sh.inst_bits);
+    let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits));
 
     // Global names: node functions, the DATATYPE typedef.
     let mut globals = Namer::new();
@@ -180,7 +194,7 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     let mut entry_proto = String::new();
     for (i, n) in prog.nodes.iter().enumerate() {
         let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, &mut helpers, &globals, &fn_names, i, is_entry)
+        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, i, is_entry)
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
@@ -190,7 +204,12 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     }
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = packed_section(prog, arch)?;
+    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry {
+        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf or -no-arr-entry). */\n".to_string();
+        (note.clone(), note)
+    } else {
+        packed_section(prog, arch)?
+    };
 
     let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
     let desc = format!(
@@ -271,9 +290,11 @@ fn packed_section(prog: &Program, arch: Arch) -> Result<(String, String), Codege
 }
 
 /// One node as a C function. Returns (definition, prototype without `;` or attributes).
+#[allow(clippy::too_many_arguments)]
 fn emit_function(
     prog: &Program,
     t: &OpTarget,
+    abi: &AbiConfig,
     helpers: &mut Helpers,
     globals: &Namer,
     fn_names: &[String],
@@ -306,16 +327,49 @@ fn emit_function(
     }
     if is_entry {
         let dt_bits = if std_v { std_v_datatype_bits(node) } else { 0 };
+        // `x__3__1` for flat index i of c_dims (usubac's names of flattened elements).
+        let flat_name = |pname: &str, d: &[usize], i: usize| format!("{}{}", pname, index(d, i).replace('[', "__").replace(']', ""));
         for p in &node.inputs {
             let pname = names.fresh(&p.name);
-            if p.c_dims.is_empty() {
-                let a = p.atoms[0];
-                params.push(format!("DATATYPE {}", pname));
-                let m = node.bits(a);
-                if std_v && m < dt_bits {
-                    prologue.push(format!("{} &= {};", pname, c_emit::lit(crate::ir::mask(m), dt_bits)));
+            if abi.lf && p.is_const {
+                // -lf (C7): the const input is passed as uintN_t words and broadcast here.
+                let m = p.word_bits;
+                let n = runtime::std_container_bits(m);
+                let bit_dim = t.slicing == Slicing::B && m > 1;
+                let shape: Vec<usize> = if bit_dim { p.c_dims[..p.c_dims.len() - 1].to_vec() } else { p.c_dims.clone() };
+                params.push(format!("uint{}_t {}{}", n, pname, dims(&shape)));
+                let apw = if t.slicing == Slicing::B { m as usize } else { 1 };
+                for w in 0..p.atoms.len() / apw {
+                    let src = if shape.is_empty() { pname.clone() } else { format!("{}{}", pname, index(&shape, w)) };
+                    for j in 0..apw {
+                        let a = p.atoms[w * apw + j];
+                        if !used[a.0 as usize] {
+                            continue;
+                        }
+                        let an = names.fresh(&node.var(a).name);
+                        let e = match (t.arch, t.slicing) {
+                            (Arch::Std, Slicing::V) => format!("{} & {}", src, c_emit::lit(crate::ir::mask(m), n)),
+                            (Arch::Std, Slicing::B) => format!("(DATATYPE)0 - (DATATYPE)(({} >> {}) & 1)", src, m as usize - 1 - j),
+                            (_, Slicing::V) if [8, 16, 32, 64].contains(&m) => format!("NK_SET1_{}({})", m, src),
+                            (_, Slicing::V) if (2..8).contains(&m) => format!("NK_SET1_8({} & {})", src, c_emit::lit(crate::ir::mask(m), 8)),
+                            _ => return Err(format!("`-lf` (const inputs passed unsliced) is supported in -V, and in -B on std, not for {}-bit words in {}-slicing on {}", m, t.slicing, t.arch)),
+                        };
+                        prologue.push(format!("{} {} = {};", ty(a), an, e));
+                        cname[a.0 as usize] = Some(an);
+                    }
                 }
-                cname[a.0 as usize] = Some(pname);
+                continue;
+            }
+            if p.c_dims.is_empty() || abi.no_arr_entry {
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    params.push(format!("DATATYPE {}", n));
+                    let m = node.bits(a);
+                    if std_v && m < dt_bits && used[a.0 as usize] {
+                        prologue.push(format!("{} &= {};", n, c_emit::lit(crate::ir::mask(m), dt_bits)));
+                    }
+                    cname[a.0 as usize] = Some(n);
+                }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
                 for (i, &a) in p.atoms.iter().enumerate() {
@@ -336,9 +390,12 @@ fn emit_function(
         }
         for p in &node.outputs {
             let pname = names.fresh(&p.name);
-            if p.c_dims.is_empty() {
-                params.push(format!("DATATYPE *{}", pname));
-                epilogue.push((format!("*{}", pname), p.atoms[0]));
+            if p.c_dims.is_empty() || abi.no_arr_entry {
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    params.push(format!("DATATYPE *{}", n));
+                    epilogue.push((format!("*{}", n), a));
+                }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
                 for (i, &a) in p.atoms.iter().enumerate() {

@@ -33,10 +33,6 @@ impl OpTarget {
             "DATATYPE".to_string()
         }
     }
-    /// Width of one hslice lane.
-    fn lane(&self) -> u32 {
-        self.arch.hslice_lane_bits()
-    }
 }
 
 /// Generated helper functions (bit/slot permutations), deduplicated by pattern.
