@@ -150,6 +150,11 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
             if let BaseType::Word { size: SizeSpec::Poly(v), .. } = &p.ty.base {
                 if opts.slicing == Slicing::B {
                     sizes.insert(v.clone(), 1);
+                } else if opts.slicing == Slicing::H {
+                    // R7: in hslice an entry word of unresolved size fills one whole register
+                    // (a 1-bit hslice word: its one slot is the whole lane); only bitwise logic,
+                    // copies and calls act on it, so the result does not depend on m.
+                    sizes.insert(v.clone(), 1);
                 } else {
                     ok = false;
                     cx.push(
@@ -733,7 +738,7 @@ impl<'a> Ctx<'a> {
         self.finish(inst, info, decl)
     }
 
-    /// usubac's C shapes of the entry's parameters: `b1[n]` is `[n]` in bitslice (C5), and the
+    /// usubac's C shapes of the entry's parameters: `b1[n]` is `[n]` (C5), `v1` a scalar, and the
     /// innermost dimensions merged by reshaping (C4). The data layout (row-major) is unchanged.
     fn entry_c_shapes(&mut self, inst: &mut Inst, decl: &ast::Decl) {
         let b = self.opts.slicing == Slicing::B;
@@ -742,7 +747,8 @@ impl<'a> Ctx<'a> {
         for (p, ip) in params.iter().zip(inst.node.inputs.iter_mut().chain(inst.node.outputs.iter_mut())) {
             let bit_dim = b && ip.word_bits > 1;
             let mut shape: Vec<usize> = if bit_dim { ip.c_dims[..ip.c_dims.len() - 1].to_vec() } else { ip.c_dims.clone() };
-            if b && matches!(p.ty.base, BaseType::Word { count: Some(1), .. }) && ip.word_bits == 1 {
+            // A vector count of 1 (`b1`, `v1`, `u8x1`) adds no dimension (C5; R7's `v1`).
+            if matches!(p.ty.base, BaseType::Word { count: Some(1), .. }) {
                 shape.pop();
             }
             for _ in 0..merges.get(&p.name.name).copied().unwrap_or(0) {
