@@ -16,11 +16,37 @@ pub struct Config {
     pub opt: crate::opt::OptConfig,
     /// Shown in the generated file's banner.
     pub flags_text: String,
+    /// Which compiler's meaning the quirk rules follow (`--compat`; the usubac command-line
+    /// spelling implies `Compat::Usubac`). See README "Coming from usubac".
+    pub compat: Compat,
+    /// usubac's `-keep-tables`: tables are typed by word size and compiled as lookups.
+    pub keep_tables: bool,
+    /// Entry ABI options of usubac's command line (`-bits-per-reg`, `-lf`, `-no-arr-entry`).
+    pub abi: codegen::AbiConfig,
+}
+
+/// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// `language.md`, with a warning where usubac would read the program differently.
+    #[default]
+    Nakiri,
+    /// usubac's meaning, with a one-line warning naming each quirk applied.
+    Usubac,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { slicing: Slicing::V, arch: Arch::Std, include_dirs: vec![], opt: crate::opt::OptConfig::default(), flags_text: String::new() }
+        Config {
+            slicing: Slicing::V,
+            arch: Arch::Std,
+            include_dirs: vec![],
+            opt: crate::opt::OptConfig::default(),
+            flags_text: String::new(),
+            compat: Compat::Nakiri,
+            keep_tables: false,
+            abi: codegen::AbiConfig::default(),
+        }
     }
 }
 
@@ -85,7 +111,10 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
     if front.has_errors() {
         return front;
     }
-    let opts = sema::Options::new(cfg.slicing);
+    let mut opts = sema::Options::new(cfg.slicing);
+    opts.compat_usubac = cfg.compat == Compat::Usubac;
+    opts.keep_tables = cfg.keep_tables;
+    opts.bits_per_reg = cfg.abi.bits_per_reg;
     let (checked, mut diags) = sema::elaborate(front.ast.as_ref().unwrap(), &opts);
     front.diags.append(&mut diags);
     front.checked = checked;
@@ -124,7 +153,7 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
         if cfg.flags_text.is_empty() { "" } else { " with flags: " },
         cfg.flags_text
     );
-    match codegen::generate(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }) {
+    match codegen::generate_with(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &cfg.abi) {
         Ok(out) => (front, Some(out)),
         Err(e) => {
             front.diags.push(Diagnostic::error_nospan(format!("cannot generate code for {} ({}-slicing): {}", cfg.arch, cfg.slicing, e)));

@@ -54,20 +54,27 @@ OPTIONS:
                           (instructions, atoms, most values live at once) and its rewrites
     --sched-window N      run the m-slice scheduler (off by default) with this window
                           (default 10; usubac -sched-n)
+    --compat usubac|nakiri
+                          whose meaning usubac's quirks follow (repeated `=`, the S-box
+                          database bit order); default: nakiri with `check`/`compile`,
+                          usubac with the usubac spelling (no subcommand)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
     -h, --help            this help
     --version             print the version
 
-USUBAC COMPATIBILITY FLAGS (accepted; those without an effect yet print a note):
+USUBAC COMPATIBILITY FLAGS (accepted; those without an effect print a note):
     -no-inline (inline only _inline nodes)  -inline-all (inline every node not marked _no_inline)
-    -unroll (same as --loops unroll)  -no-CSE (--disable cse)  -no-copy-prop (--disable copy-prop)
-    -no-fold-const (--disable fold)  -no-CSE-CP-CF (all three)  -v N (N > 0: same as -v)
+    -unroll (same as --loops unroll)  -parse-only  -type-only
+    -no-CSE (--disable cse)  -no-copy-prop (--disable copy-prop)  -no-fold-const (--disable fold)
+    -no-CSE-CP-CF (all three)  -v N (N > 0: same as -v)
     -no-pre-sched (--disable sched-bits)  -no-sched (--disable sched-ilp)  -sched-n N
-    -parse-only -type-only -light-inline -heavy-inline
-    -interleave G -inter-factor K -keep-tables -no-precalc-tbl -check-tbl -no-arr -no-arr-entry
-    -lf -gen-bench -bits-per-reg N -w -bench-*
+    -bits-per-reg N (std -B/-H: DATATYPE is uintN_t)  -lf (const inputs passed as uintN_t)
+    -no-arr-entry (one C parameter per entry word)  -keep-tables (tables typed by word size,
+    y = T[x] per word; computed by constant-time circuits)
+    -light-inline -heavy-inline -interleave G -inter-factor K -no-precalc-tbl
+    -check-tbl -no-arr -no-share -gen-bench -w -bench-*
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
 ";
@@ -92,6 +99,14 @@ struct Args {
     enabled: Vec<crate::opt::PassId>,
     loops: Option<crate::opt::LoopPolicy>,
     inline: Option<crate::opt::InlinePolicy>,
+    /// `check`/`compile` was given (nakiri's own spelling); without it the command line is
+    /// usubac's and implies `--compat usubac`.
+    subcommand: bool,
+    compat: Option<driver::Compat>,
+    keep_tables: bool,
+    lf: bool,
+    no_arr_entry: bool,
+    bits_per_reg: Option<u32>,
 }
 
 fn usage_error(msg: &str) -> i32 {
@@ -117,7 +132,7 @@ pub fn main() -> i32 {
 fn parse_args(argv: &[String]) -> Result<Args, i32> {
     let mut a = Args::default();
     let mut i = 0;
-    let takes_value = ["-interleave", "-inter-factor", "-bits-per-reg", "-bench-nb-runs"];
+    let takes_value = ["-interleave", "-inter-factor", "-bench-nb-runs"];
     while i < argv.len() {
         let arg = argv[i].as_str();
         let next = |i: &mut usize| -> Option<String> {
@@ -133,7 +148,22 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 println!("nakiri {}", env!("CARGO_PKG_VERSION"));
                 return Err(0);
             }
-            "check" | "compile" if a.mode.is_none() && a.file.is_none() => a.mode = Some(arg.to_string()),
+            "check" | "compile" if a.mode.is_none() && a.file.is_none() => {
+                a.mode = Some(arg.to_string());
+                a.subcommand = true;
+            }
+            "--compat" | "-compat" => match next(&mut i).as_deref() {
+                Some("usubac") => a.compat = Some(driver::Compat::Usubac),
+                Some("nakiri") => a.compat = Some(driver::Compat::Nakiri),
+                _ => return Err(usage_error("`--compat` takes usubac or nakiri")),
+            },
+            "-keep-tables" | "--keep-tables" => a.keep_tables = true,
+            "-lf" | "--lf" => a.lf = true,
+            "-no-arr-entry" | "--no-arr-entry" => a.no_arr_entry = true,
+            "-bits-per-reg" | "--bits-per-reg" => match next(&mut i).map(|v| v.parse::<u32>()) {
+                Some(Ok(n)) if [8, 16, 32, 64].contains(&n) => a.bits_per_reg = Some(n),
+                _ => return Err(usage_error("`-bits-per-reg` takes 8, 16, 32 or 64")),
+            },
             "-B" | "--bitslice" => a.slicing = Some(Slicing::B),
             "-V" | "--vslice" => a.slicing = Some(Slicing::V),
             "-H" | "--hslice" => a.slicing = Some(Slicing::H),
@@ -209,7 +239,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
                 _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
-            "-w" | "-light-inline" | "-heavy-inline" | "-keep-tables" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-no-arr-entry" | "-lf" | "-gen-bench" => {
+            "-w" | "-light-inline" | "-heavy-inline" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-gen-bench" | "-no-share" => {
                 a.notes.push(arg.to_string())
             }
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),
@@ -259,7 +289,23 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     if let Some(p) = a.inline {
         cfg.opt.inline = p;
     }
+    // The usubac spelling (no `check`/`compile` subcommand) implies `--compat usubac`.
+    cfg.compat = a.compat.unwrap_or(if a.subcommand { driver::Compat::Nakiri } else { driver::Compat::Usubac });
+    cfg.keep_tables = a.keep_tables;
+    cfg.abi.lf = a.lf;
+    cfg.abi.no_arr_entry = a.no_arr_entry;
+    cfg.abi.bits_per_reg = a.bits_per_reg;
     cfg
+}
+
+/// Notes for accepted flags without an effect, and the warning of `-keep-tables`.
+fn print_notes(a: &Args) {
+    for n in &a.notes {
+        eprintln!("note: `{}` is accepted for usubac compatibility and has no effect in nakiri", n);
+    }
+    if a.keep_tables {
+        eprintln!("note: `-keep-tables`: tables are typed by word size as usubac does; nakiri computes them with constant-time circuits (usubac emits memory lookups, which are not constant-time)");
+    }
 }
 
 /// Parses the compile options of another subcommand (`nakiri bench FILE.ua [flags]`): the
@@ -269,9 +315,7 @@ pub fn parse_compile_flags(argv: &[String]) -> Result<(String, Config), i32> {
     let Some(file) = a.file.clone() else {
         return Err(usage_error("no input file"));
     };
-    for n in &a.notes {
-        eprintln!("note: `{}` is accepted for usubac compatibility and currently has no effect", n);
-    }
+    print_notes(&a);
     let cfg = config_of(&a, argv, &file);
     Ok((file, cfg))
 }
@@ -295,9 +339,7 @@ pub fn run(argv: &[String]) -> i32 {
         Ok(a) => a,
         Err(code) => return code,
     };
-    for n in &a.notes {
-        eprintln!("note: `{}` is accepted for usubac compatibility and currently has no effect", n);
-    }
+    print_notes(&a);
     let Some(file) = a.file.clone() else {
         if argv.is_empty() {
             print!("{}", HELP);

@@ -40,6 +40,19 @@ pub struct CodegenConfig {
     pub banner: String,
 }
 
+/// Entry ABI options from usubac's command line (all off by default).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct AbiConfig {
+    /// `-bits-per-reg N`: on `std` in -B/-H, `DATATYPE` is `uintN_t` (N in 8, 16, 32, 64).
+    pub bits_per_reg: Option<u32>,
+    /// `-lf`: each `const` input of the entry is passed as `uintN_t` (N = its word size, shape
+    /// kept) and broadcast where it is used.
+    pub lf: bool,
+    /// `-no-arr-entry`: every entry parameter array is flattened to one C parameter per word
+    /// (inputs by value, outputs by pointer), named `x__0__1` after its indices.
+    pub no_arr_entry: bool,
+}
+
 /// The generated `.c` and `.h` texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct COutput {
@@ -88,7 +101,8 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
             Ok(Shape { word: 1, datatype: runtime::datatype(arch, slicing, 1).to_string(), inst_bits: 1 })
         }
         (Arch::Std, Slicing::V) => {
-            let dt = runtime::std_container(entry_bits);
+            let _ = entry_bits;
+            let dt = runtime::std_container(std_v_datatype_bits(entry));
             Ok(Shape { word, datatype: dt.to_string(), inst_bits: entry_bits })
         }
         (_, Slicing::V) => {
@@ -97,6 +111,10 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                     "vslice on {} needs every word of the program to have the same size, found {} (mixed sizes work with --arch std)",
                     arch, list
                 )));
+            }
+            if (2..8).contains(&word) {
+                // C8: words of 2..7 bits sit zero-extended in 8-bit lanes (as usubac's do).
+                return Ok(Shape { word, datatype: runtime::datatype(arch, slicing, 8).to_string(), inst_bits: 8 });
             }
             if ![1, 8, 16, 32, 64].contains(&word) {
                 return Err(CodegenError(format!(
@@ -114,7 +132,8 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                 )));
             }
             let l = arch.hslice_lane_bits();
-            if l % word != 0 {
+            let s = arch.hslice_slot_bits(word);
+            if s == 0 || (arch != Arch::Std && l % word != 0 && s % 8 != 0) {
                 return Err(CodegenError(format!(
                     "hslice on {} cannot hold {}-bit words: the word size must divide the {}-bit lane (1, 2, 4, 8, 16, 32, 64)",
                     arch, word, l
@@ -129,12 +148,31 @@ use crate::runtime;
 
 /// Generates the C file and header for `prog` (verified IR) on `cfg.arch`.
 pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenError> {
+    generate_with(prog, cfg, &AbiConfig::default())
+}
+
+/// [`generate`] with usubac's entry ABI options.
+pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Result<COutput, CodegenError> {
     let arch = cfg.arch;
     let slicing = prog.slicing;
-    let sh = shape(prog, arch)?;
+    let mut sh = shape(prog, arch)?;
+    let mut instances_override = None;
+    if let Some(n) = abi.bits_per_reg {
+        // C3: on std in -B/-H, DATATYPE is uintN_t.
+        match (arch, slicing) {
+            (Arch::Std, Slicing::B) if n != 64 => {
+                sh.datatype = format!("uint{}_t", n);
+                instances_override = Some(n as usize);
+            }
+            (Arch::Std, Slicing::H) if n != 64 => {
+                return Err(CodegenError(format!("`-bits-per-reg {}` is supported in -B (and has no effect in -V); -H keeps 64-bit registers on std", n)));
+            }
+            _ => {}
+        }
+    }
     let t = OpTarget { arch, slicing };
     let entry = prog.entry();
-    let instances = instances_per_call(arch, slicing, sh.inst_bits);
+    let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits));
 
     // Global names: node functions, the DATATYPE typedef.
     let mut globals = Namer::new();
@@ -156,7 +194,7 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
     let mut entry_proto = String::new();
     for (i, n) in prog.nodes.iter().enumerate() {
         let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, &mut helpers, &globals, &fn_names, i, is_entry)
+        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, i, is_entry)
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
@@ -166,7 +204,12 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
     }
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = packed_section(prog, arch)?;
+    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry {
+        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf or -no-arr-entry). */\n".to_string();
+        (note.clone(), note)
+    } else {
+        packed_section(prog, arch)?
+    };
 
     let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
     let desc = format!(
@@ -179,7 +222,8 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
     let mut c = String::new();
     c.push_str(&banner);
     c.push('\n');
-    c.push_str(&runtime::prelude(arch, slicing, sh.word));
+    let lane_word = if slicing == Slicing::V && (2..8).contains(&sh.word) { 8 } else { sh.word };
+    c.push_str(&runtime::prelude(arch, slicing, lane_word));
     c.push('\n');
     c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
     c.push_str(&format!("#define DATATYPE {}\n", dt_name));
@@ -246,9 +290,11 @@ fn packed_section(prog: &Program, arch: Arch) -> Result<(String, String), Codege
 }
 
 /// One node as a C function. Returns (definition, prototype without `;` or attributes).
+#[allow(clippy::too_many_arguments)]
 fn emit_function(
     prog: &Program,
     t: &OpTarget,
+    abi: &AbiConfig,
     helpers: &mut Helpers,
     globals: &Namer,
     fn_names: &[String],
@@ -284,17 +330,50 @@ fn emit_function(
         used[a.0 as usize] = true;
     }
     if is_entry {
-        let dt_bits = if std_v { runtime::std_container_bits(entry_max_bits(node)) } else { 0 };
+        let dt_bits = if std_v { std_v_datatype_bits(node) } else { 0 };
+        // `x__3__1` for flat index i of c_dims (usubac's names of flattened elements).
+        let flat_name = |pname: &str, d: &[usize], i: usize| format!("{}{}", pname, index(d, i).replace('[', "__").replace(']', ""));
         for p in &node.inputs {
             let pname = names.fresh(&p.name);
-            if p.c_dims.is_empty() {
-                let a = p.atoms[0];
-                params.push(format!("DATATYPE {}", pname));
-                let m = node.bits(a);
-                if std_v && m < dt_bits {
-                    prologue.push(format!("{} &= {};", pname, c_emit::lit(crate::ir::mask(m), dt_bits)));
+            if abi.lf && p.is_const {
+                // -lf (C7): the const input is passed as uintN_t words and broadcast here.
+                let m = p.word_bits;
+                let n = runtime::std_container_bits(m);
+                let bit_dim = t.slicing == Slicing::B && m > 1;
+                let shape: Vec<usize> = if bit_dim { p.c_dims[..p.c_dims.len() - 1].to_vec() } else { p.c_dims.clone() };
+                params.push(format!("uint{}_t {}{}", n, pname, dims(&shape)));
+                let apw = if t.slicing == Slicing::B { m as usize } else { 1 };
+                for w in 0..p.atoms.len() / apw {
+                    let src = if shape.is_empty() { pname.clone() } else { format!("{}{}", pname, index(&shape, w)) };
+                    for j in 0..apw {
+                        let a = p.atoms[w * apw + j];
+                        if !used[a.0 as usize] {
+                            continue;
+                        }
+                        let an = names.fresh(&node.var(a).name);
+                        let e = match (t.arch, t.slicing) {
+                            (Arch::Std, Slicing::V) => format!("{} & {}", src, c_emit::lit(crate::ir::mask(m), n)),
+                            (Arch::Std, Slicing::B) => format!("(DATATYPE)0 - (DATATYPE)(({} >> {}) & 1)", src, m as usize - 1 - j),
+                            (_, Slicing::V) if [8, 16, 32, 64].contains(&m) => format!("NK_SET1_{}({})", m, src),
+                            (_, Slicing::V) if (2..8).contains(&m) => format!("NK_SET1_8({} & {})", src, c_emit::lit(crate::ir::mask(m), 8)),
+                            _ => return Err(format!("`-lf` (const inputs passed unsliced) is supported in -V, and in -B on std, not for {}-bit words in {}-slicing on {}", m, t.slicing, t.arch)),
+                        };
+                        prologue.push(format!("{} {} = {};", ty(a), an, e));
+                        cname[a.0 as usize] = Some(an);
+                    }
                 }
-                cname[a.0 as usize] = Some(pname);
+                continue;
+            }
+            if p.c_dims.is_empty() || abi.no_arr_entry {
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    params.push(format!("DATATYPE {}", n));
+                    let m = node.bits(a);
+                    if std_v && m < dt_bits && used[a.0 as usize] {
+                        prologue.push(format!("{} &= {};", n, c_emit::lit(crate::ir::mask(m), dt_bits)));
+                    }
+                    cname[a.0 as usize] = Some(n);
+                }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
                 for (i, &a) in p.atoms.iter().enumerate() {
@@ -317,9 +396,12 @@ fn emit_function(
         }
         for p in &node.outputs {
             let pname = names.fresh(&p.name);
-            if p.c_dims.is_empty() {
-                params.push(format!("DATATYPE *{}", pname));
-                epilogue.push((format!("*{}", pname), p.atoms[0]));
+            if p.c_dims.is_empty() || abi.no_arr_entry {
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    params.push(format!("DATATYPE *{}", n));
+                    epilogue.push((format!("*{}", n), a));
+                }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
                 for (i, &a) in p.atoms.iter().enumerate() {
@@ -553,6 +635,20 @@ fn array_abi_type(node: &Node, t: &OpTarget) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Width of `DATATYPE` on `std` vslice (C6): usubac's choice from the entry's first word
+/// size (4 and 8 → 8, 16 → 16, 32 → 32, anything else → 64), widened if a parameter needs
+/// more.
+pub(crate) fn std_v_datatype_bits(entry: &Node) -> u32 {
+    let first = entry.inputs.first().or(entry.outputs.first()).map(|p| p.word_bits).unwrap_or(64);
+    let usubac = match first {
+        4 | 8 => 8,
+        16 => 16,
+        32 => 32,
+        _ => 64,
+    };
+    usubac.max(runtime::std_container_bits(entry_max_bits(entry)))
 }
 
 fn entry_max_bits(node: &Node) -> u32 {

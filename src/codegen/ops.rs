@@ -33,10 +33,6 @@ impl OpTarget {
             "DATATYPE".to_string()
         }
     }
-    /// Width of one hslice lane.
-    fn lane(&self) -> u32 {
-        self.arch.hslice_lane_bits()
-    }
 }
 
 /// Generated helper functions (bit/slot permutations), deduplicated by pattern.
@@ -194,9 +190,16 @@ pub(crate) fn op_expr(
         Op::Shuffle(a, p) if p.iter().enumerate().all(|(j, &s)| s == j as u32) => return Ok(nm(*a)),
         Op::Ternlog(a, b, c, imm) => {
             if t.arch == Arch::Avx512 {
-                return Ok(format!("NK_TERNLOG({}, {}, {}, {:#04x})", nm(*a), nm(*b), nm(*c), imm));
+                let e = format!("NK_TERNLOG({}, {}, {}, {:#04x})", nm(*a), nm(*b), nm(*c), imm);
+                if t.slicing == Slicing::V && (2..8).contains(&m) {
+                    return Ok(format!("NK_AND({}, NK_SET1_8({}))", e, lit(mask(m), 8)));
+                }
+                return Ok(e);
             }
             let e = ternlog_expansion(&LogicSpelling { simd: t.simd() }, *imm, &nm(*a), &nm(*b), &nm(*c));
+            if t.simd() && t.slicing == Slicing::V && (2..8).contains(&m) {
+                return Ok(format!("NK_AND({}, NK_SET1_8({}))", e, lit(mask(m), 8)));
+            }
             if t.arch == Arch::Std && t.slicing == Slicing::V && m < std_container_bits(m) {
                 return Ok(format!("({}) & {}", e, lit(mask(m), std_container_bits(m))));
             }
@@ -362,8 +365,8 @@ fn std_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
 
 /// The L-bit lane pattern of an hslice constant: slot j all ones iff bit j (MSB first) is set.
 /// Returned as (hi, lo) 64-bit halves (hi = 0 when L = 64).
-fn h_const(l: u32, m: u32, v: u64) -> (u64, u64) {
-    let s = l / m;
+fn h_const(arch: Arch, m: u32, v: u64) -> (u64, u64) {
+    let s = arch.hslice_slot_bits(m);
     let mut bits = 0u128;
     for j in 0..m {
         if (v >> (m - 1 - j)) & 1 == 1 {
@@ -387,15 +390,14 @@ fn std_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId
     if let Some(e) = logic_c(op, nm) {
         return Ok(e);
     }
-    let l = t.lane();
     match op {
-        Op::Const(v) => Ok(lit(h_const(l, m, *v).1, 64)),
+        Op::Const(v) => Ok(lit(h_const(t.arch, m, *v).1, 64)),
         Op::Not(a) => Ok(format!("~{}", nm(*a))),
         Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
         _ => {
             let map = slot_map(op, m).expect("slot map op");
             let a = op.operands()[0];
-            let s = l / m;
+            let s = t.arch.hslice_slot_bits(m);
             let key = format!("slots/std/{}/{:?}", m, map);
             let name = helpers.get("nk_slots", key, |name| {
                 // Group by displacement in bits (positive = left shift).
@@ -455,6 +457,9 @@ fn simd_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
 
 fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
     debug_assert!(t.simd());
+    if (2..8).contains(&m) {
+        return simd_v_small(helpers, m, op, nm);
+    }
     if let Some(e) = logic_simd(op, nm) {
         return Ok(e);
     }
@@ -509,14 +514,47 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
     })
 }
 
+/// vslice on SIMD with words of 2..7 bits (C8): each word sits zero-extended in an 8-bit lane;
+/// results that could set the bits above the word are masked.
+fn simd_v_small(helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+    let mk = lit(mask(m), 8);
+    let masked = |e: String| format!("NK_AND({}, NK_SET1_8({}))", e, mk);
+    if let Op::Not(a) = op {
+        return Ok(format!("NK_XOR({}, NK_SET1_8({}))", nm(*a), mk));
+    }
+    if let Some(e) = logic_simd(op, nm) {
+        return Ok(e);
+    }
+    Ok(match op {
+        Op::Const(v) => format!("NK_SET1_8({})", lit(*v, 8)),
+        Op::Add(a, b) => masked(format!("NK_ADD8({}, {})", nm(*a), nm(*b))),
+        Op::Sub(a, b) => masked(format!("NK_SUB8({}, {})", nm(*a), nm(*b))),
+        Op::Mul(a, b) => masked(format!("NK_MUL8({}, {})", nm(*a), nm(*b))),
+        Op::Shl(a, k) => masked(format!("NK_SHL8({}, {})", nm(*a), k)),
+        Op::Shr(a, k) => format!("NK_SHR8({}, {})", nm(*a), k),
+        Op::Sar(a, k) => {
+            let s = lit(1u64 << (m - 1 - k), 8);
+            masked(format!("NK_SUB8(NK_XOR(NK_SHR8({}, {}), NK_SET1_8({s})), NK_SET1_8({s}))", nm(*a), k))
+        }
+        Op::Rotl(a, k) => masked(format!("NK_OR(NK_SHL8({a}, {}), NK_SHR8({a}, {}))", k, m - k, a = nm(*a))),
+        Op::Rotr(a, k) => masked(format!("NK_OR(NK_SHR8({a}, {}), NK_SHL8({a}, {}))", k, m - k, a = nm(*a))),
+        Op::Bitmask(a, k) => masked(format!("NK_BITMASK8({}, {})", nm(*a), k + 8 - m)),
+        Op::Shuffle(a, p) => {
+            let name = bit_shuffle_helper(helpers, Some(8), m, p);
+            format!("{}({})", name, nm(*a))
+        }
+        Op::Pack(..) => return Err("`Pack` needs mixed word sizes, which vslice on SIMD cannot express; use --arch std".into()),
+        Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
+    })
+}
+
 fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
     if let Some(e) = logic_simd(op, nm) {
         return Ok(e);
     }
-    let l = t.lane();
     match op {
         Op::Const(v) => {
-            let (hi, lo) = h_const(l, m, *v);
+            let (hi, lo) = h_const(t.arch, m, *v);
             Ok(format!("NK_CONST128({}, {})", lit(hi, 64), lit(lo, 64)))
         }
         Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
@@ -526,7 +564,7 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             if map.iter().enumerate().all(|(j, s)| *s == Some(j as u32)) {
                 return Ok(nm(a));
             }
-            let s = l / m;
+            let s = t.arch.hslice_slot_bits(m);
             if s % 8 != 0 && 8 % s == 0 {
                 let name = sub_byte_slot_helper(helpers, m, s, &map);
                 return Ok(format!("{}({})", name, nm(a)));

@@ -152,6 +152,10 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
         }
         atom_bits = seen.unwrap_or(arch.reg_bits());
         let m = atom_bits;
+        if slicing == Slicing::V && arch == Arch::Std {
+            // The registers are the raw entry's `DATATYPE` (C6).
+            atom_bits = super::std_v_datatype_bits(entry);
+        }
         match slicing {
             Slicing::V => {
                 if arch != Arch::Std && !tp::is_native(m) {

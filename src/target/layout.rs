@@ -9,7 +9,8 @@
 //!   atom's m-bit word of instance i. R/m instances per call. On `std`, DATATYPE is `uintM_t`
 //!   (one instance per call).
 //! - **H** (hslice): the register is cut in lanes of L bits (L = 128 on SSE/AVX2/AVX-512/NEON,
-//!   L = 64 on `std`); each lane has m slots of S = L/m bits; slot j is bits [j*S, (j+1)*S) of
+//!   L = 64 on `std`); each lane has m slots of S = L/m bits (see `hslice_slot_bits` when m
+//!   does not divide L); slot j is bits [j*S, (j+1)*S) of
 //!   the lane counted from its least significant bit (so byte j in memory when S = 8). Bit i
 //!   (LSB-numbered) of slot j holds bit j (MSB-first) of the word of instance `lane*S + i`.
 //!   R/m instances per call. Bit permutations of words become slot permutations.
@@ -66,6 +67,18 @@ impl Arch {
         match self {
             Arch::Std => 64,
             _ => 128,
+        }
+    }
+
+    /// Width S of one hslice slot for m-bit words: L/m when m divides the lane L. Otherwise
+    /// (C8: e.g. 6-bit words) the m slots leave the top of the lane unused: S = floor(L/m) on
+    /// `std`, and whole bytes, S = 8*floor(16/m), on SIMD for m < 16 (byte shuffles).
+    pub fn hslice_slot_bits(self, m: u32) -> u32 {
+        let l = self.hslice_lane_bits();
+        if m == 0 || l % m == 0 || self == Arch::Std || m >= 16 {
+            l / m.max(1)
+        } else {
+            8 * (16 / m)
         }
     }
 

@@ -75,8 +75,10 @@ impl<'a> Ctx<'a> {
         }
         // Evaluate arguments (constants take the parameter types when those are known).
         let mut arg_words: Vec<Word> = Vec::new();
-        for a in &word_args {
-            let has_static = self.is_static(inst, a) || matches!(&a.kind, ExprKind::Tuple(items) if items.iter().any(|i| self.is_static(inst, i)));
+        let word_params: Vec<&ast::Param> = d.inputs.iter().filter(|p| p.ty.base != BaseType::Nat).collect();
+        for (ai, a) in word_args.iter().enumerate() {
+            let before = arg_words.len();
+            let has_static = self.has_untyped(inst, a);
             if has_static {
                 // Typed by the callee's remaining parameters, if concrete.
                 let mut widths = Vec::new();
@@ -104,6 +106,10 @@ impl<'a> Ctx<'a> {
             } else {
                 let v = self.eval(inst, a, None, decl_idx)?;
                 arg_words.extend(v.words);
+            }
+            if word_args.len() == word_params.len() {
+                let n = arg_words.len() - before;
+                self.note_reshape(inst, a, &word_params[ai].ty, n);
             }
         }
         let sizes = self.unify(inst, d, &nats, &arg_words, span)?;

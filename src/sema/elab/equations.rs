@@ -80,15 +80,29 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn assign(&mut self, inst: &mut Inst, lhs: &[Expr], kind: AssignKind, rhs: &Expr, span: Span, decl_idx: usize) -> R<()> {
+        // R8: `k = <compile-time expression>` gives a `nat` local its value.
+        if let [Expr { kind: ExprKind::Var(id), .. }] = lhs {
+            if inst.nat_locals.contains_key(&id.name) {
+                if inst.nats.contains_key(&id.name) && kind == AssignKind::Def {
+                    self.err(inst, Diagnostic::error(span, format!("`nat` local `{}` is given a value twice", id.name)).label("second value").help("use `:=` for a new value"));
+                    return Err(());
+                }
+                let v = self.eval_nat(inst, rhs)?;
+                inst.nats.insert(id.name.clone(), v);
+                return Ok(());
+            }
+        }
         let mut places = Vec::new();
         let mut expect = Vec::new();
         for l in lhs {
-            let (name, words) = self.place(inst, l, false)?;
-            let v = &inst.vars[&name];
-            if v.role == Role::Input {
-                self.err(inst, Diagnostic::error(l.span, format!("cannot assign to input `{}`", name)).label("input parameter").help("declare a local variable in `vars` and assign that"));
+            if let Some(n) = Self::root_var(l).filter(|n| inst.nat_locals.contains_key(*n)) {
+                self.err(inst, Diagnostic::error(l.span, format!("`nat` local `{}` can only be given a value as a whole", n)).label("nat").help(format!("write `{} = <compile-time expression>;` as its own equation", n)));
                 return Err(());
             }
+            // Inputs may be redefined (R1): `:=` gives a new version; the caller's value is
+            // never modified.
+            let (name, words) = self.place(inst, l, false)?;
+            let v = &inst.vars[&name];
             let bits = match v.ty {
                 Ty::Words { bits, .. } => bits,
                 Ty::Nat => 1,
@@ -97,6 +111,15 @@ impl<'a> Ctx<'a> {
             places.push((name, words, l.span));
         }
         let val = self.eval(inst, rhs, Some(&expect), decl_idx)?;
+        // C4: an entry output receiving a node's result with fewer dimensions is reshaped.
+        if let (true, [l], ExprKind::Call(f, _, _)) = (inst.is_entry, lhs, &rhs.kind) {
+            if let Some(&c) = self.decl_index.get(f.name.as_str()) {
+                let outs = &self.ast.decls[c].outputs;
+                if outs.len() == 1 {
+                    self.note_reshape(inst, l, &outs[0].ty, val.words.len());
+                }
+            }
+        }
         let rhs_atoms = val.atoms();
         let mut lhs_slots = Vec::new();
         for (name, words, _) in &places {
@@ -127,20 +150,20 @@ impl<'a> Ctx<'a> {
                 return Err(());
             }
         }
+        let mut warned = false;
         for ((name, k), a) in lhs_slots.into_iter().zip(rhs_atoms) {
             let dst = match kind {
-                AssignKind::Def => {
-                    let v = &inst.vars[&name];
-                    let first = v.first[k];
-                    if let Some(prev) = inst.def_span_of(first) {
-                        let what = inst.describe(first);
-                        let d = Diagnostic::error(span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(prev, "first definition").help("use `:=` to give a variable a new version");
-                        self.err(inst, d);
-                        return Err(());
+                AssignKind::Def if !Self::defined_already(inst, &name, k) => inst.vars[&name].first[k],
+                AssignKind::Def | AssignKind::Redef => {
+                    if kind == AssignKind::Def && !warned {
+                        // R4 / R1.2 (quirk): a repeated `=` (or `=` on an input) is a new version.
+                        warned = true;
+                        let v = &inst.vars[&name];
+                        let what = inst.describe(v.first[k]);
+                        let prev = inst.def_span_of(v.slots[k]).or(inst.def_span_of(v.first[k]));
+                        let is_input = v.role == Role::Input;
+                        self.repeated_def_warning(inst, span, &what, prev, is_input);
                     }
-                    first
-                }
-                AssignKind::Redef => {
                     let bits = inst.node.bits(inst.vars[&name].slots[k]);
                     let base = inst.node.var(inst.vars[&name].first[k]).name.clone();
                     let id = inst.fresh(&format!("{}_v", base), bits);
@@ -156,6 +179,41 @@ impl<'a> Ctx<'a> {
             inst.instrs.push((Instr::Assign { dst, op: Op::Copy(a) }, span));
         }
         Ok(())
+    }
+
+    /// Whether atom `k` of `name` already holds a value: an input, or an atom an earlier
+    /// equation defined (in elaboration order).
+    fn defined_already(inst: &Inst, name: &str, k: usize) -> bool {
+        let v = &inst.vars[name];
+        v.role == Role::Input || v.slots[k] != v.first[k] || inst.def_span_of(v.first[k]).is_some()
+    }
+
+    /// The one-line warning of R4/R1.2: under `--compat usubac` it names the quirk; under
+    /// nakiri's own spelling it says the program relies on usubac's reading.
+    fn repeated_def_warning(&mut self, inst: &Inst, span: Span, what: &str, prev: Option<Span>, is_input: bool) {
+        let target = if is_input { format!("input `{}`", what) } else { format!("`{}`", what) };
+        let mut d = if self.opts.compat_usubac {
+            Diagnostic::warning(span, format!("usubac quirk (repeated `=`): {} already has a value; this `=` gives it a new version, as `:=` does", target))
+        } else {
+            Diagnostic::warning(span, format!("{} already has a value: `language.md` allows one `=` per variable; nakiri reads this `=` as `:=` (a new version), as usubac does", target))
+        };
+        d = d.label("new version").help("write `:=` to give a variable a new version");
+        if let Some(p) = prev {
+            d = d.with_secondary(p, "earlier definition");
+        }
+        self.err(inst, d);
+    }
+
+    /// The variable at the root of an l-value (`x` in `x[1][2]`).
+    pub(super) fn root_var(e: &Expr) -> Option<&str> {
+        let mut cur = e;
+        while let ExprKind::Index(b, _) = &cur.kind {
+            cur = b;
+        }
+        match &cur.kind {
+            ExprKind::Var(id) => Some(&id.name),
+            _ => None,
+        }
     }
 
     /// Resolves an l-value (or an indexed variable) to (variable, word indices, shape).
@@ -186,30 +244,40 @@ impl<'a> Ctx<'a> {
             return Err(());
         };
         let n_words = v.ty.n_words();
-        let mut shape = match &v.ty {
+        let shape = match &v.ty {
             Ty::Words { shape, .. } => shape.clone(),
             Ty::Nat => vec![],
         };
-        let mut sel: Option<Vec<usize>> = None; // None = every word, in order
-        for (idx, span) in chain {
-            let (picked, new_shape) = self.pick_rows(inst, &shape[..shape.len().min(1)], idx, span, quiet)?;
-            let rs: usize = shape[1..].iter().product();
-            let mut next = Vec::with_capacity(picked.len() * rs);
-            for p in &picked {
-                for j in 0..rs {
-                    let k = p * rs + j;
-                    next.push(match &sel {
-                        Some(s) => s[k],
-                        None => k,
-                    });
+        if chain.is_empty() {
+            return Ok((id.name.clone(), (0..n_words).collect(), shape));
+        }
+        // R2: selector j always addresses dimension j of the variable; a range or list does not
+        // make a new outer dimension for the next selector. The path denotes every
+        // `v[i1]..[ik]` (lexicographic, s1 outermost), each with its remaining contents.
+        let mut sel: Vec<usize> = vec![0]; // flat index over the dimensions selected so far
+        let mut out_shape = Vec::new();
+        let k = chain.len();
+        for (j, (idx, span)) in chain.into_iter().enumerate() {
+            let (picked, _) = self.pick_rows(inst, &shape[j.min(shape.len())..], idx, span, quiet)?;
+            if !matches!(idx, ast::Index::One(_)) {
+                out_shape.push(picked.len());
+            }
+            let d = shape[j];
+            let mut next = Vec::with_capacity(sel.len() * picked.len());
+            for s in &sel {
+                for p in &picked {
+                    next.push(s * d + p);
                 }
             }
-            let mut s2 = new_shape;
-            s2.extend_from_slice(&shape[1..]);
-            shape = s2;
-            sel = Some(next);
+            sel = next;
         }
-        Ok((id.name.clone(), sel.unwrap_or_else(|| (0..n_words).collect()), shape))
+        let rs: usize = shape[k..].iter().product();
+        let mut words = Vec::with_capacity(sel.len() * rs);
+        for s in sel {
+            words.extend(s * rs..(s + 1) * rs);
+        }
+        out_shape.extend_from_slice(&shape[k..]);
+        Ok((id.name.clone(), words, out_shape))
     }
 
     pub(super) fn index_rows<T: Clone>(&mut self, inst: &mut Inst, items: Vec<T>, shape: &[usize], idx: &ast::Index, span: Span, quiet: bool) -> R<(Vec<T>, Vec<usize>)> {

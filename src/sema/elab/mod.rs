@@ -30,11 +30,20 @@ pub struct Options {
     pub slicing: Slicing,
     /// Upper bound on IR operations (after unrolling) before giving up with a diagnostic.
     pub max_ops: usize,
+    /// Quirk rules follow usubac (`--compat usubac`, or the usubac command-line spelling):
+    /// repeated `=` and the S-box database bit order, each with a warning naming the quirk.
+    /// Otherwise they follow `language.md`, with a warning where usubac differs.
+    pub compat_usubac: bool,
+    /// usubac's `-keep-tables`: a table is typed by the word size of its one parameter and
+    /// compiled as a lookup (`Op::Lookup`, not constant time) in -V; as a circuit in -B.
+    pub keep_tables: bool,
+    /// `-bits-per-reg N` (std): the register width a polymorphic `-H` entry word fills (R7).
+    pub bits_per_reg: Option<u32>,
 }
 
 impl Options {
     pub fn new(slicing: Slicing) -> Options {
-        Options { slicing, max_ops: 2_000_000 }
+        Options { slicing, max_ops: 2_000_000, compat_usubac: false, keep_tables: false, bits_per_reg: None }
     }
 }
 
@@ -84,6 +93,17 @@ struct Ctx<'a> {
 /// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
 /// and all diagnostics.
 pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<Diagnostic>) {
+    // R5: `-V/-H/-B` fix only the polymorphic direction of the entry. When every explicit
+    // direction in the program is the same `d`, the program is compiled as `d`.
+    let explicit = explicit_direction(prog);
+    let owned;
+    let opts = match explicit {
+        Some(d) if d != opts.slicing => {
+            owned = Options { slicing: d, ..opts.clone() };
+            &owned
+        }
+        _ => opts,
+    };
     let mut cx = Ctx {
         ast: prog,
         opts,
@@ -129,6 +149,11 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         for p in entry_decl.inputs.iter().chain(&entry_decl.outputs) {
             if let BaseType::Word { size: SizeSpec::Poly(v), .. } = &p.ty.base {
                 if opts.slicing == Slicing::B {
+                    sizes.insert(v.clone(), 1);
+                } else if opts.slicing == Slicing::H {
+                    // R7: in hslice an entry word of unresolved size fills one whole register
+                    // (a 1-bit hslice word: its one slot is the whole lane); only bitwise logic,
+                    // copies and calls act on it, so the result does not depend on m.
                     sizes.insert(v.clone(), 1);
                 } else {
                     ok = false;
@@ -182,6 +207,32 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     }
     let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
     (Some(Checked { ir: program, instances, loop_hints }), cx.diags)
+}
+
+/// The one explicit direction (`u<H>16`, ...) of every parameter and variable type, if all
+/// explicit directions agree (R5).
+fn explicit_direction(prog: &ast::Program) -> Option<Slicing> {
+    let mut found: Option<Slicing> = None;
+    for d in &prog.decls {
+        let bodies: Vec<&ast::Param> = match &d.kind {
+            DeclKind::Node(b) => b.iter().flat_map(|b| b.vars.iter()).collect(),
+            _ => vec![],
+        };
+        for p in d.inputs.iter().chain(&d.outputs).chain(bodies) {
+            let dir = match &p.ty.base {
+                BaseType::Word { dir: DirSpec::V, .. } => Slicing::V,
+                BaseType::Word { dir: DirSpec::H, .. } => Slicing::H,
+                BaseType::Word { dir: DirSpec::B, .. } => Slicing::B,
+                _ => continue,
+            };
+            match found {
+                None => found = Some(dir),
+                Some(f) if f != dir => return None,
+                _ => {}
+            }
+        }
+    }
+    found
 }
 
 /// Keeps the nodes reachable from `entry` (which becomes the last node), renumbering calls.
@@ -278,6 +329,12 @@ struct Inst {
     suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
+    /// `nat` local variables (R8): declared, given a value by `k = <compile-time expr>`.
+    nat_locals: HashMap<String, Span>,
+    /// The entry node's instance (its parameters' C shapes follow usubac's reshaping, C4).
+    is_entry: bool,
+    /// Per parameter name: how many innermost dimensions usubac's reshaping merges (C4).
+    merges: HashMap<String, usize>,
 }
 
 /// `_t<k>` (no leading zero) with `k <= tmp`: the name of a temporary made already.
@@ -314,6 +371,9 @@ impl Inst {
             suffix: HashMap::default(),
             tmp: 0,
             slicing,
+            nat_locals: HashMap::default(),
+            is_entry: false,
+            merges: HashMap::default(),
         }
     }
 
@@ -567,6 +627,7 @@ impl<'a> Ctx<'a> {
         };
         let name = self.instance_name(decl, arr, sizes, nats, is_entry);
         let mut inst = Inst::new(name.clone(), self.opts.slicing, inline);
+        inst.is_entry = is_entry;
         let mut info = InstanceInfo { name, decl: decl.name.name.clone(), vars: vec![] };
         let _ = call_span;
 
@@ -642,8 +703,9 @@ impl<'a> Ctx<'a> {
                     }
                     match self.resolve_type(&inst, &p.ty, sizes) {
                         Ok(Ty::Nat) => {
-                            self.push(Diagnostic::error(p.ty.span, "local variables cannot be `nat`").label("use a loop index or a nat parameter"));
-                            ok = false;
+                            // R8: a `nat` local; `k = <compile-time expression>` gives it its value.
+                            inst.nat_locals.insert(p.name.name.clone(), p.name.span);
+                            info.vars.push(("var", p.name.name.clone(), Ty::Nat, false));
                         }
                         Ok(ty) => {
                             info.vars.push(("var", p.name.name.clone(), ty.clone(), false));
@@ -661,11 +723,88 @@ impl<'a> Ctx<'a> {
                     }
                     let _ = self.equation(&mut inst, eq, decl_idx);
                 }
+                let mut unset: Vec<(&String, &Span)> = inst.nat_locals.iter().filter(|(n, _)| !inst.nats.contains_key(*n)).collect();
+                unset.sort_by_key(|(_, sp)| (sp.file, sp.lo));
+                for (n, sp) in unset {
+                    self.push(Diagnostic::warning(*sp, format!("`nat` local `{}` is never given a value", n)).label("has no effect"));
+                }
             }
             DeclKind::Table(lists) => self.table_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
             DeclKind::Perm(lists) => self.perm_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
         }
+        if is_entry {
+            self.entry_c_shapes(&mut inst, decl);
+        }
         self.finish(inst, info, decl)
+    }
+
+    /// usubac's C shapes of the entry's parameters: `b1[n]` is `[n]` (C5), `v1` a scalar, and the
+    /// innermost dimensions merged by reshaping (C4). The data layout (row-major) is unchanged.
+    fn entry_c_shapes(&mut self, inst: &mut Inst, decl: &ast::Decl) {
+        let b = self.opts.slicing == Slicing::B;
+        let params: Vec<&ast::Param> = decl.inputs.iter().filter(|p| p.ty.base != BaseType::Nat).chain(&decl.outputs).collect();
+        let merges = inst.merges.clone();
+        for (p, ip) in params.iter().zip(inst.node.inputs.iter_mut().chain(inst.node.outputs.iter_mut())) {
+            let bit_dim = b && ip.word_bits > 1;
+            let mut shape: Vec<usize> = if bit_dim { ip.c_dims[..ip.c_dims.len() - 1].to_vec() } else { ip.c_dims.clone() };
+            // A vector count of 1 (`b1`, `v1`, `u8x1`) adds no dimension (C5; R7's `v1`).
+            if matches!(p.ty.base, BaseType::Word { count: Some(1), .. }) {
+                shape.pop();
+            }
+            for _ in 0..merges.get(&p.name.name).copied().unwrap_or(0) {
+                if shape.len() >= 2 {
+                    let x = shape.pop().unwrap();
+                    let y = shape.pop().unwrap();
+                    shape.push(x * y);
+                }
+            }
+            if bit_dim {
+                shape.push(ip.word_bits as usize);
+            }
+            ip.c_dims = shape;
+        }
+    }
+
+    /// For usubac's reshaping (C4): the entry parameter at the root of path `e` and the array
+    /// nesting the path leaves (the variable's dimensions minus its plain indices).
+    fn path_depth(&self, inst: &Inst, e: &Expr) -> Option<(String, usize)> {
+        let mut cur = e;
+        let mut ones = 0;
+        while let ExprKind::Index(b, idx) = &cur.kind {
+            if matches!(idx, ast::Index::One(_)) {
+                ones += 1;
+            }
+            cur = b;
+        }
+        let ExprKind::Var(id) = &cur.kind else { return None };
+        let v = inst.vars.get(&id.name)?;
+        if v.role == Role::Local {
+            return None;
+        }
+        let Ty::Words { shape, .. } = &v.ty else { return None };
+        Some((id.name.clone(), shape.len().checked_sub(ones)?))
+    }
+
+    /// Records a C4 merge when `e` (a path rooted at an entry parameter, holding `words` words)
+    /// is bound to a parameter of type `t` with fewer dimensions and as many words.
+    fn note_reshape(&mut self, inst: &mut Inst, e: &Expr, t: &ast::TypeExpr, words: usize) {
+        if !inst.is_entry {
+            return;
+        }
+        let Some((name, depth)) = self.path_depth(inst, e) else { return };
+        let BaseType::Word { count, .. } = &t.base else { return };
+        let pdepth = t.dims.len() + count.is_some() as usize;
+        let mut pwords = count.unwrap_or(1) as usize;
+        for d in &t.dims {
+            match self.eval_nat_quiet(inst, d) {
+                Some(k) if k > 0 => pwords *= k as usize,
+                _ => return,
+            }
+        }
+        if depth > pdepth && pwords == words {
+            let m = inst.merges.entry(name).or_insert(0);
+            *m = (*m).max(depth - pdepth);
+        }
     }
 
     fn resolve_type(&mut self, inst: &Inst, t: &ast::TypeExpr, sizes: &BTreeMap<String, u32>) -> R<Ty> {

@@ -50,6 +50,15 @@ impl<'a> Ctx<'a> {
                     );
                     Err(())
                 }
+                None if inst.nat_locals.contains_key(&id.name) => {
+                    self.err(
+                        inst,
+                        Diagnostic::error(id.span, format!("`nat` local `{}` is used before it is given a value", id.name))
+                            .label("no value yet")
+                            .help(format!("give it a value first: `{} = <compile-time expression>;`", id.name)),
+                    );
+                    Err(())
+                }
                 None => {
                     self.err(inst, Diagnostic::error(id.span, format!("unknown name `{}`", id.name)).label("not declared"));
                     Err(())

@@ -19,6 +19,9 @@ impl<'a> Ctx<'a> {
     }
 
     pub(super) fn table_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+        if self.opts.keep_tables {
+            return self.keep_table_body(inst, decl, entries);
+        }
         let (n_in, n_out, m) = self.element_layout(inst);
         let all_same = inst.node.inputs.iter().chain(&inst.node.outputs).all(|p| p.word_bits == m);
         if !all_same {
@@ -52,6 +55,23 @@ impl<'a> Ctx<'a> {
         if !ok {
             return Err(());
         }
+        // C2/C10 (quirk): usubac binds these tables to database circuits that number their bits
+        // LSB first, i.e. computes rev_out(T[rev_in(x)]).
+        let lsb_first = if entries.len() == 16 && n_in == 4 && n_out == 4 { usubac_lsb_first_sbox(&table) } else { None };
+        let mut reverse = false;
+        if let Some(which) = lsb_first {
+            let d = if self.opts.compat_usubac {
+                reverse = true;
+                Diagnostic::warning(decl.name.span, format!("usubac quirk (S-box database bit order): table `{}` is the {} S-box, which usubac computes LSB first: rev_out(T[rev_in(x)])", decl.name.name, which))
+                    .label("bits reversed")
+                    .help("pass `--compat nakiri` (or use `nakiri compile`) for T[x], as `language.md` reads it")
+            } else {
+                Diagnostic::warning(decl.name.span, format!("table `{}` is the {} S-box: nakiri computes T[x] (MSB first, `language.md`), usubac computes rev_out(T[rev_in(x)])", decl.name.name, which))
+                    .label("means something else under usubac")
+                    .help("pass `--compat usubac` for usubac's meaning")
+            };
+            self.push(d);
+        }
         let circuit = sbox::table_circuit(n_in, n_out, &table);
         let span = decl.name.span;
         let ab = inst.atom_bits(m);
@@ -60,8 +80,12 @@ impl<'a> Ctx<'a> {
         // In bitslice an element of m bits is m atoms: apply the circuit at every bit position.
         let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
         for pos in 0..apw {
-        let ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
-        let outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+        let mut ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
+        let mut outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+        if reverse {
+            ins.reverse();
+            outs.reverse();
+        }
         let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
         let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
             Ok(match w {
@@ -90,6 +114,123 @@ impl<'a> Ctx<'a> {
         Ok(())
     }
 
+    /// R9 (`-keep-tables`): a table with one input and one output parameter of concrete word
+    /// sizes m_in/m_out maps each input word x to the word T[x] (entries past the list give 0).
+    /// nakiri computes it with a constant-time circuit over the word's bits (usubac emits a
+    /// memory lookup): in -B on the word's bit atoms, in -V/-H on bit masks of the word.
+    fn keep_table_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+        let span = decl.name.span;
+        if decl.inputs.len() != 1 || decl.outputs.len() != 1 {
+            self.push(Diagnostic::error(span, "tables with -keep-tables must have exactly one parameter and one result").label("table"));
+            return Err(());
+        }
+        for p in decl.inputs.iter().chain(&decl.outputs) {
+            match &p.ty.base {
+                BaseType::Nat => {
+                    self.push(Diagnostic::error(p.ty.span, "cannot use a `nat` in a table with -keep-tables").label("nat"));
+                    return Err(());
+                }
+                BaseType::Word { size: SizeSpec::Poly(_), .. } => {
+                    self.push(Diagnostic::error(p.ty.span, "cannot use word-size polymorphic tables with -keep-tables").label("polymorphic word size").help("give the table a concrete word type, e.g. `u4`"));
+                    return Err(());
+                }
+                _ => {}
+            }
+        }
+        let (pin, pout) = (&inst.node.inputs[0], &inst.node.outputs[0]);
+        let (m_in, m_out) = (pin.word_bits as usize, pout.word_bits as usize);
+        let b = self.opts.slicing == Slicing::B;
+        let (apw_in, apw_out) = if b { (m_in, m_out) } else { (1, 1) };
+        let n_words = pin.atoms.len() / apw_in;
+        if n_words != pout.atoms.len() / apw_out {
+            self.push(Diagnostic::error(span, "with -keep-tables the table's input and result must have the same number of words").label("table"));
+            return Err(());
+        }
+        if m_in > 16 {
+            self.push(Diagnostic::error(span, format!("table with {}-bit words is too large (at most 16 bits)", m_in)).label("table"));
+            return Err(());
+        }
+        if !b && m_in != m_out {
+            self.push(Diagnostic::error(span, format!("-keep-tables in {}slice needs input and result words of the same size ({} and {} bits)", self.opts.slicing, m_in, m_out)).label("table").help("use -B"));
+            return Err(());
+        }
+        if entries.len() > 1 << m_in {
+            self.push(Diagnostic::error(span, format!("table has {} entries but {}-bit words allow at most {}", entries.len(), m_in, 1usize << m_in)).label("too many entries"));
+            return Err(());
+        }
+        let mut table = vec![0u64; 1 << m_in];
+        for (i, e) in entries.iter().enumerate() {
+            let v = self.eval_nat(inst, e)?;
+            if v < 0 || (m_out < 64 && (v as u64) >> m_out != 0) {
+                self.push(Diagnostic::error(e.span, format!("table entry {} does not fit in {} bits", v, m_out)).label("too large"));
+                return Err(());
+            }
+            table[i] = v as u64;
+        }
+        let circuit = sbox::table_circuit(m_in, m_out, &table);
+        let ins_all = inst.node.inputs[0].atoms.clone();
+        let outs_all = inst.node.outputs[0].atoms.clone();
+        let ab = inst.atom_bits(m_in as u32);
+        for w in 0..n_words {
+            let ins: Vec<VarId> = if b {
+                ins_all[w * m_in..(w + 1) * m_in].to_vec()
+            } else {
+                let word = Word { bits: m_in as u32, atoms: vec![ins_all[w]] };
+                let mut v = Vec::new();
+                for j in 0..m_in as u32 {
+                    let mask = match self.opts.slicing {
+                        Slicing::H => self.shuffle_word(inst, &word, &vec![j; m_in], span)?.atoms[0],
+                        _ => self.emit(inst, Op::Bitmask(ins_all[w], j), ab, span)?,
+                    };
+                    v.push(mask);
+                }
+                v
+            };
+            let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
+            let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, x: sbox::Wire| -> R<VarId> {
+                Ok(match x {
+                    sbox::Wire::Input(i) => ins[i],
+                    sbox::Wire::Gate(g) => gates[g],
+                    sbox::Wire::Const(c) => cx.emit(inst, Op::Const(if c { mask(ab) } else { 0 }), ab, span)?,
+                })
+            };
+            for g in &circuit.gates {
+                let op = match *g {
+                    sbox::Gate::And(x, y) => Op::And(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
+                    sbox::Gate::Or(x, y) => Op::Or(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
+                    sbox::Gate::Xor(x, y) => Op::Xor(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
+                    sbox::Gate::Andn(x, y) => Op::Andn(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
+                    sbox::Gate::Not(x) => Op::Not(wire(self, inst, &gates, x)?),
+                };
+                let v = self.emit(inst, op, ab, span)?;
+                gates.push(v);
+            }
+            if b {
+                for k in 0..m_out {
+                    let src = wire(self, inst, &gates, circuit.outputs[k])?;
+                    self.count_op(span)?;
+                    inst.instrs.push((Instr::Assign { dst: outs_all[w * m_out + k], op: Op::Copy(src) }, span));
+                }
+            } else {
+                // y = OR over k of (output bit k, all ones or zeros) & (bit k alone).
+                let mut acc = None;
+                for k in 0..m_out {
+                    let src = wire(self, inst, &gates, circuit.outputs[k])?;
+                    let bit = self.const_word(inst, 1u64 << (m_out - 1 - k), m_out as u32, span)?.atoms[0];
+                    let t = self.emit(inst, Op::And(src, bit), ab, span)?;
+                    acc = Some(match acc {
+                        None => t,
+                        Some(a) => self.emit(inst, Op::Or(a, t), ab, span)?,
+                    });
+                }
+                let src = acc.unwrap_or(ins_all[w]);
+                self.count_op(span)?;
+                inst.instrs.push((Instr::Assign { dst: outs_all[w], op: Op::Copy(src) }, span));
+            }
+        }
+        Ok(())
+    }
+
     pub(super) fn perm_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
         let (n_in, n_out, m) = self.element_layout(inst);
         if entries.len() != n_out {
@@ -113,4 +254,18 @@ impl<'a> Ctx<'a> {
         }
         Ok(())
     }
+}
+
+/// The name of the S-box when `table` is one of the lists usubac's database binds LSB first
+/// (Rectangle, Clyde, Serpent S0-S7; `shared/spec/compat.md` C2).
+pub(super) fn usubac_lsb_first_sbox(table: &[u64]) -> Option<String> {
+    use crate::normalize::sbox::db::{CLYDE, RECTANGLE, SERPENT};
+    let eq = |l: &[u8; 16]| table.len() == 16 && l.iter().zip(table).all(|(a, b)| *a as u64 == *b);
+    if eq(&RECTANGLE) {
+        return Some("Rectangle".into());
+    }
+    if eq(&CLYDE) {
+        return Some("Clyde".into());
+    }
+    SERPENT.iter().position(eq).map(|k| format!("Serpent S{}", k))
 }

@@ -165,6 +165,13 @@ impl<'a> Ctx<'a> {
                 }
                 let mut words = Vec::new();
                 for w in &v.words {
+                    // R6: in hslice, a 4-entry pattern permutes the four quarters of the word.
+                    let p: Vec<i64> = if self.opts.slicing == Slicing::H && p.len() == 4 && w.bits % 4 == 0 && w.bits > 4 && p.iter().all(|&i| (0..4).contains(&i)) {
+                        let q = (w.bits / 4) as i64;
+                        (0..w.bits as i64).map(|j| q * p[(j / q) as usize] + j % q).collect()
+                    } else {
+                        p.clone()
+                    };
                     if p.len() != w.bits as usize || p.iter().any(|&i| i < 0 || i as u32 >= w.bits) {
                         self.err(inst, Diagnostic::error(e.span, format!("Shuffle pattern must list {} bit positions in 0..{}", w.bits, w.bits)).label("bad pattern"));
                         return Err(());
@@ -232,7 +239,28 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether `e` is an untyped constant or a tuple whose tree of nested tuples holds one.
+    pub(super) fn has_untyped(&self, inst: &Inst, e: &Expr) -> bool {
+        match &e.kind {
+            ExprKind::Tuple(items) => items.iter().any(|i| self.has_untyped(inst, i)),
+            _ => self.is_static(inst, e),
+        }
+    }
+
     pub(super) fn eval_tuple(&mut self, inst: &mut Inst, items: &[Expr], expect: Option<&[u32]>, decl_idx: usize) -> R<Val> {
+        // Nested tuples are spliced into their parent before constants are typed (R3): the
+        // constants of the whole tree share the expected words.
+        fn splice<'e>(items: &'e [Expr], out: &mut Vec<&'e Expr>) {
+            for it in items {
+                match &it.kind {
+                    ExprKind::Tuple(inner) => splice(inner, out),
+                    _ => out.push(it),
+                }
+            }
+        }
+        let mut flat: Vec<&Expr> = Vec::with_capacity(items.len());
+        splice(items, &mut flat);
+        let items = flat;
         // Evaluate typed items first; untyped constants share the remaining expected words.
         let mut vals: Vec<Option<Val>> = vec![None; items.len()];
         let mut n_static = 0;
