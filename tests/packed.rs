@@ -171,7 +171,9 @@ fn fake_raw_entry(prog: &Program, lay: &PackedLayout) -> String {
 /// Bytes of one register of parameter p.
 fn reg_size(lay: &PackedLayout, p: &packed::PackedParam) -> usize {
     match (lay.arch, lay.slicing) {
-        (Arch::Std, Slicing::V) => nakiri::runtime::std_container_bits(p.word_bits) as usize / 8,
+        // std vslice registers are the raw entry's DATATYPE, one for every parameter (usubac's
+        // rule, compat.md C6): the layout's atom width.
+        (Arch::Std, Slicing::V) => nakiri::runtime::std_container_bits(lay.atom_bits.max(p.word_bits)) as usize / 8,
         (a, _) => a.reg_bits() as usize / 8,
     }
 }
