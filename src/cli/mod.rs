@@ -77,7 +77,7 @@ struct Args {
     inline: Option<crate::opt::InlinePolicy>,
 }
 
-fn usage_error(msg: &str) -> i32 {
+pub(crate) fn usage_error(msg: &str) -> i32 {
     eprintln!("error: {}\n(run `nakiri --help` for usage)", msg);
     2
 }
