@@ -9,8 +9,9 @@
 //! - **Loops**: a conditional jump backwards inside a function. Its trip count is recognised on
 //!   the two shapes gcc emits for counted loops: a counter set by `mov $X,%r` before the loop and
 //!   counted down by `sub $k,%r`/`dec %r` to zero (trip X/k), or counted up by `add $k,%r`/`inc`
-//!   from `xor %r,%r`/`mov $X,%r` and compared with `cmp $N,%r` (trip (N-X)/k). Any other loop is
-//!   counted once and the result is marked `approx`.
+//!   from `xor %r,%r`/`mov $X,%r` and compared with `cmp $N,%r` (trip (N-X)/k), or a pointer
+//!   stepped by `add $k` up to another register, both set by `lea D(%base)` from one base
+//!   (trip (D1-D0)/k). Any other loop is counted once and the result is marked `approx`.
 //! - **Spills**: instructions with a memory operand addressed by `%rsp` (or by `%rbp` in a
 //!   function that sets up `%rbp` as its frame pointer); a store when that operand is the
 //!   destination (last in AT&T syntax), else a load. `push`/`pop` (register saves in the
@@ -248,22 +249,38 @@ fn keeps_flags(i: &Insn) -> bool {
         || ["rorx", "sarx", "shlx", "shrx", "mulx", "bswap", "not", "notl", "notq"].contains(&b)
 }
 
-/// Initial value of register family `fam` set before instruction index `before`.
-fn init_value(insns: &[Insn], before: usize, fam: &str) -> Option<i64> {
+/// Initial value of register family `fam` set before instruction index `before`: a constant
+/// (`mov $X`, `xor %r,%r`) or an address `lea D(%base)` (base register, D).
+fn init_value_at(insns: &[Insn], before: usize, fam: &str) -> Option<(Option<String>, i64)> {
     for i in insns[..before].iter().rev() {
         let ops = split_operands(&i.operands);
         let b = alu(base_mnemonic(i));
         if ops.len() == 2 && loc(ops[1]).as_deref() == Some(fam) {
             if b == "mov" {
-                return imm(ops[0]);
+                return imm(ops[0]).map(|v| (None, v));
             }
             if b == "xor" && loc(ops[0]).as_deref() == Some(fam) {
-                return Some(0);
+                return Some((None, 0));
+            }
+            if b == "lea" {
+                let (disp, base) = ops[0].split_once('(')?;
+                if base.contains(',') {
+                    return None;
+                }
+                let d = if disp.is_empty() { 0 } else { imm(&format!("${}", disp))? };
+                return Some((Some(base.trim_end_matches(')').to_string()), d));
             }
             return None;
         }
     }
     None
+}
+
+fn init_value(insns: &[Insn], before: usize, fam: &str) -> Option<i64> {
+    match init_value_at(insns, before, fam)? {
+        (None, v) => Some(v),
+        _ => None,
+    }
 }
 
 /// Trip count of the loop closed by the backward conditional jump `insns[j]` to `insns[start]`.
@@ -292,7 +309,24 @@ fn trip_count(insns: &[Insn], start: usize, j: usize) -> Option<u64> {
             _ => None,
         }
     };
-    let trip = if b == "cmp" && ops.len() == 2 {
+    let trip = if b == "cmp" && ops.len() == 2 && loc(ops[0]).is_some() && !ops[0].contains('(') && !ops[1].contains('(') {
+        // cmp %r1,%r2 ; one stepped in the loop up to the other (pointers walking an array:
+        // both set by `lea D(%base)` from the same base, or both constants)
+        let (f0, f1) = (loc(ops[0])?, loc(ops[1])?);
+        let s0 = insns[start..j].iter().find_map(|x| step_of(x, &f0));
+        let s1 = insns[start..j].iter().find_map(|x| step_of(x, &f1));
+        let (ctr, bound, step) = match (s0, s1) {
+            (Some(st), None) => (f0, f1, st),
+            (None, Some(st)) => (f1, f0, st),
+            _ => return None,
+        };
+        let (b0, x0) = init_value_at(insns, start, &ctr)?;
+        let (b1, n) = init_value_at(insns, start, &bound)?;
+        if b0 != b1 || step <= 0 || n <= x0 || cond != "jne" || (n - x0) % step != 0 {
+            return None;
+        }
+        (n - x0) / step
+    } else if b == "cmp" && ops.len() == 2 {
         // cmp $N,%r ; counter stepped somewhere in the loop
         let n = imm(ops[0])?;
         let fam = loc(ops[1])?;
@@ -533,6 +567,15 @@ Disassembly of section .text:
         assert!(!s.approx);
         // the counter's init and decrement are stack accesses: 1 store, 10 read-modify-writes (stores)
         assert_eq!(s.spill_stores, 11.0);
+    }
+
+    #[test]
+    fn pointer_walking_loop() {
+        let text = "0000000000000000 <f>:\n   0:\t48 8d 94 24 08 02 00 00 \tlea    0x208(%rsp),%rdx\n   8:\t48 8d 84 24 48 01 00 00 \tlea    0x148(%rsp),%rax\n  10:\tc5 fd 6f 00 \tvmovdqa (%rax),%ymm0\n  14:\t48 83 c0 20 \tadd    $0x20,%rax\n  18:\t48 39 c2 \tcmp    %rax,%rdx\n  1b:\t75 f3    \tjne    10 <f+0x10>\n  1d:\tc3       \tret\n";
+        let s = analyze(&parse(text), "f").unwrap();
+        // (0x208 - 0x148) / 0x20 = 6 iterations of 4 instructions
+        assert_eq!(s.insns, 2.0 + 24.0 + 1.0);
+        assert!(!s.approx);
     }
 
     #[test]
