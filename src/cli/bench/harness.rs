@@ -331,3 +331,57 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
     }
     Ok(Run { tsc_ratio: ratio.unwrap_or(f64::NAN), windows, timings })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::Arch;
+    use crate::ir::Slicing;
+
+    const SRC: &str = "node f (plain:u16x4, key:const u16x4, tweak:u16x4) returns (c:u16x4) let c = plain ^ key ^ tweak tel\n";
+
+    /// Bytes per raw call = instances x bytes of the non-const inputs of one instance (here
+    /// `plain` and `tweak`: 2 x 4 x 16 bits = 16 bytes; the const `key` is not data), checked
+    /// against the instance count the generated header declares, in every slicing on SIMD.
+    #[test]
+    fn bytes_per_call_on_simd() {
+        let cases = [
+            (Slicing::B, Arch::Avx2, 256),
+            (Slicing::V, Arch::Avx2, 16),
+            (Slicing::H, Arch::Avx2, 16),
+            (Slicing::B, Arch::Sse, 128),
+            (Slicing::V, Arch::Sse, 8),
+            (Slicing::H, Arch::Sse, 8),
+            (Slicing::B, Arch::Avx512, 512),
+            (Slicing::V, Arch::Avx512, 32),
+            (Slicing::V, Arch::Std, 1),
+            (Slicing::B, Arch::Std, 64),
+        ];
+        for (s, arch, inst) in cases {
+            let cfg = Config { slicing: s, arch, ..Config::default() };
+            let (front, prog) = driver::lower("t.ua", SRC, &cfg, &crate::syntax::MemLoader::default());
+            let prog = prog.unwrap_or_else(|| panic!("{}", front.render_diags()));
+            assert_eq!(bytes_per_instance(&prog), 16.0, "-{} {}", s, arch);
+            let (_, out) = driver::compile("t.ua", SRC, &cfg, &crate::syntax::MemLoader::default(), "t.h");
+            let out = out.unwrap();
+            let n = instances_from_header(&out.h, "f__").unwrap();
+            assert_eq!(n, inst, "-{} {}: instances per call", s, arch);
+            let b = Built { prefix: "a".into(), entry_fn: "f__".into(), instances: n, bytes_per_instance: 16.0, packed_n: Some(packed_instances(16.0)), stats: None, objects: vec![], c_lines: 0 };
+            assert_eq!(b.raw_bytes_per_call(), inst as f64 * 16.0, "-{} {}", s, arch);
+            assert_eq!(b.packed_bytes_per_call(), Some(PACKED_BYTES as f64), "-{} {}: 4096 instances of 16 bytes", s, arch);
+        }
+    }
+
+    #[test]
+    fn bitslice_bits_count_once() {
+        // b64 plain (64 one-bit words) and b80 key per instance: 18 bytes per instance
+        let src = "node p (x:b64, k:b80) returns (y:b64) let y = x ^ k[0..63] tel\n";
+        for s in [Slicing::B, Slicing::V] {
+            let cfg = Config { slicing: s, arch: Arch::Avx2, ..Config::default() };
+            let (front, prog) = driver::lower("t.ua", src, &cfg, &crate::syntax::MemLoader::default());
+            let prog = prog.unwrap_or_else(|| panic!("{}", front.render_diags()));
+            assert_eq!(bytes_per_instance(&prog), 18.0, "-{}", s);
+        }
+        assert_eq!(packed_instances(18.0), 4096, "64 KiB / 18 B rounded up to a multiple of 512");
+    }
+}
