@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what nakiri's tests and demo need beyond a Rust toolchain: a C compiler, and (optional,
-# for running NEON code) an aarch64 cross compiler with qemu. Idempotent; quiet when all is there.
+# for running NEON code) an aarch64 cross compiler with qemu; then scripts/install-peers.sh (the
+# libraries `nakiri bench ciphers` compares with). Idempotent; quiet when all is there.
 set -u
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -14,6 +15,8 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null 2>&1 \
     || echo "warning: could not install ${need[*]}; the NEON target will be reported as skipped"
 fi
+# The peers `nakiri bench ciphers` compares with (OpenSSL, libsodium, Botan 2), objdump, g++.
+bash "$(dirname "$0")/install-peers.sh"
 command -v cc >/dev/null 2>&1 || { echo "error: no C compiler (cc) available"; exit 1; }
 command -v cargo >/dev/null 2>&1 || { echo "error: cargo not found: install Rust with rustup (https://rustup.rs)"; exit 1; }
 exit 0

@@ -34,6 +34,15 @@ USAGE:
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
+    nakiri bench FILE.ua [OPTIONS] [--quick]
+                                          build with cc -O3 -march=native and measure: cycles/byte
+                                          of the raw and packed entries (TSC, min over windows),
+                                          TSC/core-clock ratio, insns/spills per block, code bytes
+    nakiri bench compare FILE.ua A-OPTIONS -- B-OPTIONS
+                                          two variants timed side by side in one process
+    nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
+                                          every shipped cipher x slicing x target, with the peers
+                                          (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
@@ -109,7 +118,7 @@ struct Args {
     bits_per_reg: Option<u32>,
 }
 
-fn usage_error(msg: &str) -> i32 {
+pub(crate) fn usage_error(msg: &str) -> i32 {
     eprintln!("error: {}\n(run `nakiri --help` for usage)", msg);
     2
 }

@@ -1,0 +1,326 @@
+//! `nakiri bench`: the measuring instrument (benchmarks are commands, never timed tests).
+//!
+//! - `bench FILE.ua [compile flags] [--quick]`: cycles/byte of the raw and the packed entry of
+//!   the compiled program, the TSC/core-clock ratio, instructions and spills per block and code
+//!   size from the disassembly (`harness`, `asm`).
+//! - `bench compare FILE.ua A-flags -- B-flags`: two variants timed in one process.
+//! - `bench ciphers [--json [FILE]] [--arch A] [--quick]`: every shipped cipher x slicing x target
+//!   this CPU runs, with the peers (OpenSSL, libsodium, Botan) (`ciphers`, `peers`).
+//! - `frontend`: parse + check time of a generated 10 000-line program (target: < 100 ms).
+//! - `compile`: source-to-C time of shipped ciphers (target: bitsliced AES and DES < 1 s each).
+
+pub mod asm;
+pub mod ciphers;
+pub mod harness;
+pub mod peers;
+
+use crate::codegen::Arch;
+use crate::driver::{self, Config};
+use crate::ir::Slicing;
+use std::time::{Duration, Instant};
+
+/// A program of `lines` lines: many small nodes with loops, tables, rotations and calls.
+pub fn generated_program(lines: usize) -> String {
+    let mut s = String::from("table sb (a:v4) returns (b:v4) { 12, 5, 6, 11, 9, 0, 10, 13, 3, 14, 15, 8, 4, 7, 1, 2 }\n");
+    let mut k = 0;
+    let mut prev: Option<String> = None;
+    while s.lines().count() < lines {
+        let name = format!("n{}", k);
+        s.push_str(&format!("node {} (x:u16x4, key:u16x4) returns (y:u16x4)\nvars t:u16x4[4]\nlet\n", name));
+        s.push_str("  t[0] = x ^ key;\n");
+        s.push_str("  forall i in [1, 3] {\n    t[i] = sb(t[i-1]) <<< 1;\n  }\n");
+        for j in 0..8 {
+            s.push_str(&format!("  # filler {} keeps the line count realistic\n", j));
+        }
+        match &prev {
+            Some(p) => s.push_str(&format!("  y = {}(t[3], key ^ (t[2] <<< 2))\n", p)),
+            None => s.push_str("  y = t[3] ^ (t[2] <<< 2)\n"),
+        }
+        s.push_str("tel\n\n");
+        prev = Some(name);
+        k += 1;
+    }
+    s
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn time<F: FnMut() -> bool>(runs: usize, mut f: F) -> (Duration, bool) {
+    let mut v = Vec::new();
+    let mut ok = true;
+    for _ in 0..runs {
+        let t = Instant::now();
+        ok &= f();
+        v.push(t.elapsed());
+    }
+    (median(v), ok)
+}
+
+pub fn run(args: &[String]) -> i32 {
+    match args.first().map(|s| s.as_str()) {
+        Some("compare") => return compare(&args[1..]),
+        Some("ciphers") => return ciphers::run(&args[1..]),
+        Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
+        _ => {}
+    }
+    let what = args.first().map(|s| s.as_str()).unwrap_or("all");
+    if what == "frontend" || what == "all" {
+        println!("front end: parse + check (median of 7 runs)");
+        println!("| program | lines | slicing | time | target |");
+        println!("|---|---|---|---|---|");
+        let src = generated_program(10_000);
+        let lines = src.lines().count();
+        for s in [Slicing::V, Slicing::B] {
+            let cfg = Config { slicing: s, ..Config::default() };
+            let (d, ok) = time(7, || !driver::check("gen.ua", &src, &cfg, &crate::syntax::MemLoader::default()).has_errors());
+            println!("| generated | {} | -{} | {:.1} ms{} | < 100 ms |", lines, s, d.as_secs_f64() * 1e3, if ok { "" } else { " (ERRORS)" });
+        }
+        let (d, _) = time(7, || !driver::parse("gen.ua", &src, &Config::default(), &crate::syntax::MemLoader::default()).has_errors());
+        println!("| generated (parse only) | {} | - | {:.1} ms | |", lines, d.as_secs_f64() * 1e3);
+    }
+    if what == "compile" || what == "all" {
+        println!("\nsource to C (median of 5 runs; excludes the C compiler)");
+        println!("| cipher | slicing | arch | time | C lines | target |");
+        println!("|---|---|---|---|---|---|");
+        let cases: &[(&str, Slicing, Arch, &str)] = &[
+            ("ciphers/aes/aes.ua", Slicing::B, Arch::Avx512, "< 1 s"),
+            ("ciphers/des/des.ua", Slicing::B, Arch::Avx512, "< 1 s"),
+            ("ciphers/aes/aes_planes.ua", Slicing::H, Arch::Avx2, ""),
+            ("ciphers/chacha20/chacha20.ua", Slicing::V, Arch::Avx2, ""),
+            ("ciphers/chacha20/chacha20.ua", Slicing::B, Arch::Avx512, ""),
+            ("ciphers/serpent/serpent.ua", Slicing::B, Arch::Avx2, ""),
+            ("ciphers/skinny128_256/skinny128_256.ua", Slicing::B, Arch::Avx2, ""),
+        ];
+        for (file, s, arch, target) in cases {
+            let path = super::demo_path(file);
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                println!("| {} | -{} | {} | missing | | |", file, s, arch);
+                continue;
+            };
+            let name = path.to_string_lossy().into_owned();
+            let cfg = Config { slicing: *s, arch: *arch, ..Config::default() };
+            let mut lines = 0;
+            let (d, ok) = time(5, || {
+                let (_, out) = driver::compile(&name, &text, &cfg, &super::FsLoader, "out.h");
+                lines = out.as_ref().map(|o| o.c.lines().count()).unwrap_or(0);
+                out.is_some()
+            });
+            println!("| {} | -{} | {} | {:.1} ms{} | {} | {} |", file, s, arch, d.as_secs_f64() * 1e3, if ok { "" } else { " (FAILED)" }, lines, target);
+        }
+    }
+    if !["frontend", "compile", "all"].contains(&what) {
+        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, frontend, compile, all)", what);
+        return 2;
+    }
+    0
+}
+
+/// Options of the measuring commands that are not compile flags.
+#[derive(Clone, Debug)]
+pub struct BenchOpts {
+    pub effort: harness::Effort,
+    pub quick: bool,
+}
+
+/// Removes `--quick` and `--windows N` from `args`.
+pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32> {
+    let mut o = BenchOpts { effort: harness::Effort::FULL, quick: false };
+    let mut rest = Vec::new();
+    let mut windows = None;
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--quick" => o.quick = true,
+            "--windows" => {
+                i += 1;
+                match args.get(i).and_then(|v| v.parse::<u32>().ok()).filter(|w| *w > 0) {
+                    Some(w) => windows = Some(w),
+                    None => {
+                        eprintln!("error: `--windows` needs a positive number");
+                        return Err(2);
+                    }
+                }
+            }
+            a => rest.push(a.to_string()),
+        }
+        i += 1;
+    }
+    if o.quick {
+        o.effort = harness::Effort::QUICK;
+    }
+    if let Some(w) = windows {
+        o.effort.windows = w;
+        o.effort.budget_s = o.effort.budget_s.max(w as f64 * 0.01);
+    }
+    Ok((o, rest))
+}
+
+fn fail(msg: &str) -> i32 {
+    eprintln!("error: {}", msg);
+    1
+}
+
+fn fmt_num(v: f64, digits: usize) -> String {
+    if v.is_finite() {
+        format!("{:.*}", digits, v)
+    } else {
+        "-".into()
+    }
+}
+
+/// `x` (TSC ticks per call) in cycles per byte.
+fn cpb(ticks: f64, bytes: f64) -> f64 {
+    ticks / bytes
+}
+
+fn stats_cells(b: &harness::Built) -> [String; 4] {
+    match &b.stats {
+        Some(s) => {
+            let n = b.instances as f64;
+            let approx = if s.approx { "~" } else { "" };
+            [
+                format!("{}{}", approx, fmt_num(s.insns / n, 1)),
+                format!("{}{}", approx, fmt_num(s.spill_loads / n, 1)),
+                format!("{}{}", approx, fmt_num(s.spill_stores / n, 1)),
+                s.code_bytes.to_string(),
+            ]
+        }
+        None => ["-".into(), "-".into(), "-".into(), "-".into()],
+    }
+}
+
+fn print_header(effort: harness::Effort, run: &harness::Run) {
+    println!(
+        "cc -O3 -march=native; TSC cycles, minimum over {} windows (>= {} ticks each); TSC/core-clock ratio {:.3} (core cycles = TSC cycles / {:.3})",
+        run.windows, effort.window_ticks, run.tsc_ratio, run.tsc_ratio
+    );
+}
+
+/// `nakiri bench FILE.ua [compile flags] [--quick] [--windows N]`.
+fn bench_file(args: &[String]) -> i32 {
+    let (opts, rest) = match take_bench_opts(args) {
+        Ok(v) => v,
+        Err(c) => return c,
+    };
+    let (file, cfg) = match super::parse_compile_flags(&rest) {
+        Ok(v) => v,
+        Err(c) => return c,
+    };
+    if cfg.arch != Arch::Std && !cfg.arch.runs_here() {
+        return fail(&format!("target {} does not run on this CPU (see `nakiri targets`)", cfg.arch));
+    }
+    let dir = match harness::Scratch::new("file") {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let built = match harness::build(&dir.0, "a", &file, &cfg) {
+        Ok(b) => b,
+        Err(e) => return fail(&e),
+    };
+    let run = match harness::measure(&dir.0, &[&built], opts.effort) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    println!("nakiri bench {} (-{} --arch {})", file, cfg.slicing, cfg.arch);
+    print_header(opts.effort, &run);
+    println!("| entry | instances/call | bytes/call | TSC cycles/byte | core cycles/byte | insns/block | spill loads/block | spill stores/block | code bytes |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let t = &run.timings[0];
+    let [ins, ld, st, code] = stats_cells(&built);
+    let raw_bytes = built.raw_bytes_per_call();
+    let c = cpb(t.raw_ticks, raw_bytes);
+    println!(
+        "| raw {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+        built.entry_fn, built.instances, raw_bytes, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3), ins, ld, st, code
+    );
+    match (t.packed_ticks, built.packed_n, built.packed_bytes_per_call()) {
+        (Some(pt), Some(n), Some(pb)) => {
+            let c = cpb(pt, pb);
+            println!("| packed {}packed | {} | {} | {} | {} | - | - | - | - |", built.entry_fn, n, pb, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3));
+        }
+        _ => println!("| packed | - | - | not available for this program | - | - | - | - | - |"),
+    }
+    if let Some(s) = &built.stats {
+        println!(
+            "per block = per call / {} instances; {} bytes/instance (non-const inputs); functions: {}{}{}",
+            built.instances,
+            built.bytes_per_instance,
+            s.functions.join(", "),
+            if s.external.is_empty() { String::new() } else { format!("; external calls: {}", s.external.join(", ")) },
+            if s.approx { "; ~ = a loop of unknown trip count counted once" } else { "" }
+        );
+    }
+    0
+}
+
+/// `nakiri bench compare FILE.ua A-flags -- B-flags`.
+fn compare(args: &[String]) -> i32 {
+    let (opts, rest) = match take_bench_opts(args) {
+        Ok(v) => v,
+        Err(c) => return c,
+    };
+    let Some(file) = rest.first().cloned() else {
+        eprintln!("error: usage: nakiri bench compare FILE.ua A-flags -- B-flags");
+        return 2;
+    };
+    let tail = &rest[1..];
+    let Some(sep) = tail.iter().position(|a| a == "--") else {
+        eprintln!("error: `nakiri bench compare` needs `--` between the flags of A and of B");
+        return 2;
+    };
+    let mut a_argv = vec![file.clone()];
+    a_argv.extend_from_slice(&tail[..sep]);
+    let mut b_argv = vec![file.clone()];
+    b_argv.extend_from_slice(&tail[sep + 1..]);
+    let mut cfgs = Vec::new();
+    for argv in [&a_argv, &b_argv] {
+        match super::parse_compile_flags(argv) {
+            Ok((_, cfg)) => {
+                if cfg.arch != Arch::Std && !cfg.arch.runs_here() {
+                    return fail(&format!("target {} does not run on this CPU (see `nakiri targets`)", cfg.arch));
+                }
+                cfgs.push(cfg)
+            }
+            Err(c) => return c,
+        }
+    }
+    let dir = match harness::Scratch::new("cmp") {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let mut built = Vec::new();
+    for (p, cfg) in ["a", "b"].iter().zip(&cfgs) {
+        match harness::build(&dir.0, p, &file, cfg) {
+            Ok(b) => built.push(b),
+            Err(e) => return fail(&format!("variant {}: {}", p.to_uppercase(), e)),
+        }
+    }
+    let run = match harness::measure(&dir.0, &[&built[0], &built[1]], opts.effort) {
+        Ok(r) => r,
+        Err(e) => return fail(&e),
+    };
+    println!("nakiri bench compare {}", file);
+    println!("A: {}", tail[..sep].join(" "));
+    println!("B: {}", tail[sep + 1..].join(" "));
+    print_header(opts.effort, &run);
+    println!("| variant | raw cycles/byte | packed cycles/byte | insns/block | spill loads/block | spill stores/block | code bytes |");
+    println!("|---|---|---|---|---|---|---|");
+    let mut raw = Vec::new();
+    let mut packed = Vec::new();
+    for (name, (b, t)) in ["A", "B"].iter().zip(built.iter().zip(&run.timings)) {
+        let r = cpb(t.raw_ticks, b.raw_bytes_per_call());
+        let p = match (t.packed_ticks, b.packed_bytes_per_call()) {
+            (Some(pt), Some(pb)) => cpb(pt, pb),
+            _ => f64::NAN,
+        };
+        raw.push(r);
+        packed.push(p);
+        let [ins, ld, st, code] = stats_cells(b);
+        println!("| {} | {} | {} | {} | {} | {} | {} |", name, fmt_num(r, 3), fmt_num(p, 3), ins, ld, st, code);
+    }
+    println!("| B/A | {} | {} | | | | |", fmt_num(raw[1] / raw[0], 3), fmt_num(packed[1] / packed[0], 3));
+    0
+}
