@@ -270,7 +270,7 @@ fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
         b.output("half", &[halves.len()], m / 2, halves);
     }
     nodes.push(b.n);
-    let prog = Program { slicing, nodes };
+    let prog = Program { slicing, nodes, interleave: 1 };
     ir::verify(&prog).unwrap_or_else(|e| panic!("{}: {}", name, e));
     prog
 }
@@ -680,7 +680,7 @@ fn single_op(slicing: Slicing, m: u32, mk: impl Fn(VarId, VarId) -> Op, out_bits
     let y = b.input("y", &[], m, m, false)[0];
     let r = b.op(out_bits, mk(x, y));
     b.output("r", &[], out_bits, vec![r]);
-    Program { slicing, nodes: vec![b.n] }
+    Program { slicing, nodes: vec![b.n], interleave: 1 }
 }
 
 #[test]
@@ -810,7 +810,7 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let t5 = b.op(16, Op::Const(0x1234));
     let t6 = b.op(16, Op::Andn(t5, t4));
     b.output("y", &[], 16, vec![t6]);
-    let v = Program { slicing: Slicing::V, nodes: vec![b.n] };
+    let v = Program { slicing: Slicing::V, nodes: vec![b.n], interleave: 1 };
 
     // b_std: bitslice with a helper node.
     let mut s = NB::new("maj");
@@ -829,7 +829,7 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let one = b.op(1, Op::Const(1));
     let n = b.op(1, Op::Xor(r[0], one));
     b.output("y", &[2], 1, vec![r[0], n]);
-    let bp = Program { slicing: Slicing::B, nodes: vec![maj, b.n] };
+    let bp = Program { slicing: Slicing::B, nodes: vec![maj, b.n], interleave: 1 };
 
     // h8_sse: hslice u8 with a rotation, a shuffle and a constant.
     let mut b = NB::new("tiny_h");
@@ -840,7 +840,7 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let t4 = b.op(8, Op::Xor(t2, t3));
     let t5 = b.op(8, Op::Shl(t4, 2));
     b.output("y", &[], 8, vec![t5]);
-    let h = Program { slicing: Slicing::H, nodes: vec![b.n] };
+    let h = Program { slicing: Slicing::H, nodes: vec![b.n], interleave: 1 };
     // loops_v_std: kept loops (a chain, a map, an invariant argument) from tests/in/loops.ua.
     let l = common::lower_file("tests/in/loops.ua", Slicing::V);
     vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse), ("loops_v_std", l, Arch::Std)]

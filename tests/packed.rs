@@ -95,7 +95,7 @@ fn build(slicing: Slicing, name: &str, ins: &[Spec], outs: &[Spec]) -> Program {
     }
     node.inputs = inputs;
     node.outputs = outputs;
-    let prog = Program { slicing, nodes: vec![node] };
+    let prog = Program { slicing, nodes: vec![node], interleave: 1 };
     nakiri::ir::verify(&prog).expect("test program verifies");
     prog
 }
@@ -633,7 +633,7 @@ impl Builder {
         self.node.body.push(Instr::Assign { dst, op });
     }
     fn finish(self, slicing: Slicing) -> Program {
-        let prog = Program { slicing, nodes: vec![self.node] };
+        let prog = Program { slicing, nodes: vec![self.node], interleave: 1 };
         nakiri::ir::verify(&prog).expect("test program verifies");
         prog
     }

@@ -82,7 +82,9 @@ USUBAC COMPATIBILITY FLAGS (accepted; those without an effect print a note):
     -bits-per-reg N (std -B/-H: DATATYPE is uintN_t)  -lf (const inputs passed as uintN_t)
     -no-arr-entry (one C parameter per entry word)  -keep-tables (tables typed by word size,
     y = T[x] per word; computed by constant-time circuits)
-    -light-inline -heavy-inline -interleave G -inter-factor K -no-precalc-tbl
+    -inter-factor K (--interleave K: K copies on independent instances, usubac's ABI)
+    -interleave G (--interleave-granularity G: instructions of a copy at a time; factor 2
+    unless -inter-factor says)  -light-inline -heavy-inline -no-precalc-tbl
     -check-tbl -no-arr -no-share -gen-bench -w -bench-*
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
@@ -104,6 +106,8 @@ struct Args {
     /// `-v`: print the optimiser's per-pass report on stderr.
     verbose: bool,
     sched_window: Option<usize>,
+    inter_factor: Option<u32>,
+    inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
     enabled: Vec<crate::opt::PassId>,
     loops: Option<crate::opt::LoopPolicy>,
@@ -141,7 +145,7 @@ pub fn main() -> i32 {
 fn parse_args(argv: &[String]) -> Result<Args, i32> {
     let mut a = Args::default();
     let mut i = 0;
-    let takes_value = ["-interleave", "-inter-factor", "-bench-nb-runs"];
+    let takes_value = ["-bench-nb-runs"];
     while i < argv.len() {
         let arg = argv[i].as_str();
         let next = |i: &mut usize| -> Option<String> {
@@ -203,6 +207,14 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-no-copy-prop" => a.disabled.push(PassId::CopyProp),
             "-no-CSE" => a.disabled.push(PassId::Cse),
             "-no-pre-sched" => a.disabled.push(PassId::SchedBits),
+            "-inter-factor" | "--interleave" => match next(&mut i).and_then(|v| v.parse::<u32>().ok()) {
+                Some(k) if (1..=8).contains(&k) => a.inter_factor = Some(k),
+                _ => return Err(usage_error(&format!("`{}` needs a factor from 1 to 8", arg))),
+            },
+            "-interleave" | "--interleave-granularity" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
+                Some(g) if g >= 1 => a.inter_granularity = Some(g),
+                _ => return Err(usage_error(&format!("`{}` needs a granularity (a number >= 1)", arg))),
+            },
             "-no-sched" => a.disabled.push(PassId::SchedIlp),
             "-sched-n" | "--sched-window" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
                 Some(n) if n >= 1 => {
@@ -289,6 +301,18 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         cfg.opt.disable(p);
     }
     cfg.opt.dump_after = a.dump_after.clone();
+    // usubac: `-interleave G` interleaves (factor 2 unless `-inter-factor` says) at granularity G.
+    match (a.inter_factor, a.inter_granularity) {
+        (Some(k), g) => {
+            cfg.opt.interleave = k;
+            cfg.opt.interleave_granularity = g.unwrap_or(cfg.opt.interleave_granularity);
+        }
+        (None, Some(g)) => {
+            cfg.opt.interleave = 2;
+            cfg.opt.interleave_granularity = g;
+        }
+        (None, None) => {}
+    }
     if let Some(w) = a.sched_window {
         cfg.opt.sched_window = w;
     }

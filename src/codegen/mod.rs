@@ -172,7 +172,7 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     }
     let t = OpTarget { arch, slicing };
     let entry = prog.entry();
-    let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits));
+    let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits)) * prog.interleave.max(1) as usize;
 
     // Global names: node functions, the DATATYPE typedef.
     let mut globals = Namer::new();
@@ -204,8 +204,8 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     }
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry {
-        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf or -no-arr-entry). */\n".to_string();
+    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || prog.interleave > 1 {
+        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or interleaving). */\n".to_string();
         (note.clone(), note)
     } else {
         packed_section(prog, arch)?

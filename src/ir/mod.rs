@@ -179,6 +179,9 @@ pub struct Node {
 pub struct Program {
     pub slicing: Slicing,
     pub nodes: Vec<Node>,
+    /// Interleaving factor of the entry (`opt::interleave`): its parameters are this many
+    /// copies, each on its own instances (1: not interleaved).
+    pub interleave: u32,
 }
 
 impl Program {

@@ -39,6 +39,7 @@ fn typed(line: usize, s: &str) -> Result<(String, u32), String> {
 
 pub fn parse(text: &str) -> Result<Program, String> {
     let mut slicing = None;
+    let mut interleave = 1u32;
     let mut nodes: Vec<Node> = Vec::new();
     let mut node_ids: HashMap<String, NodeId> = HashMap::new();
     let mut cur: Option<NodeBuilder> = None;
@@ -50,6 +51,12 @@ pub fn parse(text: &str) -> Result<Program, String> {
         }
         let words: Vec<&str> = line.split_whitespace().collect();
         match words[0] {
+            "interleave" => {
+                interleave = match words.get(1).and_then(|w| w.parse().ok()) {
+                    Some(k) if k >= 1 => k,
+                    _ => return err(ln, "expected `interleave K` with K >= 1"),
+                };
+            }
             "slicing" => {
                 slicing = Some(match words.get(1).copied() {
                     Some("V") => Slicing::V,
@@ -182,7 +189,7 @@ pub fn parse(text: &str) -> Result<Program, String> {
         return Err("missing `end`".into());
     }
     let Some(slicing) = slicing else { return Err("missing `slicing` line".into()) };
-    Ok(Program { slicing, nodes })
+    Ok(Program { slicing, nodes, interleave })
 }
 
 /// `loop COUNT CALLEE state a->b:W .. args ITEM.. results ITEM..` (see `ir::print`).

@@ -119,6 +119,9 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
 
 pub fn to_string(prog: &Program) -> String {
     let mut s = format!("slicing {}\n", prog.slicing);
+    if prog.interleave > 1 {
+        s.push_str(&format!("interleave {}\n", prog.interleave));
+    }
     for node in &prog.nodes {
         s.push_str(&node_to_string(prog, node));
     }

@@ -10,6 +10,7 @@ pub mod cost;
 pub mod cse;
 pub mod fold;
 pub mod inline;
+pub mod interleave;
 pub mod outline;
 pub mod reroll;
 pub mod sched_bits;
@@ -58,6 +59,7 @@ pub enum PassId {
     Outline,
     CopyProp,
     Inline,
+    Interleave,
     Fold,
     Cse,
     Reroll,
@@ -67,7 +69,7 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 9] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits, PassId::SchedIlp];
+    pub const ALL: [PassId; 10] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Interleave, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits, PassId::SchedIlp];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
     pub fn name(self) -> &'static str {
@@ -75,6 +77,7 @@ impl PassId {
             PassId::Outline => "outline",
             PassId::CopyProp => "copy-prop",
             PassId::Inline => "inline",
+            PassId::Interleave => "interleave",
             PassId::Fold => "fold",
             PassId::Cse => "cse",
             PassId::Reroll => "reroll",
@@ -101,6 +104,7 @@ pub const PIPELINE: &[PassId] = &[
     Outline,        // first: loop hints are body positions as sema made them
     CopyProp,       // copies gone before inlining, so it sees each node's real size
     Inline,         //
+    Interleave,     // on the inlined entry; before fold/cse, which merge the copies' const work
     Fold,           // after inlining: constants reach the callee bodies
     Cse,            // after folding: folded operands expose more equal expressions
     CopyProp,       // removes the copies fold and CSE leave, and what became dead
@@ -126,6 +130,9 @@ pub struct OptConfig {
     pub verify_each: bool,
     /// How many instructions ahead the m-slice scheduler looks (`-sched-n`).
     pub sched_window: usize,
+    /// Interleaving factor (`-inter-factor`; 1 = off) and granularity (`-interleave`).
+    pub interleave: u32,
+    pub interleave_granularity: usize,
 }
 
 impl Default for OptConfig {
@@ -141,6 +148,8 @@ impl Default for OptConfig {
             dump_after: Vec::new(),
             verify_each: cfg!(debug_assertions),
             sched_window: 10,
+            interleave: 1,
+            interleave_granularity: 10,
         }
     }
 }
@@ -256,6 +265,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
         }
         CopyProp => copy_prop::run(prog),
         Inline => inline::run(prog, cfg.inline, &state.loop_bodies),
+        Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
         Ternlog => ternlog::run(prog, cfg),

@@ -198,7 +198,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     }
     // Keep only nodes reachable from the entry (checked-only instances are dropped).
     let entry_id = entry_node.unwrap_or(NodeId(cx.nodes.len() as u32 - 1));
-    let program = prune(ir::Program { slicing: opts.slicing, nodes: cx.nodes }, entry_id);
+    let program = prune(ir::Program { slicing: opts.slicing, nodes: cx.nodes, interleave: 1 }, entry_id);
     let infos = cx.infos;
     let keep: HashSet<&str> = program.nodes.iter().map(|n| n.name.as_str()).collect();
     let instances = infos.into_iter().filter(|i| keep.contains(i.name.as_str())).collect();
