@@ -16,11 +16,14 @@ pub struct Config {
     pub opt: crate::opt::OptConfig,
     /// Shown in the generated file's banner.
     pub flags_text: String,
+    /// The work budget (`--max-ops`): bounds operations, loop iterations and atoms in sema,
+    /// instructions copied by inlining, and bytes of C (× `codegen::C_BYTES_PER_OP`).
+    pub max_ops: usize,
 }
 
 impl Default for Config {
     fn default() -> Config {
-        Config { slicing: Slicing::V, arch: Arch::Std, include_dirs: vec![], opt: crate::opt::OptConfig::default(), flags_text: String::new() }
+        Config { slicing: Slicing::V, arch: Arch::Std, include_dirs: vec![], opt: crate::opt::OptConfig::default(), flags_text: String::new(), max_ops: sema::elab::DEFAULT_MAX_OPS }
     }
 }
 
@@ -83,7 +86,8 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
     if front.has_errors() {
         return front;
     }
-    let opts = sema::Options::new(cfg.slicing);
+    let mut opts = sema::Options::new(cfg.slicing);
+    opts.max_ops = cfg.max_ops;
     let (checked, mut diags) = sema::elaborate(front.ast.as_ref().unwrap(), &opts);
     front.diags.append(&mut diags);
     front.checked = checked;
@@ -95,7 +99,8 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
     let mut front = check(name, text, cfg, loader);
     let Some(checked) = &front.checked else { return (front, None) };
     let mut prog = checked.ir.clone();
-    crate::opt::optimize(&mut prog, &checked.loop_hints, &cfg.opt);
+    let opt = crate::opt::OptConfig { max_ops: cfg.max_ops, ..cfg.opt.clone() };
+    crate::opt::optimize(&mut prog, &checked.loop_hints, &opt);
     if let Err(e) = ir::verify(&prog) {
         front.diags.push(Diagnostic::error_nospan(e.to_string()));
         return (front, None);
@@ -114,8 +119,18 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
         if cfg.flags_text.is_empty() { "" } else { " with flags: " },
         cfg.flags_text
     );
-    match codegen::generate(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }) {
+    let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
+    match codegen::generate_limited(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, max_bytes) {
         Ok(out) => (front, Some(out)),
+        Err(e) if e.0.contains("--max-ops") => {
+            // The work budget: point at the entry node (the C is generated for all of it).
+            let d = match front.ast.as_ref().and_then(|a| a.decls.last()) {
+                Some(decl) => Diagnostic::error(decl.name.span, format!("cannot generate code: {}", e)).label("entry point"),
+                None => Diagnostic::error_nospan(format!("cannot generate code: {}", e)),
+            };
+            front.diags.push(d);
+            (front, None)
+        }
         Err(e) => {
             front.diags.push(Diagnostic::error_nospan(format!("cannot generate code for {} ({}-slicing): {}", cfg.arch, cfg.slicing, e)));
             (front, None)

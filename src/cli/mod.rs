@@ -45,6 +45,9 @@ OPTIONS:
     -o OUT.c              output C file; the header is written beside it as OUT.h
     -I DIR                add an include search folder (repeatable)
     --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
+    --max-ops N           the work budget (default 2000000): at most N operations, N loop
+                          iterations unrolled, N atoms (registers), N instructions copied by
+                          inlining and 64*N bytes of C; past it, an error names the place
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
@@ -75,6 +78,7 @@ struct Args {
     no_copy_prop: bool,
     loops: Option<crate::opt::LoopPolicy>,
     inline: Option<crate::opt::InlinePolicy>,
+    max_ops: Option<usize>,
 }
 
 fn usage_error(msg: &str) -> i32 {
@@ -147,6 +151,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-no-copy-prop" | "-no-CSE-CP-CF" => a.no_copy_prop = true,
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
+            "--max-ops" | "-max-ops" => match next(&mut i).map(|v| v.replace('_', "").parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => a.max_ops = Some(n),
+                _ => return Err(usage_error("`--max-ops` takes a positive number (the work budget; default 2000000)")),
+            },
             "-unroll" | "--unroll" => a.loops = Some(crate::opt::LoopPolicy::Unroll),
             "--loops" => match next(&mut i).as_deref() {
                 Some("unroll") => a.loops = Some(crate::opt::LoopPolicy::Unroll),
@@ -196,6 +204,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(p) = a.inline {
         cfg.opt.inline = p;
+    }
+    if let Some(n) = a.max_ops {
+        cfg.max_ops = n;
     }
     cfg
 }

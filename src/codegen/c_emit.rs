@@ -1,6 +1,6 @@
 //! C text helpers: identifier sanitising and uniquing, literals, comments.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 /// C keywords (C11 + common extensions) that cannot be identifiers.
 const C_KEYWORDS: &[&str] = &[
@@ -65,14 +65,24 @@ pub fn sanitize(name: &str) -> String {
 
 /// Hands out unique identifiers deterministically (first come, first served; clashes get `_`
 /// suffixes).
+/// A namer may sit on a parent (the global names) that it consults but does not copy, so each
+/// function's local names cost O(locals), not O(globals).
 #[derive(Clone, Debug, Default)]
-pub struct Namer {
-    used: BTreeSet<String>,
+pub struct Namer<'p> {
+    parent: Option<&'p Namer<'p>>,
+    used: HashSet<String>,
 }
 
-impl Namer {
-    pub fn new() -> Namer {
+impl<'p> Namer<'p> {
+    pub fn new() -> Namer<'p> {
         Namer::default()
+    }
+    /// A namer whose names also avoid every name of `parent`.
+    pub fn child(parent: &'p Namer<'p>) -> Namer<'p> {
+        Namer { parent: Some(parent), used: HashSet::new() }
+    }
+    fn taken(&self, n: &str) -> bool {
+        self.used.contains(n) || self.parent.is_some_and(|p| p.taken(n))
     }
     /// Marks `name` as taken without handing it out.
     pub fn reserve(&mut self, name: &str) {
@@ -83,7 +93,7 @@ impl Namer {
         if reserved_prefix(&n) {
             n.insert_str(0, "v_");
         }
-        while reserved_exact(&n) || self.used.contains(&n) {
+        while reserved_exact(&n) || self.taken(&n) {
             n.push('_');
         }
         self.used.insert(n.clone());

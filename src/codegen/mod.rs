@@ -47,6 +47,9 @@ pub struct COutput {
     pub h: String,
 }
 
+/// Bytes of C the work budget allows per operation (`--max-ops N` allows N × this).
+pub const C_BYTES_PER_OP: usize = 64;
+
 /// Comment lines around the packed API's text in both files.
 pub const PACKED_BEGIN: &str = "/* ---- packed API ---- */\n";
 pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
@@ -129,6 +132,18 @@ use crate::runtime;
 
 /// Generates the C file and header for `prog` (verified IR) on `cfg.arch`.
 pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenError> {
+    generate_limited(prog, cfg, usize::MAX)
+}
+
+/// [`generate`], giving up (with a message naming the limit) as soon as the C text passes
+/// `max_bytes` (the work budget: `--max-ops` × [`C_BYTES_PER_OP`]).
+pub fn generate_limited(prog: &Program, cfg: &CodegenConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+    let too_big = |what: &str| {
+        CodegenError(format!(
+            "the generated C is larger than {} bytes ({}; the work budget allows {} bytes of C per operation): raise it with `--max-ops N`",
+            max_bytes, what, C_BYTES_PER_OP
+        ))
+    };
     let arch = cfg.arch;
     let slicing = prog.slicing;
     let sh = shape(prog, arch)?;
@@ -160,6 +175,9 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
+        if funcs.len() > max_bytes {
+            return Err(too_big(&format!("at node `{}`", n.name)));
+        }
         if is_entry {
             entry_proto = proto;
         }
@@ -167,6 +185,9 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
     let (packed_c, packed_h) = packed_section(prog, arch)?;
+    if funcs.len().saturating_add(packed_c.len()) > max_bytes {
+        return Err(too_big("with the packed entry point"));
+    }
 
     let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
     let desc = format!(
@@ -256,10 +277,8 @@ fn emit_function(
     is_entry: bool,
 ) -> Result<(String, String), String> {
     let node = &prog.nodes[idx];
-    let mut names = globals.clone();
-    for f in fn_names {
-        names.reserve(f);
-    }
+    // `globals` already holds every function name (`fresh` or `reserve`d above).
+    let mut names = Namer::child(globals);
     let mut cname: Vec<Option<String>> = vec![None; node.vars.len()];
     let ty = |v: VarId| t.atom_type(node.bits(v));
     let mut params: Vec<String> = Vec::new();

@@ -46,11 +46,13 @@ pub struct OptConfig {
     pub inline: InlinePolicy,
     /// Which loops to keep as C loops (`outline`, `reroll`).
     pub loops: LoopPolicy,
+    /// The work budget (`--max-ops`): instructions all inlining together may copy.
+    pub max_ops: usize,
 }
 
 impl Default for OptConfig {
     fn default() -> OptConfig {
-        OptConfig { copy_prop: true, inline: InlinePolicy::Default, loops: LoopPolicy::Auto }
+        OptConfig { copy_prop: true, inline: InlinePolicy::Default, loops: LoopPolicy::Auto, max_ops: inline::MAX_INLINED_TOTAL }
     }
 }
 
@@ -65,7 +67,7 @@ pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) {
     if cfg.copy_prop {
         copy_prop::run(prog);
     }
-    inline::run(prog, cfg.inline);
+    inline::run_bounded(prog, cfg.inline, cfg.max_ops);
     if cfg.copy_prop {
         copy_prop::run(prog);
     }
