@@ -14,16 +14,63 @@ use crate::ir::Slicing;
 use crate::syntax::Loader;
 use std::io::Write;
 
-/// Reads files from disk.
+/// Reads files from disk: regular files only (a FIFO, device or folder is refused without
+/// being opened for long), at most `syntax::MAX_SOURCE_BYTES` bytes, UTF-8 text only (the
+/// reason for a refusal never quotes the content).
 pub struct FsLoader;
 
 impl Loader for FsLoader {
     fn read(&self, path: &str) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
+        read_source_file(path)
     }
     fn exists(&self, path: &str) -> bool {
         std::path::Path::new(path).is_file()
     }
+    fn canonical(&self, path: &str) -> String {
+        match std::fs::canonicalize(path) {
+            Ok(p) => p.to_string_lossy().into_owned(),
+            Err(_) => crate::syntax::lexical_normalize(path),
+        }
+    }
+}
+
+/// Reads one source file (see [`FsLoader`]).
+pub fn read_source_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let limit = crate::syntax::MAX_SOURCE_BYTES;
+    let not_regular = |m: &std::fs::Metadata| -> Option<String> {
+        let ft = m.file_type();
+        if ft.is_dir() {
+            Some("it is a folder, not a source file".into())
+        } else if !ft.is_file() {
+            Some("not a regular file (a device, FIFO or socket); Usuba sources are regular files".into())
+        } else {
+            None
+        }
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if let Some(e) = not_regular(&meta) {
+        return Err(e);
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        // O_NONBLOCK: should the file be swapped for a FIFO after the check, open returns at once.
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(0o4000);
+    }
+    let f = opts.open(path).map_err(|e| e.to_string())?;
+    if let Some(e) = f.metadata().ok().as_ref().and_then(not_regular) {
+        return Err(e);
+    }
+    let mut bytes = Vec::new();
+    f.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() > limit {
+        return Err(format!("larger than {} bytes (the largest source file read)", limit));
+    }
+    crate::syntax::source_text(bytes)
 }
 
 const HELP: &str = "nakiri — an optimizing compiler for the Usuba language
@@ -254,7 +301,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return usage_error("no input file");
     };
-    let text = match std::fs::read_to_string(&file) {
+    let text = match read_source_file(&file) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: cannot read `{}`: {}", file, e);

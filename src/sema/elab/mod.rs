@@ -125,7 +125,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
                 Diagnostic::error(d.name.span, format!("`{}` is declared twice", d.name.name))
                     .label("second declaration")
                     .with_secondary(first, "first declared here")
-                    .help("was a file included twice?"),
+                    .help("included files share one name space (each file is included once, however often it is named)"),
             );
             continue;
         }
