@@ -372,11 +372,91 @@ pub fn run(argv: &[String]) -> i32 {
     let (front, output) = driver::compile(&file, &text, &cfg, &FsLoader, &h_name);
     eprint!("{}", front.render_diags());
     let Some(output) = output else { return 1 };
-    if let Err(e) = std::fs::write(&c_path, &output.c).and_then(|_| std::fs::write(&h_path, &output.h)) {
+    // Never write over a source: the input and every included file (canonical paths, so
+    // `./x.ua`, symlinks and `-o hdr.c` whose header is the input `hdr.h` are all caught).
+    let sources: Vec<&str> = std::iter::once(file.as_str()).chain(front.sources.files.iter().map(|(n, _)| n.as_str())).collect();
+    if let Err(e) = check_outputs(&[&c_path, &h_path], &sources) {
+        eprintln!("error: {}", e);
+        return 1;
+    }
+    if let Err(e) = write_files_atomically(&[(&c_path, output.c.as_bytes()), (&h_path, output.h.as_bytes())]) {
         eprintln!("error: cannot write output: {}", e);
         return 1;
     }
     0
+}
+
+/// The canonical form of a path that may not exist yet (its folder's canonical path + its
+/// name); `None` if its folder does not exist.
+pub fn canonical_output_path(path: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(path);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return Some(c);
+    }
+    let name = p.file_name()?;
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
+/// Refuses outputs that are a source file (compared as canonical paths) or each other.
+pub fn check_outputs(outputs: &[&str], sources: &[&str]) -> Result<(), String> {
+    let srcs: Vec<(std::path::PathBuf, &str)> = sources.iter().filter_map(|s| std::fs::canonicalize(s).ok().map(|c| (c, *s))).collect();
+    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    for o in outputs {
+        let Some(c) = canonical_output_path(o) else { continue };
+        if let Some((_, s)) = srcs.iter().find(|(sc, _)| *sc == c) {
+            return Err(format!(
+                "refusing to write `{}`: it is the source file `{}` (choose another output with `-o OUT.c`; the header is written beside it as OUT.h)",
+                o, s
+            ));
+        }
+        if seen.contains(&c) {
+            return Err(format!("refusing to write `{}` twice (the C file and its header would be the same file)", o));
+        }
+        seen.push(c);
+    }
+    Ok(())
+}
+
+/// Writes each file whole or not at all: every text goes to a temporary file in the target's
+/// folder, then each is renamed over its target (atomic on POSIX). On an error the
+/// temporaries are removed and no target has been touched (unless a rename itself fails).
+pub fn write_files_atomically(files: &[(&str, &[u8])]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut temps: Vec<(std::path::PathBuf, &str)> = Vec::new();
+    let cleanup = |temps: &[(std::path::PathBuf, &str)]| {
+        for (t, _) in temps {
+            let _ = std::fs::remove_file(t);
+        }
+    };
+    for (k, (path, bytes)) in files.iter().enumerate() {
+        let p = std::path::Path::new(path);
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let tmp = dir.join(format!(".{}.nakiri-{}-{}.tmp", name, std::process::id(), k));
+        let r = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).and_then(|mut f| {
+            temps.push((tmp.clone(), path));
+            f.write_all(bytes)?;
+            f.sync_all()
+        });
+        if let Err(e) = r {
+            cleanup(&temps);
+            return Err(std::io::Error::new(e.kind(), format!("{}: {}", path, e)));
+        }
+    }
+    for (i, (tmp, path)) in temps.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            cleanup(&temps[i..]);
+            return Err(std::io::Error::new(e.kind(), format!("{}: {}", path, e)));
+        }
+    }
+    Ok(())
 }
 
 /// `--dump typed`: every monomorphic instance with the concrete type of each variable.
