@@ -17,7 +17,7 @@ pub struct Config {
     /// Shown in the generated file's banner.
     pub flags_text: String,
     /// The work budget (`--max-ops`): bounds operations, loop iterations and atoms in sema,
-    /// instructions copied by inlining, and bytes of C (× `codegen::C_BYTES_PER_OP`).
+    /// instructions copied by inlining (N / 8), and bytes of C (× `codegen::C_BYTES_PER_OP`).
     pub max_ops: usize,
 }
 
@@ -99,7 +99,7 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
     let mut front = check(name, text, cfg, loader);
     let Some(checked) = &front.checked else { return (front, None) };
     let mut prog = checked.ir.clone();
-    let opt = crate::opt::OptConfig { max_ops: cfg.max_ops, ..cfg.opt.clone() };
+    let opt = crate::opt::OptConfig { max_ops: cfg.max_ops / 8, ..cfg.opt.clone() };
     crate::opt::optimize(&mut prog, &checked.loop_hints, &opt);
     if let Err(e) = ir::verify(&prog) {
         front.diags.push(Diagnostic::error_nospan(e.to_string()));

@@ -93,8 +93,9 @@ OPTIONS:
     -I DIR                add an include search folder (repeatable)
     --dump ast|typed|ir   print the program after parsing, after typing, or as optimised IR
     --max-ops N           the work budget (default 2000000): at most N operations, N loop
-                          iterations unrolled, N atoms (registers), N instructions copied by
-                          inlining and 64*N bytes of C; past it, an error names the place
+                          iterations unrolled, N atoms (registers) and 64*N bytes of C (past
+                          it, an error names the place); N/8 instructions copied by inlining
+                          (past it, calls stay calls)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
@@ -137,7 +138,15 @@ fn usage_error(msg: &str) -> i32 {
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let child = std::thread::Builder::new().stack_size(512 << 20).spawn(move || run(&args));
-    match child.map(|c| c.join()) {
+    let r = child.map(|c| c.join());
+    if std::env::var_os("NAKIRI_PEAK_RSS").is_some() {
+        // For tests/limits.rs: the peak resident memory of the whole run, measured by the kernel.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            eprintln!("peak-rss-kb: {}", l.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim());
+        }
+    }
+    match r {
         Ok(Ok(code)) => code,
         _ => {
             eprintln!("internal error: the compiler crashed (please report this bug)");

@@ -46,7 +46,7 @@ pub struct OptConfig {
     pub inline: InlinePolicy,
     /// Which loops to keep as C loops (`outline`, `reroll`).
     pub loops: LoopPolicy,
-    /// The work budget (`--max-ops`): instructions all inlining together may copy.
+    /// Instructions all inlining together may copy (the driver passes `--max-ops` / 8).
     pub max_ops: usize,
 }
 
