@@ -6,6 +6,7 @@
 //! `nakiri -type-only -B file.ua`, ...), single-dash flags included.
 
 pub mod bench;
+pub mod ctcheck;
 pub mod demo;
 
 use crate::codegen::Arch;
@@ -81,6 +82,12 @@ USAGE:
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
+    nakiri ctcheck FILE.ua [OPTIONS] [--secret NAMES] [--all] [--cflags F]
+                                          build the C and run its packed entry under valgrind
+                                          memcheck with the secret inputs (default: all
+                                          inputs, const ones too) marked undefined; reports
+                                          every branch or address that depends on a secret,
+                                          with its C line. --all: every shipped cipher
     nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
@@ -292,6 +299,9 @@ pub fn run(argv: &[String]) -> i32 {
             println!("  {:7} {}", a.name(), if a.runs_here() { "runs here" } else if a == Arch::Neon { "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)" } else { "skipped: this CPU lacks it" });
         }
         return 0;
+    }
+    if argv.first().map(|s| s.as_str()) == Some("ctcheck") {
+        return ctcheck::run(&argv[1..]);
     }
     if argv.first().map(|s| s.as_str()) == Some("bench") {
         return bench::run(&argv[1..]);

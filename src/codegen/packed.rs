@@ -111,6 +111,18 @@ pub struct PackedLayout {
     pub params: Vec<PackedParam>,
 }
 
+impl PackedLayout {
+    /// Instances one transposition step of the packed entry handles (`instances`, or in
+    /// hslice `instances` x the raw calls one transposition serves).
+    pub fn step(&self) -> usize {
+        if self.slicing == Slicing::H {
+            self.instances * tp::h_calls_per_block(self.arch, self.atom_bits)
+        } else {
+            self.instances
+        }
+    }
+}
+
 fn err<T>(msg: String) -> Result<T, CodegenError> {
     Err(CodegenError(msg))
 }
