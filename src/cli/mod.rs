@@ -82,6 +82,8 @@ USAGE:
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
+    nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
+                                          and wide entries (near-linear growth)
     nakiri ctcheck FILE.ua [OPTIONS] [--secret NAMES] [--all] [--cflags F]
                                           build the C and run its packed entry under valgrind
                                           memcheck with the secret inputs (default: all

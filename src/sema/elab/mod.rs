@@ -44,6 +44,9 @@ impl Options {
 /// a few hundred thousand operations.
 pub const DEFAULT_MAX_OPS: usize = 2_000_000;
 
+/// Deepest chain of calls elaborated (each level is a few stack frames of the 512 MiB stack).
+pub const MAX_CALL_DEPTH: usize = 10_000;
+
 /// The diagnostic for an exceeded work budget: what was counted, the limit, how to raise it.
 pub fn budget_exceeded(span: Span, what: &str, limit: usize) -> Diagnostic {
     Diagnostic::error(span, format!("program too large: more than {} {} (the work budget)", limit, what))
@@ -571,9 +574,16 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         self.depth += 1;
-        if self.depth > 10_000 {
+        if self.depth > MAX_CALL_DEPTH {
             self.depth -= 1;
-            self.push(Diagnostic::error(call_span, "calls nested too deeply").label("here"));
+            // Fatal: every caller up the chain would fail the same way (and checking the
+            // remaining declarations would redo the chain once per node).
+            self.aborted = true;
+            self.push(
+                Diagnostic::error(call_span, format!("calls nested too deeply: more than {} nodes each calling the next", MAX_CALL_DEPTH))
+                    .label("here")
+                    .help("each node is elaborated inside its caller; shorten the chain of calls (a loop over one node is not nested)"),
+            );
             return Err(());
         }
         let r = self.instantiate_inner(decl, arr, &sizes, &nats, call_span, is_entry);
