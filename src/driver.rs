@@ -23,6 +23,9 @@ pub struct Config {
     pub keep_tables: bool,
     /// Entry ABI options of usubac's command line (`-bits-per-reg`, `-lf`, `-no-arr-entry`).
     pub abi: codegen::AbiConfig,
+    /// The work budget (`--max-ops`): bounds operations, loop iterations and atoms in sema,
+    /// instructions copied by inlining (N / 8), and bytes of C (× `codegen::C_BYTES_PER_OP`).
+    pub max_ops: usize,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -46,6 +49,7 @@ impl Default for Config {
             compat: Compat::Nakiri,
             keep_tables: false,
             abi: codegen::AbiConfig::default(),
+            max_ops: sema::elab::DEFAULT_MAX_OPS,
         }
     }
 }
@@ -115,6 +119,7 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
     opts.compat_usubac = cfg.compat == Compat::Usubac;
     opts.keep_tables = cfg.keep_tables;
     opts.bits_per_reg = cfg.abi.bits_per_reg;
+    opts.max_ops = cfg.max_ops;
     let (checked, mut diags) = sema::elaborate(front.ast.as_ref().unwrap(), &opts);
     front.diags.append(&mut diags);
     front.checked = checked;
@@ -128,6 +133,7 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
     let mut prog = checked.ir.clone();
     let mut ocfg = cfg.opt.clone();
     ocfg.arch = cfg.arch;
+    ocfg.max_ops = cfg.max_ops / 8;
     match crate::opt::optimize(&mut prog, &checked.loop_hints, &ocfg) {
         Ok(r) => front.report = Some(r),
         Err(e) => {
@@ -153,8 +159,18 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
         if cfg.flags_text.is_empty() { "" } else { " with flags: " },
         cfg.flags_text
     );
-    match codegen::generate_with(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &cfg.abi) {
+    let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
+    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &cfg.abi, max_bytes) {
         Ok(out) => (front, Some(out)),
+        Err(e) if e.0.contains("--max-ops") => {
+            // The work budget: point at the entry node (the C is generated for all of it).
+            let d = match front.ast.as_ref().and_then(|a| a.decls.last()) {
+                Some(decl) => Diagnostic::error(decl.name.span, format!("cannot generate code: {}", e)).label("entry point"),
+                None => Diagnostic::error_nospan(format!("cannot generate code: {}", e)),
+            };
+            front.diags.push(d);
+            (front, None)
+        }
         Err(e) => {
             front.diags.push(Diagnostic::error_nospan(format!("cannot generate code for {} ({}-slicing): {}", cfg.arch, cfg.slicing, e)));
             (front, None)

@@ -49,7 +49,8 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
         for (size_t k = 0; k < nbytes; k++) out[done + k] = in[done + k] ^ ks[k];
         done += nbytes;
     }
-    /* Do not leave keystream or key copies on the stack (only the used part is wiped). */
+    /* Do not leave keystream or key copies on the stack (only the used part is wiped): a
+     * volatile write loop, which the C compiler cannot drop as dead stores. */
     volatile uint8_t *wipe[3] = {ks, keys, ctrs};
     for (int w = 0; w < 3; w++)
         for (size_t k = 0; k < 16 * key_copies; k++) wipe[w][k] = 0;

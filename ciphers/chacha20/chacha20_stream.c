@@ -11,6 +11,13 @@
  * full), and at least 16 blocks (1 KiB) for the narrow targets. */
 #define CHACHA20_BATCH (chacha20__INSTANCES < 16 ? 16 : chacha20__INSTANCES)
 
+/* Clears n bytes so that the C compiler cannot drop it as a dead store: a volatile write loop
+ * (the key is in `base` and `states`, the keystream in `ks`; none may outlive the call). */
+static void wipe(void *p, size_t n) {
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    while (n--) *v++ = 0;
+}
+
 static uint32_t load32_le(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
@@ -27,6 +34,7 @@ void chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
     for (int i = 0; i < 3; i++) base[13 + i] = load32_le(nonce + 4 * i);
 
     size_t done = 0;
+    size_t used = 0; /* blocks of `states` and `ks` written */
     while (done < len) {
         size_t left = len - done;
         size_t nblocks = (left + 63) / 64;
@@ -35,6 +43,7 @@ void chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
             for (int j = 0; j < 16; j++) states[16 * b + j] = base[j];
             base[12] += 1; /* next block (wraps mod 2^32) */
         }
+        if (nblocks > used) used = nblocks;
         chacha20__packed(nblocks, states, ks);
         size_t nbytes = nblocks * 64 < left ? nblocks * 64 : left;
         for (size_t k = 0; k < nbytes; k++) {
@@ -44,4 +53,7 @@ void chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,
         }
         done += nbytes;
     }
+    wipe(base, sizeof base);
+    wipe(states, used * 16 * sizeof states[0]);
+    wipe(ks, used * 16 * sizeof ks[0]);
 }

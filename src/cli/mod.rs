@@ -6,6 +6,7 @@
 //! `nakiri -type-only -B file.ua`, ...), single-dash flags included.
 
 pub mod bench;
+pub mod ctcheck;
 pub mod demo;
 
 use crate::codegen::Arch;
@@ -15,16 +16,63 @@ use crate::opt::PassId;
 use crate::syntax::Loader;
 use std::io::Write;
 
-/// Reads files from disk.
+/// Reads files from disk: regular files only (a FIFO, device or folder is refused without
+/// being opened for long), at most `syntax::MAX_SOURCE_BYTES` bytes, UTF-8 text only (the
+/// reason for a refusal never quotes the content).
 pub struct FsLoader;
 
 impl Loader for FsLoader {
     fn read(&self, path: &str) -> Result<String, String> {
-        std::fs::read_to_string(path).map_err(|e| e.to_string())
+        read_source_file(path)
     }
     fn exists(&self, path: &str) -> bool {
         std::path::Path::new(path).is_file()
     }
+    fn canonical(&self, path: &str) -> String {
+        match std::fs::canonicalize(path) {
+            Ok(p) => p.to_string_lossy().into_owned(),
+            Err(_) => crate::syntax::lexical_normalize(path),
+        }
+    }
+}
+
+/// Reads one source file (see [`FsLoader`]).
+pub fn read_source_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let limit = crate::syntax::MAX_SOURCE_BYTES;
+    let not_regular = |m: &std::fs::Metadata| -> Option<String> {
+        let ft = m.file_type();
+        if ft.is_dir() {
+            Some("it is a folder, not a source file".into())
+        } else if !ft.is_file() {
+            Some("not a regular file (a device, FIFO or socket); Usuba sources are regular files".into())
+        } else {
+            None
+        }
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
+    if let Some(e) = not_regular(&meta) {
+        return Err(e);
+    }
+    let mut opts = std::fs::OpenOptions::new();
+    opts.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        // O_NONBLOCK: should the file be swapped for a FIFO after the check, open returns at once.
+        use std::os::unix::fs::OpenOptionsExt;
+        opts.custom_flags(0o4000);
+    }
+    let f = opts.open(path).map_err(|e| e.to_string())?;
+    if let Some(e) = f.metadata().ok().as_ref().and_then(not_regular) {
+        return Err(e);
+    }
+    let mut bytes = Vec::new();
+    f.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    if bytes.len() > limit {
+        return Err(format!("larger than {} bytes (the largest source file read)", limit));
+    }
+    crate::syntax::source_text(bytes)
 }
 
 const HELP: &str = "nakiri — an optimizing compiler for the Usuba language
@@ -44,6 +92,14 @@ USAGE:
                                           every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
+    nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
+                                          and wide entries (near-linear growth)
+    nakiri ctcheck FILE.ua [OPTIONS] [--secret NAMES] [--all] [--cflags F]
+                                          build the C and run its packed entry under valgrind
+                                          memcheck with the secret inputs (default: all
+                                          inputs, const ones too) marked undefined; reports
+                                          every branch or address that depends on a secret,
+                                          with its C line. --all: every shipped cipher
     nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
@@ -67,6 +123,10 @@ OPTIONS:
                           whose meaning usubac's quirks follow (repeated `=`, the S-box
                           database bit order); default: nakiri with `check`/`compile`,
                           usubac with the usubac spelling (no subcommand)
+    --max-ops N           the work budget (default 2000000): at most N operations, N loop
+                          iterations unrolled, N atoms (registers) and 64*N bytes of C (past
+                          it, an error names the place); N/8 instructions copied by inlining
+                          (past it, calls stay calls)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains in -V/-H, unroll in -B)
@@ -120,6 +180,7 @@ struct Args {
     lf: bool,
     no_arr_entry: bool,
     bits_per_reg: Option<u32>,
+    max_ops: Option<usize>,
 }
 
 pub(crate) fn usage_error(msg: &str) -> i32 {
@@ -131,7 +192,15 @@ pub(crate) fn usage_error(msg: &str) -> i32 {
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let child = std::thread::Builder::new().stack_size(512 << 20).spawn(move || run(&args));
-    match child.map(|c| c.join()) {
+    let r = child.map(|c| c.join());
+    if std::env::var_os("NAKIRI_PEAK_RSS").is_some() {
+        // For tests/limits.rs: the peak resident memory of the whole run, measured by the kernel.
+        let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+        if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
+            eprintln!("peak-rss-kb: {}", l.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim());
+        }
+    }
+    match r {
         Ok(Ok(code)) => code,
         _ => {
             eprintln!("internal error: the compiler crashed (please report this bug)");
@@ -252,6 +321,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             }
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
+            "--max-ops" | "-max-ops" => match next(&mut i).map(|v| v.replace('_', "").parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => a.max_ops = Some(n),
+                _ => return Err(usage_error("`--max-ops` takes a positive number (the work budget; default 2000000)")),
+            },
             "-unroll" | "--unroll" => a.loops = Some(crate::opt::LoopPolicy::Unroll),
             "--loops" => match next(&mut i).as_deref() {
                 Some("unroll") => a.loops = Some(crate::opt::LoopPolicy::Unroll),
@@ -328,6 +401,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     cfg.abi.lf = a.lf;
     cfg.abi.no_arr_entry = a.no_arr_entry;
     cfg.abi.bits_per_reg = a.bits_per_reg;
+    if let Some(n) = a.max_ops {
+        cfg.max_ops = n;
+    }
     cfg
 }
 
@@ -365,6 +441,9 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return 0;
     }
+    if argv.first().map(|s| s.as_str()) == Some("ctcheck") {
+        return ctcheck::run(&argv[1..]);
+    }
     if argv.first().map(|s| s.as_str()) == Some("bench") {
         return bench::run(&argv[1..]);
     }
@@ -380,7 +459,7 @@ pub fn run(argv: &[String]) -> i32 {
         }
         return usage_error("no input file");
     };
-    let text = match std::fs::read_to_string(&file) {
+    let text = match read_source_file(&file) {
         Ok(t) => t,
         Err(e) => {
             eprintln!("error: cannot read `{}`: {}", file, e);
@@ -468,11 +547,91 @@ pub fn run(argv: &[String]) -> i32 {
         }
     }
     let Some(output) = output else { return 1 };
-    if let Err(e) = std::fs::write(&c_path, &output.c).and_then(|_| std::fs::write(&h_path, &output.h)) {
+    // Never write over a source: the input and every included file (canonical paths, so
+    // `./x.ua`, symlinks and `-o hdr.c` whose header is the input `hdr.h` are all caught).
+    let sources: Vec<&str> = std::iter::once(file.as_str()).chain(front.sources.files.iter().map(|(n, _)| n.as_str())).collect();
+    if let Err(e) = check_outputs(&[&c_path, &h_path], &sources) {
+        eprintln!("error: {}", e);
+        return 1;
+    }
+    if let Err(e) = write_files_atomically(&[(&c_path, output.c.as_bytes()), (&h_path, output.h.as_bytes())]) {
         eprintln!("error: cannot write output: {}", e);
         return 1;
     }
     0
+}
+
+/// The canonical form of a path that may not exist yet (its folder's canonical path + its
+/// name); `None` if its folder does not exist.
+pub fn canonical_output_path(path: &str) -> Option<std::path::PathBuf> {
+    let p = std::path::Path::new(path);
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return Some(c);
+    }
+    let name = p.file_name()?;
+    let parent = match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => std::path::Path::new("."),
+    };
+    Some(std::fs::canonicalize(parent).ok()?.join(name))
+}
+
+/// Refuses outputs that are a source file (compared as canonical paths) or each other.
+pub fn check_outputs(outputs: &[&str], sources: &[&str]) -> Result<(), String> {
+    let srcs: Vec<(std::path::PathBuf, &str)> = sources.iter().filter_map(|s| std::fs::canonicalize(s).ok().map(|c| (c, *s))).collect();
+    let mut seen: Vec<std::path::PathBuf> = Vec::new();
+    for o in outputs {
+        let Some(c) = canonical_output_path(o) else { continue };
+        if let Some((_, s)) = srcs.iter().find(|(sc, _)| *sc == c) {
+            return Err(format!(
+                "refusing to write `{}`: it is the source file `{}` (choose another output with `-o OUT.c`; the header is written beside it as OUT.h)",
+                o, s
+            ));
+        }
+        if seen.contains(&c) {
+            return Err(format!("refusing to write `{}` twice (the C file and its header would be the same file)", o));
+        }
+        seen.push(c);
+    }
+    Ok(())
+}
+
+/// Writes each file whole or not at all: every text goes to a temporary file in the target's
+/// folder, then each is renamed over its target (atomic on POSIX). On an error the
+/// temporaries are removed and no target has been touched (unless a rename itself fails).
+pub fn write_files_atomically(files: &[(&str, &[u8])]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut temps: Vec<(std::path::PathBuf, &str)> = Vec::new();
+    let cleanup = |temps: &[(std::path::PathBuf, &str)]| {
+        for (t, _) in temps {
+            let _ = std::fs::remove_file(t);
+        }
+    };
+    for (k, (path, bytes)) in files.iter().enumerate() {
+        let p = std::path::Path::new(path);
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+            _ => std::path::PathBuf::from("."),
+        };
+        let tmp = dir.join(format!(".{}.nakiri-{}-{}.tmp", name, std::process::id(), k));
+        let r = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).and_then(|mut f| {
+            temps.push((tmp.clone(), path));
+            f.write_all(bytes)?;
+            f.sync_all()
+        });
+        if let Err(e) = r {
+            cleanup(&temps);
+            return Err(std::io::Error::new(e.kind(), format!("{}: {}", path, e)));
+        }
+    }
+    for (i, (tmp, path)) in temps.iter().enumerate() {
+        if let Err(e) = std::fs::rename(tmp, path) {
+            cleanup(&temps[i..]);
+            return Err(std::io::Error::new(e.kind(), format!("{}: {}", path, e)));
+        }
+    }
+    Ok(())
 }
 
 /// `--dump typed`: every monomorphic instance with the concrete type of each variable.

@@ -1,6 +1,6 @@
 //! C text helpers: identifier sanitising and uniquing, literals, comments.
 
-use std::collections::BTreeSet;
+use std::collections::{HashMap, HashSet};
 
 /// C keywords (C11 + common extensions) that cannot be identifiers.
 const C_KEYWORDS: &[&str] = &[
@@ -65,14 +65,26 @@ pub fn sanitize(name: &str) -> String {
 
 /// Hands out unique identifiers deterministically (first come, first served; clashes get `_`
 /// suffixes).
+/// A namer may sit on a parent (the global names) that it consults but does not copy, so each
+/// function's local names cost O(locals), not O(globals).
 #[derive(Clone, Debug, Default)]
-pub struct Namer {
-    used: BTreeSet<String>,
+pub struct Namer<'p> {
+    parent: Option<&'p Namer<'p>>,
+    used: HashSet<String>,
+    /// Last counter suffix handed out per base name.
+    suffix: HashMap<String, usize>,
 }
 
-impl Namer {
-    pub fn new() -> Namer {
+impl<'p> Namer<'p> {
+    pub fn new() -> Namer<'p> {
         Namer::default()
+    }
+    /// A namer whose names also avoid every name of `parent`.
+    pub fn child(parent: &'p Namer<'p>) -> Namer<'p> {
+        Namer { parent: Some(parent), used: HashSet::new(), suffix: HashMap::new() }
+    }
+    fn taken(&self, n: &str) -> bool {
+        self.used.contains(n) || self.parent.is_some_and(|p| p.taken(n))
     }
     /// Marks `name` as taken without handing it out.
     pub fn reserve(&mut self, name: &str) {
@@ -83,8 +95,25 @@ impl Namer {
         if reserved_prefix(&n) {
             n.insert_str(0, "v_");
         }
-        while reserved_exact(&n) || self.used.contains(&n) {
-            n.push('_');
+        // A few clashes get `_` suffixes; past that a per-base counter (`x_n7`) keeps naming
+        // k atoms of one base O(k), not O(k^2).
+        let base = n.clone();
+        let mut tries = 0;
+        while reserved_exact(&n) || self.taken(&n) {
+            if tries < 4 {
+                n.push('_');
+                tries += 1;
+                continue;
+            }
+            let k = self.suffix.entry(base.clone()).or_insert(0);
+            loop {
+                *k += 1;
+                let cand = format!("{}_n{}", base, k);
+                if !(self.used.contains(&cand) || self.parent.is_some_and(|p| p.taken(&cand))) {
+                    n = cand;
+                    break;
+                }
+            }
         }
         self.used.insert(n.clone());
         n

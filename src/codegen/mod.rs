@@ -60,6 +60,9 @@ pub struct COutput {
     pub h: String,
 }
 
+/// Bytes of C the work budget allows per operation (`--max-ops N` allows N × this).
+pub const C_BYTES_PER_OP: usize = 64;
+
 /// Comment lines around the packed API's text in both files.
 pub const PACKED_BEGIN: &str = "/* ---- packed API ---- */\n";
 pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
@@ -148,11 +151,28 @@ use crate::runtime;
 
 /// Generates the C file and header for `prog` (verified IR) on `cfg.arch`.
 pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenError> {
-    generate_with(prog, cfg, &AbiConfig::default())
+    generate_full(prog, cfg, &AbiConfig::default(), usize::MAX)
 }
 
 /// [`generate`] with usubac's entry ABI options.
 pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Result<COutput, CodegenError> {
+    generate_full(prog, cfg, abi, usize::MAX)
+}
+
+/// [`generate`], giving up (with a message naming the limit) as soon as the C text passes
+/// `max_bytes` (the work budget: `--max-ops` × [`C_BYTES_PER_OP`]).
+pub fn generate_limited(prog: &Program, cfg: &CodegenConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+    generate_full(prog, cfg, &AbiConfig::default(), max_bytes)
+}
+
+/// [`generate`] with every option: usubac's entry ABI and the C size limit.
+pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+    let too_big = |what: &str| {
+        CodegenError(format!(
+            "the generated C is larger than {} bytes ({}; the work budget allows {} bytes of C per operation): raise it with `--max-ops N`",
+            max_bytes, what, C_BYTES_PER_OP
+        ))
+    };
     let arch = cfg.arch;
     let slicing = prog.slicing;
     let mut sh = shape(prog, arch)?;
@@ -189,15 +209,25 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
         }
     }
 
+    // Nodes that are the body of a kept loop (computed once: per function it was quadratic).
+    let mut is_loop_body = vec![false; prog.nodes.len()];
+    for ins in prog.nodes.iter().flat_map(|n| &n.body) {
+        if let Instr::Loop { callee, .. } = ins {
+            is_loop_body[callee.0 as usize] = true;
+        }
+    }
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
     let mut entry_proto = String::new();
     for (i, n) in prog.nodes.iter().enumerate() {
         let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, i, is_entry)
+        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, i, is_entry)
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
+        if funcs.len() > max_bytes {
+            return Err(too_big(&format!("at node `{}`", n.name)));
+        }
         if is_entry {
             entry_proto = proto;
         }
@@ -210,6 +240,9 @@ pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Re
     } else {
         packed_section(prog, arch)?
     };
+    if funcs.len().saturating_add(packed_c.len()) > max_bytes {
+        return Err(too_big("with the packed entry point"));
+    }
 
     let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
     let desc = format!(
@@ -298,14 +331,13 @@ fn emit_function(
     helpers: &mut Helpers,
     globals: &Namer,
     fn_names: &[String],
+    is_loop_body: &[bool],
     idx: usize,
     is_entry: bool,
 ) -> Result<(String, String), String> {
     let node = &prog.nodes[idx];
-    let mut names = globals.clone();
-    for f in fn_names {
-        names.reserve(f);
-    }
+    // `globals` already holds every function name (`fresh` or `reserve`d above).
+    let mut names = Namer::child(globals);
     let mut cname: Vec<Option<String>> = vec![None; node.vars.len()];
     let ty = |v: VarId| t.atom_type(node.bits(v));
     let mut params: Vec<String> = Vec::new();
@@ -557,7 +589,7 @@ fn emit_function(
     } else {
         // The body of a kept loop is inlined into the loop by the C compiler: its argument
         // arrays then become registers (measured 1.1-1.7x faster than calling it).
-        let loop_body = prog.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, Instr::Loop { callee, .. } if callee.0 as usize == idx));
+        let loop_body = is_loop_body[idx];
         let kw = match node.inline {
             _ if loop_body => "static inline __attribute__((always_inline))",
             Some(true) => "static inline",

@@ -111,6 +111,18 @@ pub struct PackedLayout {
     pub params: Vec<PackedParam>,
 }
 
+impl PackedLayout {
+    /// Instances one transposition step of the packed entry handles (`instances`, or in
+    /// hslice `instances` x the raw calls one transposition serves).
+    pub fn step(&self) -> usize {
+        if self.slicing == Slicing::H {
+            self.instances * tp::h_calls_per_block(self.arch, self.atom_bits)
+        } else {
+            self.instances
+        }
+    }
+}
+
 fn err<T>(msg: String) -> Result<T, CodegenError> {
     Err(CodegenError(msg))
 }
@@ -322,6 +334,7 @@ fn c_text(lay: &PackedLayout) -> String {
             nm = p.c_name
         ));
         c.push_str(&in_call(lay, p, "nkp_s", &format!("{step}")));
+        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n");
         c.push_str("    }\n");
     }
     c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"));
@@ -346,6 +359,7 @@ fn c_text(lay: &PackedLayout) -> String {
                 el = p.elems
             ));
             c.push_str(&in_call(lay, p, "nkp_src", &format!("{step}")));
+            c.push_str(&format!("            if (nkp_cnt < {step}) nkp_wipe(nkp_s, sizeof nkp_s);\n"));
         } else {
             // One instance per call: never a tail.
             c.push_str(&in_call(lay, p, "nkp_src", "1"));
@@ -395,11 +409,18 @@ fn c_text(lay: &PackedLayout) -> String {
                 "                memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n",
                 p.elems
             ));
+            c.push_str("                nkp_wipe(nkp_s, sizeof nkp_s);\n");
             c.push_str("            }\n");
         }
         c.push_str("        }\n");
     }
-    c.push_str("    }\n}\n");
+    c.push_str("    }\n");
+    // Secrets do not outlive the call: every register array (plaintext, key, keystream).
+    c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_scrub_stack();\n#endif\n");
+    for p in &lay.params {
+        c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
+    }
+    c.push_str("}\n");
     c
 }
 
@@ -434,6 +455,7 @@ fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String 
                 "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
                 tp::std_bits(lay.atom_bits)
             ));
+            s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
         Slicing::V if lay.arch == Arch::Std => format!(
@@ -470,6 +492,7 @@ fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String
                 tp::std_bits(lay.atom_bits)
             ));
             s.push_str(&format!("{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n", p.elems));
+            s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
         Slicing::V if lay.arch == Arch::Std => format!(

@@ -45,10 +45,25 @@ fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) ->
 /// small nodes calling each other cannot blow up exponentially.
 pub const MAX_INLINED_BODY: usize = 200_000;
 
-/// Stats: `calls` inlined, `nodes` removed.
+/// Default bound on the instructions all inlining together may copy (`--max-ops` / 8): beyond
+/// it, calls are kept. Inlining works bottom-up, so with `-inline-all` a chain of n nodes each
+/// calling the previous one copies O(n^2) instructions into nodes that are pruned afterwards;
+/// the bound keeps that under a second. The shipped ciphers copy at most ~85 000 with
+/// `-inline-all` (photon256), a few thousand by default.
+pub const MAX_INLINED_TOTAL: usize = 250_000;
+
+/// Inlines by `policy` with the default bound on copied instructions. Stats: `calls` inlined,
+/// `nodes` removed.
 pub fn run(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String]) -> Stats {
+    run_bounded(prog, policy, loop_bodies, MAX_INLINED_TOTAL)
+}
+
+/// [`run`] with a bound on the instructions copied by all inlining together (calls past it
+/// are kept as calls).
+pub fn run_bounded(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String], max_total: usize) -> Stats {
     let mut st = Stats::default();
     let n = prog.nodes.len();
+    let mut total_budget = max_total;
     // Decided on each callee's body once it has been processed (callees come first, so their
     // own calls are already inlined).
     let mut inline: Vec<bool> = Vec::with_capacity(n);
@@ -67,9 +82,14 @@ pub fn run(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String]) -> 
         let mut budget = MAX_INLINED_BODY.saturating_sub(old_body.len());
         for (site, ins) in old_body.into_iter().enumerate() {
             match ins {
-                Instr::Call { dsts, callee, args } if inline[callee.0 as usize] && done[callee.0 as usize].body.len() <= budget => {
+                Instr::Call { dsts, callee, args }
+                    if inline[callee.0 as usize]
+                        && done[callee.0 as usize].body.len() <= budget
+                        && done[callee.0 as usize].body.len() <= total_budget =>
+                {
                     budget -= done[callee.0 as usize].body.len();
                     st.add("calls", 1);
+                    total_budget -= done[callee.0 as usize].body.len();
                     let c = &done[callee.0 as usize];
                     let mut map: Vec<Option<VarId>> = vec![None; c.vars.len()];
                     for (p, a) in c.flat_inputs().iter().zip(&args) {
@@ -81,14 +101,29 @@ pub fn run(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String]) -> 
                         out_slot[o.0 as usize] = Some(*d);
                     }
                     // An output that is directly an input of the callee: copy it.
+                    let mut defined = vec![false; c.vars.len()];
+                    for ci in &c.body {
+                        for d in ci.defs() {
+                            defined[d.0 as usize] = true;
+                        }
+                    }
                     for (o, d) in outs.iter().zip(&dsts) {
                         if let Some(src) = map[o.0 as usize] {
-                            if !c.body.iter().any(|i| i.defs().contains(o)) {
+                            if !defined[o.0 as usize] {
                                 body.push(Instr::Assign { dst: *d, op: Op::Copy(src) });
                             }
                         }
                     }
                     for ci in &c.body {
+                        // A copy to an atom of the callee that is not an output is folded: its
+                        // uses read the source (a chain of nodes each calling the previous one
+                        // would otherwise accumulate one copy per level: quadratic).
+                        if let Instr::Assign { dst, op: Op::Copy(src) } = ci {
+                            if out_slot[dst.0 as usize].is_none() {
+                                map[dst.0 as usize] = Some(map[src.0 as usize].expect("callee atom defined before use"));
+                                continue;
+                            }
+                        }
                         let mut ci = ci.clone();
                         // destinations: outputs map to the call's results, others get fresh atoms
                         let defs = ci.defs();

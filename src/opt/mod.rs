@@ -133,6 +133,8 @@ pub struct OptConfig {
     /// Interleaving factor (`-inter-factor`; 1 = off) and granularity (`-interleave`).
     pub interleave: u32,
     pub interleave_granularity: usize,
+    /// Instructions all inlining together may copy (the driver passes `--max-ops` / 8).
+    pub max_ops: usize,
 }
 
 impl Default for OptConfig {
@@ -150,6 +152,7 @@ impl Default for OptConfig {
             sched_window: 10,
             interleave: 1,
             interleave_granularity: 10,
+            max_ops: inline::MAX_INLINED_TOTAL,
         }
     }
 }
@@ -264,7 +267,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
             st
         }
         CopyProp => copy_prop::run(prog),
-        Inline => inline::run(prog, cfg.inline, &state.loop_bodies),
+        Inline => inline::run_bounded(prog, cfg.inline, &state.loop_bodies, cfg.max_ops),
         Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),

@@ -145,6 +145,39 @@ const COMMON: &str = r#"#ifndef NKP_COMMON_DEFINED
 #endif
 #define NKP_UNUSED __attribute__((unused))
 
+/* Clears n bytes at p so that the compiler cannot remove it as a dead store (secrets must not
+   outlive the call): memset, then an empty asm that may read *p (the technique of glibc's
+   explicit_bzero); elsewhere a volatile write loop. */
+static NKP_UNUSED void nkp_wipe(void *p, size_t n) {
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
+    volatile unsigned char *v = (volatile unsigned char *)p;
+    while (n--) *v++ = 0;
+#endif
+}
+
+/* Registers the C compiler spilled in the raw entry's frames are not buffers of ours; compile
+   with -DNAKIRI_SCRUB_STACK=<bytes> to have the packed entry also clear that much stack below
+   its own frame after the raw calls (sized by the caller: the spills' depth is the compiler's). */
+#ifdef NAKIRI_SCRUB_STACK
+static __attribute__((noinline)) void nkp_scrub_stack(void) {
+    unsigned char nkp_b[NAKIRI_SCRUB_STACK];
+    nkp_wipe(nkp_b, sizeof nkp_b);
+}
+#endif
+
+/* Plain instances are read and written through memcpy: the packed API works on buffers of
+   any alignment (an odd address is fine), at no measured cost (README). */
+#define NKP_LDST(UB) \
+static inline uint##UB##_t nkp_ld_u##UB(const void *p) { uint##UB##_t v; memcpy(&v, p, sizeof v); return v; } \
+static inline void nkp_st_u##UB(void *p, uint##UB##_t v) { memcpy(p, &v, sizeof v); }
+NKP_LDST(8)
+NKP_LDST(16)
+NKP_LDST(32)
+NKP_LDST(64)
+
 /* One round of the log-step 64x64 bit transpose on rows x[0..63] of type VT: for every row k
    with bit J of k clear, swaps the bits of x[k] at positions p+J (p with bit J clear) with the
    bits of x[k|J] at positions p. After the rounds J = 32,16,8,4,2,1:
@@ -210,17 +243,17 @@ static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
     const size_t per = 64 / UB, u0 = g * per; \
     uint64_t r = 0; \
     if (u0 + per <= units) { \
-        for (size_t q = 0; q < per; q++) r = (UB == 64 ? 0 : r << (UB & 63)) | (uint64_t)p[u0 + q]; \
+        for (size_t q = 0; q < per; q++) r = (UB == 64 ? 0 : r << (UB & 63)) | (uint64_t)nkp_ld_u##UB(p + u0 + q); \
     } else { \
         for (size_t q = 0; q < per; q++) \
-            r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)p[u0 + q] : 0); \
+            r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)nkp_ld_u##UB(p + u0 + q) : 0); \
     } \
     return r; \
 } \
 static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
     const size_t per = 64 / UB, u0 = g * per; \
     for (size_t q = 0; q < per; q++) \
-        if (u0 + q < units) p[u0 + q] = (T)(v >> ((64 - UB * (q + 1)) & 63)); \
+        if (u0 + q < units) nkp_st_u##UB(p + u0 + q, (T)(v >> ((64 - UB * (q + 1)) & 63))); \
 }
 NKP_GRP_FUNS(uint8_t, 8)
 NKP_GRP_FUNS(uint16_t, 16)
@@ -262,6 +295,8 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
         for (size_t b = 0; b < nb; b++)
             memcpy((char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), &x[63 - b], sizeof(NKP_VT_$A));
     }
+    nkp_wipe(x, sizeof x);
+    nkp_wipe(tmp, sizeof tmp);
 }
 static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
     NKP_VT_$A x[64];
@@ -280,6 +315,8 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
     }
+    nkp_wipe(x, sizeof x);
+    nkp_wipe(tmp, sizeof tmp);
 }
 "#;
         s.push_str(&subst(t, arch).replace("$UB", &ub.to_string()));
@@ -305,10 +342,10 @@ pub fn v_routines(arch: Arch, m: u32, dm: u32) -> String {
         s.push_str(&format!("#ifndef NKP_V_DEFINED_std_u{u}_d{d}\n#define NKP_V_DEFINED_std_u{u}_d{d}\n"));
         s.push_str(
             &r#"static NKP_UNUSED void nkp_V_in_u$U_std_d$D(const uint$U_t *src, size_t W, uint$D_t *regs) {
-    for (size_t a = 0; a < W; a++) regs[a] = (uint$D_t)src[a];
+    for (size_t a = 0; a < W; a++) regs[a] = (uint$D_t)nkp_ld_u$U(src + a);
 }
 static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uint$U_t *dst) {
-    for (size_t a = 0; a < W; a++) dst[a] = (uint$U_t)regs[a];
+    for (size_t a = 0; a < W; a++) nkp_st_u$U(dst + a, (uint$U_t)regs[a]);
 }
 "#
             .replace("$U", &u.to_string())
@@ -322,16 +359,18 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
     let t = r#"static NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
-        for (size_t i = 0; i < $INST; i++) t[i] = src[i * W + a];
+        for (size_t i = 0; i < $INST; i++) t[i] = nkp_ld_u$M(src + i * W + a);
         memcpy((char *)regs + a * sizeof t, t, sizeof t);
     }
+    nkp_wipe(t, sizeof t);
 }
 static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
         memcpy(t, (const char *)regs + a * sizeof t, sizeof t);
-        for (size_t i = 0; i < $INST; i++) dst[i * W + a] = t[i];
+        for (size_t i = 0; i < $INST; i++) nkp_st_u$M(dst + i * W + a, t[i]);
     }
+    nkp_wipe(t, sizeof t);
 }
 "#;
     s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$INST", &inst.to_string()));
@@ -425,6 +464,9 @@ static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t u
         }
     }
     memcpy(regs, acc, sizeof acc);
+    nkp_wipe(acc, sizeof acc);
+    nkp_wipe(x, sizeof x);
+    nkp_wipe(tmp, sizeof tmp);
 }
 static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t units, size_t W, uint$UB_t *dst) {
     uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
@@ -452,6 +494,9 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
     }
+    nkp_wipe(acc, sizeof acc);
+    nkp_wipe(x, sizeof x);
+    nkp_wipe(tmp, sizeof tmp);
 }
 "#;
     s.push_str(

@@ -67,6 +67,9 @@ pub fn run(args: &[String]) -> i32 {
         _ => {}
     }
     let what = args.first().map(|s| s.as_str()).unwrap_or("all");
+    if what == "compile" && args.iter().any(|a| a == "--scaling") {
+        return scaling();
+    }
     if what == "frontend" || what == "all" {
         println!("front end: parse + check (median of 7 runs)");
         println!("| program | lines | slicing | time | target |");
@@ -322,5 +325,102 @@ fn compare(args: &[String]) -> i32 {
         println!("| {} | {} | {} | {} | {} | {} | {} |", name, fmt_num(r, 3), fmt_num(p, 3), ins, ld, st, code);
     }
     println!("| B/A | {} | {} | | | | |", fmt_num(raw[1] / raw[0], 3), fmt_num(packed[1] / packed[0], 3));
+    0
+}
+
+/// `nakiri bench compile --scaling`: source-to-C time and peak memory of node chains of
+/// 1 000 / 10 000 / 100 000 nodes and of wide entries, each compiled by a child process (so
+/// each peak is its own), to show near-linear growth.
+pub fn scaling() -> i32 {
+    let dir = std::env::temp_dir().join(format!("nakiri-scaling-{}", std::process::id()));
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        eprintln!("error: {}: {}", dir.display(), e);
+        return 1;
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        eprintln!("error: cannot find the nakiri binary");
+        return 1;
+    };
+    let chain = |n: usize, work: bool| {
+        let mut s = String::from("node f0 (a:u8) returns (b:u8) let b = a <<< 1 tel\n");
+        for i in 1..n {
+            if work {
+                s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) ^ a tel\n", i, i - 1));
+            } else {
+                s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) tel\n", i, i - 1));
+            }
+        }
+        s
+    };
+    let wide = |n: usize| format!("node f (x:u64x{n}) returns (y:u64) let y = x[0] ^ x[{}] tel\n", n - 1);
+    type Case = (String, String, Vec<&'static str>, usize);
+    let mut cases: Vec<Case> = Vec::new();
+    for n in [1_000, 10_000, 100_000] {
+        cases.push((format!("chain of {} nodes (b = f(a))", n), chain(n, false), vec!["-V"], n));
+    }
+    for n in [1_000, 10_000, 100_000] {
+        cases.push((format!("chain of {} nodes (b = f(a) ^ a), -inline-all", n), chain(n, true), vec!["-V", "-inline-all"], n));
+    }
+    // As many nodes, called one after the other by the entry (depth 1, not n).
+    let flat = |n: usize| {
+        let mut s = String::new();
+        for i in 0..n {
+            s.push_str(&format!("node g{} (a:u8) returns (b:u8) let b = (a <<< {}) ^ {} tel\n", i, 1 + i % 7, i % 251));
+        }
+        s.push_str(&format!("node main (a:u8) returns (b:u8) vars t:u8[{}] let t[0] = a;\n", n + 1));
+        for i in 0..n {
+            s.push_str(&format!("  t[{}] = g{}(t[{}]);\n", i + 1, i, i));
+        }
+        s.push_str(&format!("  b = t[{}] tel\n", n));
+        s
+    };
+    for n in [1_000, 10_000, 100_000] {
+        cases.push((format!("{} nodes called in turn by the entry", n), flat(n), vec!["-V", "-no-inline"], n));
+    }
+    for n in [10_000, 100_000, 1_000_000] {
+        cases.push((format!("entry u64x{} (-V: {} atoms)", n, n), wide(n), vec!["-V"], n));
+    }
+    for n in [1_000, 10_000, 30_000] {
+        cases.push((format!("entry u64x{} (-B: {} atoms)", n, 64 * n), wide(n), vec!["-B"], 64 * n));
+    }
+    println!("source to C, one child process per row (wall time, peak resident memory)");
+    println!("| program | size | time | peak memory | time per unit | status |");
+    println!("|---|---|---|---|---|---|");
+    for (k, (what, src, flags, size)) in cases.iter().enumerate() {
+        let f = dir.join(format!("case{}.ua", k));
+        let out = dir.join(format!("case{}.c", k));
+        if std::fs::write(&f, src).is_err() {
+            continue;
+        }
+        let t = Instant::now();
+        let r = std::process::Command::new(&exe)
+            .arg("compile")
+            .arg(&f)
+            .args(flags)
+            .arg("-o")
+            .arg(&out)
+            .env("NAKIRI_PEAK_RSS", "1")
+            .output();
+        let d = t.elapsed();
+        let (status, peak) = match r {
+            Ok(o) => {
+                let err = String::from_utf8_lossy(&o.stderr).into_owned();
+                let peak = err.lines().find_map(|l| l.strip_prefix("peak-rss-kb: ")).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
+                let st = if o.status.success() { "ok".to_string() } else { err.lines().find(|l| l.starts_with("error")).unwrap_or("failed").to_string() };
+                (st, peak)
+            }
+            Err(e) => (e.to_string(), 0),
+        };
+        println!(
+            "| {} | {} | {:.2} s | {:.0} MB | {:.2} us | {} |",
+            what,
+            size,
+            d.as_secs_f64(),
+            peak as f64 / 1024.0,
+            d.as_secs_f64() * 1e6 / *size as f64,
+            status
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
     0
 }

@@ -32,6 +32,7 @@ impl<'a> Ctx<'a> {
                 let keep = !attrs.iter().any(|x| x.name == "unroll");
                 let mut ranges = Vec::new();
                 loop {
+                    self.count_iteration(*span)?;
                     let start = inst.instrs.len();
                     inst.loops.push((var.name.clone(), i));
                     for e in body {

@@ -28,7 +28,9 @@ use std::collections::{BTreeMap, BinaryHeap};
 #[derive(Clone, Debug)]
 pub struct Options {
     pub slicing: Slicing,
-    /// Upper bound on IR operations (after unrolling) before giving up with a diagnostic.
+    /// The work budget (`--max-ops`): upper bound on each of IR operations (after unrolling),
+    /// loop iterations unrolled (empty loops included) and atoms declared (entry parameters
+    /// included), before giving up with a diagnostic at the place that exceeds it.
     pub max_ops: usize,
     /// Quirk rules follow usubac (`--compat usubac`, or the usubac command-line spelling):
     /// repeated `=` and the S-box database bit order, each with a warning naming the quirk.
@@ -43,8 +45,22 @@ pub struct Options {
 
 impl Options {
     pub fn new(slicing: Slicing) -> Options {
-        Options { slicing, max_ops: 2_000_000, compat_usubac: false, keep_tables: false, bits_per_reg: None }
+        Options { slicing, max_ops: DEFAULT_MAX_OPS, compat_usubac: false, keep_tables: false, bits_per_reg: None }
     }
+}
+
+/// Default work budget (`--max-ops`): the largest shipped cipher (bitsliced, unrolled) needs
+/// a few hundred thousand operations.
+pub const DEFAULT_MAX_OPS: usize = 2_000_000;
+
+/// Deepest chain of calls elaborated (each level is a few stack frames of the 512 MiB stack).
+pub const MAX_CALL_DEPTH: usize = 10_000;
+
+/// The diagnostic for an exceeded work budget: what was counted, the limit, how to raise it.
+pub fn budget_exceeded(span: Span, what: &str, limit: usize) -> Diagnostic {
+    Diagnostic::error(span, format!("program too large: more than {} {} (the work budget)", limit, what))
+        .label("the budget runs out here")
+        .help(format!("check loop bounds and array sizes; raise the limit with `--max-ops N` (now {})", limit))
 }
 
 /// Source-level view of one monomorphic instance (for `--dump typed`).
@@ -85,6 +101,10 @@ struct Ctx<'a> {
     diags: Vec<Diagnostic>,
     seen: HashSet<(Span, String)>,
     ops: usize,
+    /// Loop iterations unrolled so far (empty ones too).
+    iters: usize,
+    /// Atoms declared so far (parameters, outputs, local variables).
+    atoms: usize,
     aborted: bool,
     depth: usize,
     loop_hints: ir::LoopHints,
@@ -115,6 +135,8 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         diags: Vec::new(),
         seen: HashSet::default(),
         ops: 0,
+        iters: 0,
+        atoms: 0,
         aborted: false,
         depth: 0,
         loop_hints: ir::LoopHints::new(),
@@ -126,7 +148,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
                 Diagnostic::error(d.name.span, format!("`{}` is declared twice", d.name.name))
                     .label("second declaration")
                     .with_secondary(first, "first declared here")
-                    .help("was a file included twice?"),
+                    .help("included files share one name space (each file is included once, however often it is named)"),
             );
             continue;
         }
@@ -174,8 +196,9 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         }
     }
     // Check declarations not reached from the entry, where their types are known.
+    let reached: HashSet<usize> = cx.instances.keys().map(|k| k.decl).collect();
     for (i, d) in prog.decls.iter().enumerate() {
-        if cx.aborted || i == entry || cx.instances.keys().any(|k| k.decl == i) {
+        if cx.aborted || i == entry || reached.contains(&i) {
             continue;
         }
         if cx.decl_index.get(d.name.name.as_str()) != Some(&i) {
@@ -539,17 +562,47 @@ impl<'a> Ctx<'a> {
     fn count_op(&mut self, span: Span) -> R<()> {
         self.ops += 1;
         if self.ops > self.opts.max_ops {
-            if !self.aborted {
-                self.aborted = true;
-                self.push(
-                    Diagnostic::error(span, format!("program too large: more than {} operations after unrolling", self.opts.max_ops))
-                        .label("while elaborating this")
-                        .help("check loop bounds and array sizes"),
-                );
-            }
-            return Err(());
+            return self.over_budget(span, "operations after unrolling");
         }
         Ok(())
+    }
+
+    /// Counts one unrolled loop iteration (empty bodies cost too: 1000^3 empty iterations must
+    /// not hang the compiler).
+    pub(super) fn count_iteration(&mut self, span: Span) -> R<()> {
+        self.iters += 1;
+        if self.iters > self.opts.max_ops {
+            return self.over_budget(span, "loop iterations unrolled");
+        }
+        Ok(())
+    }
+
+    /// Counts `n` atoms about to be declared (entry parameters included: `x:u64x1000000` is
+    /// 64 million atoms in bitslice).
+    fn count_atoms(&mut self, span: Span, n: usize) -> R<()> {
+        self.atoms = self.atoms.saturating_add(n);
+        if self.atoms > self.opts.max_ops {
+            return self.over_budget(span, "atoms (one per register-sized word)");
+        }
+        Ok(())
+    }
+
+    /// Counts the atoms a declared parameter or variable of type `ty` will have.
+    fn count_type_atoms(&mut self, span: Span, ty: &Ty) -> R<()> {
+        if let Ty::Words { bits, .. } = ty {
+            let per_word = if self.opts.slicing == Slicing::B { *bits as usize } else { 1 };
+            return self.count_atoms(span, ty.n_words().saturating_mul(per_word));
+        }
+        Ok(())
+    }
+
+    fn over_budget(&mut self, span: Span, what: &str) -> R<()> {
+        if !self.aborted {
+            self.aborted = true;
+            let d = budget_exceeded(span, what, self.opts.max_ops);
+            self.push(d);
+        }
+        Err(())
     }
 
     fn emit(&mut self, inst: &mut Inst, op: Op, bits: u32, span: Span) -> R<VarId> {
@@ -581,9 +634,16 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         self.depth += 1;
-        if self.depth > 10_000 {
+        if self.depth > MAX_CALL_DEPTH {
             self.depth -= 1;
-            self.push(Diagnostic::error(call_span, "calls nested too deeply").label("here"));
+            // Fatal: every caller up the chain would fail the same way (and checking the
+            // remaining declarations would redo the chain once per node).
+            self.aborted = true;
+            self.push(
+                Diagnostic::error(call_span, format!("calls nested too deeply: more than {} nodes each calling the next", MAX_CALL_DEPTH))
+                    .label("here")
+                    .help("each node is elaborated inside its caller; shorten the chain of calls (a loop over one node is not nested)"),
+            );
             return Err(());
         }
         let r = self.instantiate_inner(decl, arr, &sizes, &nats, call_span, is_entry);
@@ -653,7 +713,7 @@ impl<'a> Ctx<'a> {
         }
         for (role, list) in [(Role::Input, &in_params), (Role::Output, &decl.outputs.iter().collect::<Vec<_>>())] {
             for p in list.iter() {
-                let ty = match self.resolve_type(&inst, &p.ty, sizes) {
+                let ty = match self.resolve_type(&inst, &p.ty, sizes).and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t)) {
                     Ok(t) => t,
                     Err(()) => {
                         ok = false;
@@ -701,7 +761,7 @@ impl<'a> Ctx<'a> {
                         ok = false;
                         continue;
                     }
-                    match self.resolve_type(&inst, &p.ty, sizes) {
+                    match self.resolve_type(&inst, &p.ty, sizes).and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t)) {
                         Ok(Ty::Nat) => {
                             // R8: a `nat` local; `k = <compile-time expression>` gives it its value.
                             inst.nat_locals.insert(p.name.name.clone(), p.name.span);
