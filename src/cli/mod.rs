@@ -144,7 +144,8 @@ USUBAC COMPATIBILITY FLAGS (accepted; those without an effect print a note):
     y = T[x] per word; computed by constant-time circuits)
     -inter-factor K (--interleave K: K copies on independent instances, usubac's ABI)
     -interleave G (--interleave-granularity G: instructions of a copy at a time; factor 2
-    unless -inter-factor says)  -light-inline -heavy-inline -no-precalc-tbl
+    unless -inter-factor says)  -light-inline (only small nodes, pure wiring and _inline
+    ones)  -heavy-inline (same as -inline-all)  -no-precalc-tbl
     -check-tbl -no-arr -no-share -gen-bench -w -bench-*
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
@@ -320,7 +321,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 }
             }
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
-            "-inline-all" => a.inline = Some(crate::opt::InlinePolicy::All),
+            "-inline-all" | "-heavy-inline" => a.inline = Some(crate::opt::InlinePolicy::All),
+            "-light-inline" => a.inline = Some(crate::opt::InlinePolicy::Small),
             "--max-ops" | "-max-ops" => match next(&mut i).map(|v| v.replace('_', "").parse::<usize>()) {
                 Some(Ok(n)) if n > 0 => a.max_ops = Some(n),
                 _ => return Err(usage_error("`--max-ops` takes a positive number (the work budget; default 2000000)")),
@@ -333,7 +335,7 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("auto") => a.loops = Some(crate::opt::LoopPolicy::Auto),
                 _ => return Err(usage_error("`--loops` takes auto, chains, all or unroll")),
             },
-            "-w" | "-light-inline" | "-heavy-inline" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-gen-bench" | "-no-share" => {
+            "-w" | "-no-precalc-tbl" | "-check-tbl" | "-no-arr" | "-gen-bench" | "-no-share" => {
                 a.notes.push(arg.to_string())
             }
             s if s.starts_with("-I") && s.len() > 2 => a.includes.push(s[2..].to_string()),

@@ -18,9 +18,27 @@ use std::collections::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InlinePolicy {
+    /// `Small` for the program's slicing and target, except bitslice on SIMD targets: `All`.
+    /// Measured with `nakiri bench compare` (raw entry, avx2): inlining everything is 1.0x
+    /// (DES) to 2.3x (RECTANGLE) faster there, since a bitsliced call passes hundreds of
+    /// registers through memory; on `std` it was 1.5-2.5x *slower* for DES, RECTANGLE, Ascon,
+    /// Serpent, AES (the unrolled code outgrows the instruction cache; README table).
     Default,
+    /// `_inline` nodes, pure wiring and nodes of at most 4 operations.
+    Small,
     All,
     Marked,
+}
+
+impl InlinePolicy {
+    /// The policy that applies to a program of this slicing for this target.
+    pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch) -> InlinePolicy {
+        match self {
+            InlinePolicy::Default if slicing == crate::ir::Slicing::B && arch != crate::target::Arch::Std => InlinePolicy::All,
+            InlinePolicy::Default => InlinePolicy::Small,
+            p => p,
+        }
+    }
 }
 
 fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) -> bool {
@@ -33,7 +51,7 @@ fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) ->
         None => match policy {
             InlinePolicy::All => true,
             InlinePolicy::Marked => false,
-            InlinePolicy::Default => {
+            InlinePolicy::Default | InlinePolicy::Small => {
                 let ops = callee.body.iter().filter(|i| !matches!(i, Instr::Assign { op: Op::Copy(_) | Op::Const(_), .. })).count();
                 ops <= 4
             }

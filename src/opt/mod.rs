@@ -267,7 +267,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
             st
         }
         CopyProp => copy_prop::run(prog),
-        Inline => inline::run_bounded(prog, cfg.inline, &state.loop_bodies, cfg.max_ops),
+        Inline => inline::run_bounded(prog, cfg.inline.resolve(prog.slicing, cfg.arch), &state.loop_bodies, cfg.max_ops),
         Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
