@@ -23,9 +23,9 @@ fn usubac_spellings() {
     assert_eq!((code, out.as_str()), (0, "ok\n"));
     let dir = common::scratch_dir("cli");
     let c = dir.join("out.c");
-    let (code, _, err) = nakiri(&["-arch", "avx", "-o", c.to_str().unwrap(), "-B", "-no-sched", "tests/in/table.ua"]);
+    let (code, _, err) = nakiri(&["-arch", "avx", "-o", c.to_str().unwrap(), "-B", "-check-tbl", "tests/in/table.ua"]);
     assert_eq!(code, 0, "{}", err);
-    assert!(err.contains("-no-sched"), "a note names the ignored flag: {}", err);
+    assert!(err.contains("-check-tbl"), "a note names the ignored flag: {}", err);
     let text = std::fs::read_to_string(&c).unwrap();
     assert!(text.contains("void apply__("), "raw entry point present");
     let h = std::fs::read_to_string(dir.join("out.h")).unwrap();
@@ -100,4 +100,68 @@ fn loop_policies() {
     let (code, _, err) = nakiri(&["compile", "--loops", "sometimes", "tests/in/loops.ua"]);
     assert_eq!(code, 2, "{}", err);
     assert!(err.contains("--loops"), "{}", err);
+}
+
+/// The optimiser's flags do what they say: each usubac spelling switches off its pass (the
+/// `-v` report no longer lists it, and the IR changes as documented), `--dump-after` prints IR
+/// that parses back, unknown pass names are usage errors.
+#[test]
+fn optimiser_flags() {
+    let f = "tests/in/loops.ua";
+    // -v lists every pass that ran, with the IR size after it.
+    let (code, _, err) = nakiri(&["compile", f, "-B", "--arch", "avx2", "-o", &scratch("v.c"), "-v"]);
+    assert_eq!(code, 0, "{}", err);
+    for p in ["outline", "copy-prop", "inline", "fold", "cse", "reroll", "ternlog", "sched-bits"] {
+        assert!(err.lines().any(|l| l.starts_with(p)), "-v lists `{}`:\n{}", p, err);
+    }
+    assert!(err.contains("max-live") && err.contains("generated C:"), "{}", err);
+    // Each usubac flag removes its pass from the report.
+    for (flag, pass) in [("-no-CSE", "cse "), ("-no-fold-const", "fold "), ("-no-copy-prop", "copy-prop "), ("-no-pre-sched", "sched-bits ")] {
+        let (code, _, err) = nakiri(&["-B", "-arch", "avx2", flag, "-v", "1", "-o", &scratch("u.c"), f]);
+        assert_eq!(code, 0, "{}: {}", flag, err);
+        assert!(!err.lines().any(|l| l.starts_with(pass)), "{} leaves `{}` out:\n{}", flag, pass, err);
+    }
+    let (_, _, err) = nakiri(&["-B", "-no-CSE-CP-CF", "-v", "1", "-o", &scratch("u.c"), f]);
+    for pass in ["cse ", "fold ", "copy-prop "] {
+        assert!(!err.lines().any(|l| l.starts_with(pass)), "-no-CSE-CP-CF leaves `{}` out:\n{}", pass, err);
+    }
+    // The m-slice scheduler is off by default; -sched-n turns it on with that window, -no-sched off.
+    let (_, _, err) = nakiri(&["compile", f, "-V", "-v", "-o", &scratch("s.c")]);
+    assert!(!err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
+    let (_, _, err) = nakiri(&["-V", "-sched-n", "4", "-v", "1", "-o", &scratch("s.c"), f]);
+    assert!(err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
+    let (_, _, err) = nakiri(&["-V", "-sched-n", "4", "-no-sched", "-v", "1", "-o", &scratch("s.c"), f]);
+    assert!(!err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
+    // Folding: without it, `x ^ x`-style identities survive into the IR.
+    let src = scratch("fold.ua");
+    std::fs::write(&src, "node f (a:u8, b:u8) returns (y:u8)\nvars z:u8\nlet\n  z = a ^ a;\n  y = (b | z) ^ (z | b)\ntel\n").unwrap();
+    let (_, with, _) = nakiri(&["compile", &src, "--dump", "ir"]);
+    let (_, without, _) = nakiri(&["compile", &src, "--dump", "ir", "--disable", "fold,cse"]);
+    assert!(!with.contains("xor a a") && with.contains("const 0x0"), "folded:\n{}", with);
+    assert!(without.contains("xor a a"), "--disable fold keeps it:\n{}", without);
+    // --dump-after prints parseable IR after the named pass.
+    let (code, out, _) = nakiri(&["compile", f, "-V", "--dump-after", "inline"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("; after pass: inline\n"), "{}", out);
+    nakiri::ir::parse::parse(&out).unwrap();
+    // Unknown pass: usage error listing the passes.
+    let (code, _, err) = nakiri(&["compile", f, "--disable", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown pass `nope`") && err.contains("sched-bits"), "{}", err);
+    // Interleaving: usubac's doubled parameters, E__INSTANCES doubled.
+    let (code, _, err) = nakiri(&["-V", "-arch", "sse", "-inter-factor", "2", "-o", &scratch("i.c"), "tests/compat/c7_interleave.ua"]);
+    assert_eq!(code, 0, "{}", err);
+    let h = std::fs::read_to_string(scratch("i.h")).unwrap();
+    assert!(h.contains("#define addk2__INSTANCES 8"), "{}", h);
+    assert!(h.contains("addk2__DATATYPE x, addk2__DATATYPE x__2, addk2__DATATYPE z, addk2__DATATYPE z__2, addk2__DATATYPE k,"), "{}", h);
+    // Ternlogs only for AVX-512.
+    let (_, avx512, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "--dump", "ir"]);
+    let (_, avx2, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx2", "--dump", "ir"]);
+    assert!(avx512.contains("ternlog") && !avx2.contains("ternlog"));
+}
+
+/// A file in one scratch folder for the whole test.
+fn scratch(name: &str) -> String {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| common::scratch_dir("cli-opt")).join(name).to_string_lossy().into_owned()
 }

@@ -266,3 +266,54 @@ fn ternlog_programs_run_natively() {
         assert_eq!(got, expect, "{} -{}: ternlog code computes differently", file, s);
     }
 }
+
+/// Interleaving by 2 and 3, at granularities 1 and 4: the interleaved entry computes, for each
+/// copy, what the original computes on that copy's instance (`const` inputs shared), in the
+/// interpreter; its parameters are usubac's (compat.md C7: each non-const one repeated).
+#[test]
+fn interleaving_preserves_meaning() {
+    use nakiri::opt::OptConfig;
+    let mut rng = Rng(14);
+    let cases = [("tests/in/loops.ua", Slicing::V), ("tests/in/loops.ua", Slicing::B), ("tests/in/loops.ua", Slicing::H), ("ciphers/rectangle/rectangle.ua", Slicing::V), ("ciphers/des/des.ua", Slicing::B), ("ciphers/aes/aes_rk.ua", Slicing::V)];
+    for (file, s) in cases {
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let front = driver::check(file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let checked = front.checked.unwrap();
+        let orig = &checked.ir;
+        for k in [2usize, 3] {
+            for g in [1usize, 4] {
+                let mut prog = orig.clone();
+                let cfg = OptConfig { interleave: k as u32, interleave_granularity: g, verify_each: true, ..Default::default() };
+                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} x{}: {}", file, s, k, e));
+                assert_eq!(prog.interleave, k as u32);
+                let e0 = orig.entry();
+                let e = prog.entry();
+                let n_const = e0.inputs.iter().filter(|p| p.is_const).count();
+                assert_eq!(e.inputs.len(), (e0.inputs.len() - n_const) * k + n_const, "{}: inputs repeated, const once", file);
+                assert_eq!(e.outputs.len(), e0.outputs.len() * k, "{}: outputs repeated", file);
+                for _ in 0..10 {
+                    let insts = random_inputs(orig, &mut rng, k);
+                    // const inputs: copy 0's value for every copy
+                    let insts: Vec<common::Instance> = insts.iter().map(|inst| inst.iter().enumerate().map(|(p, w)| if e0.inputs[p].is_const { insts[0][p].clone() } else { w.clone() }).collect()).collect();
+                    let mut args = Vec::new();
+                    for (p, param) in e0.inputs.iter().enumerate() {
+                        if param.is_const {
+                            args.push(insts[0][p].clone());
+                        } else {
+                            for inst in &insts {
+                                args.push(inst[p].clone());
+                            }
+                        }
+                    }
+                    let got = nakiri::interp::run_entry(&prog, &args);
+                    for (c, inst) in insts.iter().enumerate() {
+                        let want = nakiri::interp::run_entry(orig, inst);
+                        for (o, w) in want.iter().enumerate() {
+                            assert_eq!(&got[o * k + c], w, "{} -{} x{} g{}: copy {} output {}", file, s, k, g, c, o);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

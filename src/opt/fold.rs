@@ -5,7 +5,7 @@
 //! whose operands are all constants (it becomes `const`); the identities below folded, with
 //! "all ones" meaning `mask(bits)` of the atom's word size (1 in bitslice). Every rewrite is an
 //! op of the same atom (`const`, `copy`, `not`), never more work; `copy-prop` removes the
-//! copies afterwards.
+//! copies afterwards. Operands are read through earlier copies (`x ^ copy(x)` is `x ^ x`).
 //!
 //! Stats: `folded` (all operands constant), `identities`.
 //!
@@ -50,8 +50,16 @@ fn run_node(node: &mut Node, st: &mut Stats) {
     let n = node.vars.len();
     let mut known = Known { value: vec![None; n], def: vec![None; n] };
     let bits: Vec<u32> = node.vars.iter().map(|v| v.bits).collect();
+    // Copies seen so far: an operand is read through them, so `x ^ copy(x)` is seen as `x ^ x`.
+    let mut source: Vec<VarId> = (0..n as u32).map(VarId).collect();
     for ins in &mut node.body {
-        let Instr::Assign { dst, op } = ins else { continue };
+        let Instr::Assign { dst, op } = ins else {
+            ins.map_uses(|v| source[v.0 as usize]);
+            continue;
+        };
+        if !matches!(op, Op::Copy(_)) {
+            op.map_operands(|v| source[v.0 as usize]);
+        }
         let m = bits[dst.0 as usize];
         let operands = op.operands();
         if !matches!(op, Op::Const(_) | Op::Copy(_)) && !operands.is_empty() && operands.iter().all(|a| known.k(*a).is_some()) {
@@ -68,6 +76,9 @@ fn run_node(node: &mut Node, st: &mut Stats) {
             _ => None,
         };
         known.def[dst.0 as usize] = Some(op.clone());
+        if let Op::Copy(a) = op {
+            source[dst.0 as usize] = source[a.0 as usize];
+        }
     }
 }
 

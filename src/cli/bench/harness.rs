@@ -34,11 +34,13 @@ impl Effort {
 }
 
 /// Bytes of data one instance reads: the sum of the bits of its non-`const` inputs, over 8.
-/// (`const` inputs, e.g. round keys, are the same for every instance and are not data.)
+/// (`const` inputs, e.g. round keys, are the same for every instance and are not data.) An
+/// interleaved entry has each non-`const` input once per copy, and `E__INSTANCES` counts the
+/// copies' instances: one instance reads one copy's inputs.
 pub fn bytes_per_instance(prog: &crate::ir::Program) -> f64 {
     let e = prog.entry();
     let bits: u64 = e.inputs.iter().filter(|p| !p.is_const).flat_map(|p| p.atoms.iter()).map(|a| e.bits(*a) as u64).sum();
-    bits as f64 / 8.0
+    bits as f64 / 8.0 / prog.interleave.max(1) as f64
 }
 
 /// `E__INSTANCES` as the generated header defines it.
