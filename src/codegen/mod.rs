@@ -418,6 +418,12 @@ fn emit_function(
                         let an = names.fresh(&node.var(a).name);
                         loads[a.0 as usize] = Some(format!("{} {} = {} & {};", ty(a), an, src, c_emit::lit(crate::ir::mask(m), 64)));
                         cname[a.0 as usize] = Some(an);
+                    } else if std_v {
+                        // std vslice: the atom's C type may be narrower than DATATYPE; the
+                        // typed local truncates what the caller left above the word.
+                        let an = names.fresh(&node.var(a).name);
+                        loads[a.0 as usize] = Some(format!("{} {} = {};", ty(a), an, src));
+                        cname[a.0 as usize] = Some(an);
                     } else {
                         // Read from the argument array where used: the C compiler folds the
                         // load into the instruction instead of keeping (and spilling) a copy.

@@ -30,11 +30,8 @@ static inline NK_TARGET void maj(DATATYPE a__0, DATATYPE a__1, DATATYPE a__2, DA
 /* raw entry point: tiny_b__INSTANCES instances per call (see the header) */
 NK_TARGET void tiny_b__(DATATYPE x[3], DATATYPE y[2])
 {
-    DATATYPE x__0 = x[0];
-    DATATYPE x__1 = x[1];
-    DATATYPE x__2 = x[2];
     DATATYPE r3;
-    maj(x__0, x__1, x__2, &r3);
+    maj(x[0], x[1], x[2], &r3);
     DATATYPE t4 = ~UINT64_C(0);
     DATATYPE t5 = r3 ^ t4;
     y[0] = r3;

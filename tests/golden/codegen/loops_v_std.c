@@ -19,13 +19,10 @@ typedef uint16_t loops__DATATYPE;
 /* ---- nodes ---- */
 static inline __attribute__((always_inline)) NK_TARGET void round_(const uint16_t v_nk_in[3], uint16_t v_nk_out[2])
 {
-    uint16_t x__0 = v_nk_in[0];
-    uint16_t x__1 = v_nk_in[1];
-    uint16_t k = v_nk_in[2];
-    uint16_t v_t1 = x__1 ^ k;
+    uint16_t v_t1 = v_nk_in[1] ^ v_nk_in[2];
     uint16_t v_t2 = v_t1 << 3 | v_t1 >> 13;
-    uint16_t v_t3 = x__1 & k;
-    uint16_t v_t4 = x__0 ^ v_t3;
+    uint16_t v_t3 = v_nk_in[1] & v_nk_in[2];
+    uint16_t v_t4 = v_nk_in[0] ^ v_t3;
     uint16_t y__0 = v_t2;
     uint16_t y__1 = v_t4;
     v_nk_out[0] = y__0;
@@ -34,12 +31,10 @@ static inline __attribute__((always_inline)) NK_TARGET void round_(const uint16_
 
 static __attribute__((noinline)) NK_TARGET void mix(const uint16_t v_nk_in[2], uint16_t v_nk_out[2])
 {
-    uint16_t a = v_nk_in[0];
-    uint16_t b = v_nk_in[1];
-    uint16_t v_t1 = b << 5 | b >> 11;
-    uint16_t v_t2 = a ^ v_t1;
-    uint16_t v_t3 = a >> 2 | a << 14;
-    uint16_t v_t4 = b ^ v_t3;
+    uint16_t v_t1 = v_nk_in[1] << 5 | v_nk_in[1] >> 11;
+    uint16_t v_t2 = v_nk_in[0] ^ v_t1;
+    uint16_t v_t3 = v_nk_in[0] >> 2 | v_nk_in[0] << 14;
+    uint16_t v_t4 = v_nk_in[1] ^ v_t3;
     uint16_t c = v_t2;
     uint16_t d = v_t4;
     v_nk_out[0] = c;
@@ -48,55 +43,47 @@ static __attribute__((noinline)) NK_TARGET void mix(const uint16_t v_nk_in[2], u
 
 static __attribute__((noinline)) NK_TARGET void tweak__n1(const uint16_t v_nk_in[1], uint16_t v_nk_out[1])
 {
-    uint16_t x = v_nk_in[0];
-    uint16_t v_t1 = x << 1 | x >> 15;
-    uint16_t v_t2 = v_t1 ^ x;
+    uint16_t v_t1 = v_nk_in[0] << 1 | v_nk_in[0] >> 15;
+    uint16_t v_t2 = v_t1 ^ v_nk_in[0];
     uint16_t y = v_t2;
     v_nk_out[0] = y;
 }
 
 static __attribute__((noinline)) NK_TARGET void tweak__n2(const uint16_t v_nk_in[1], uint16_t v_nk_out[1])
 {
-    uint16_t x = v_nk_in[0];
-    uint16_t v_t1 = x << 2 | x >> 14;
-    uint16_t v_t2 = v_t1 ^ x;
+    uint16_t v_t1 = v_nk_in[0] << 2 | v_nk_in[0] >> 14;
+    uint16_t v_t2 = v_t1 ^ v_nk_in[0];
     uint16_t y = v_t2;
     v_nk_out[0] = y;
 }
 
 static __attribute__((noinline)) NK_TARGET void tweak__n3(const uint16_t v_nk_in[1], uint16_t v_nk_out[1])
 {
-    uint16_t x = v_nk_in[0];
-    uint16_t v_t1 = x << 3 | x >> 13;
-    uint16_t v_t2 = v_t1 ^ x;
+    uint16_t v_t1 = v_nk_in[0] << 3 | v_nk_in[0] >> 13;
+    uint16_t v_t2 = v_t1 ^ v_nk_in[0];
     uint16_t y = v_t2;
     v_nk_out[0] = y;
 }
 
 static __attribute__((noinline)) NK_TARGET void tweak__n4(const uint16_t v_nk_in[1], uint16_t v_nk_out[1])
 {
-    uint16_t x = v_nk_in[0];
-    uint16_t v_t1 = x << 4 | x >> 12;
-    uint16_t v_t2 = v_t1 ^ x;
+    uint16_t v_t1 = v_nk_in[0] << 4 | v_nk_in[0] >> 12;
+    uint16_t v_t2 = v_t1 ^ v_nk_in[0];
     uint16_t y = v_t2;
     v_nk_out[0] = y;
 }
 
 static inline __attribute__((always_inline)) NK_TARGET void loops__loop0(const uint16_t v_nk_in[4], uint16_t v_nk_out[1])
 {
-    uint16_t in0 = v_nk_in[0];
-    uint16_t in1 = v_nk_in[1];
-    uint16_t in2 = v_nk_in[2];
-    uint16_t in3 = v_nk_in[3];
-    uint16_t v_t34_4 = in0 ^ in1;
+    uint16_t v_t34_4 = v_nk_in[0] ^ v_nk_in[1];
     uint16_t v_t35_5 = v_t34_4 << 5 | v_t34_4 >> 11;
-    uint16_t v_t36_6 = in0 & in2;
+    uint16_t v_t36_6 = v_nk_in[0] & v_nk_in[2];
     uint16_t v_t37_7 = v_t35_5 ^ v_t36_6;
-    uint16_t v_t38_9 = v_t37_7 ^ in3;
+    uint16_t v_t38_9 = v_t37_7 ^ v_nk_in[3];
     uint16_t v_t39_10 = v_t38_9 >> 2 | v_t38_9 << 14;
-    uint16_t v_t40_12 = in0 | in1;
+    uint16_t v_t40_12 = v_nk_in[0] | v_nk_in[1];
     uint16_t v_t41_13 = v_t39_10 ^ v_t40_12;
-    uint16_t v_t42_15 = in0 ^ in2;
+    uint16_t v_t42_15 = v_nk_in[0] ^ v_nk_in[2];
     uint16_t v_t43_16 = ~v_t42_15;
     uint16_t v_t44_17 = v_t41_13 & v_t43_16;
     uint16_t a__1_v_3_18 = v_t44_17;
@@ -114,48 +101,48 @@ NK_TARGET void loops__(DATATYPE s[2], DATATYPE key[6], DATATYPE m[8], DATATYPE o
     uint16_t key__3 = key[3];
     uint16_t key__4 = key[4];
     uint16_t key__5 = key[5];
+    /* kept loop: 6 calls of round_ */
+    uint16_t nk_l8_s0 = s__0;
+    uint16_t nk_l8_s1 = s__1;
+    const uint16_t nk_l8_x2[6] = { key__0, key__1, key__2, key__3, key__4, key__5 };
+    uint16_t nk_l8_y0[6];
+    for (int nk_i = 0; nk_i < 6; nk_i++) {
+        const uint16_t nk_a8[3] = { nk_l8_s0, nk_l8_s1, nk_l8_x2[nk_i] };
+        uint16_t nk_r8[2];
+        round_(nk_a8, nk_r8);
+        uint16_t nk_l8_t0 = nk_r8[0];
+        uint16_t nk_l8_t1 = nk_r8[1];
+        nk_l8_s0 = nk_l8_t0;
+        nk_l8_y0[nk_i] = nk_l8_t0;
+        nk_l8_s1 = nk_l8_t1;
+    }
+    uint16_t v_t11 = nk_l8_s0;
+    uint16_t v_t12 = nk_l8_s1;
+    uint16_t v_t5 = nk_l8_y0[2];
+    uint16_t v_t13 = v_t5 ^ key__0;
     uint16_t m__0 = m[0];
     uint16_t m__1 = m[1];
+    const uint16_t nk_a29[2] = { m__0, m__1 };
+    uint16_t nk_r29[2];
+    mix(nk_a29, nk_r29);
+    uint16_t v_t14 = nk_r29[0];
+    uint16_t v_t15 = nk_r29[1];
     uint16_t m__2 = m[2];
     uint16_t m__3 = m[3];
+    const uint16_t nk_a36[2] = { m__2, m__3 };
+    uint16_t nk_r36[2];
+    mix(nk_a36, nk_r36);
+    uint16_t v_t16 = nk_r36[0];
+    uint16_t v_t17 = nk_r36[1];
     uint16_t m__4 = m[4];
     uint16_t m__5 = m[5];
+    const uint16_t nk_a43[2] = { m__4, m__5 };
+    uint16_t nk_r43[2];
+    mix(nk_a43, nk_r43);
+    uint16_t v_t18 = nk_r43[0];
+    uint16_t v_t19 = nk_r43[1];
     uint16_t m__6 = m[6];
     uint16_t m__7 = m[7];
-    /* kept loop: 6 calls of round_ */
-    uint16_t nk_l16_s0 = s__0;
-    uint16_t nk_l16_s1 = s__1;
-    const uint16_t nk_l16_x2[6] = { key__0, key__1, key__2, key__3, key__4, key__5 };
-    uint16_t nk_l16_y0[6];
-    for (int nk_i = 0; nk_i < 6; nk_i++) {
-        const uint16_t nk_a16[3] = { nk_l16_s0, nk_l16_s1, nk_l16_x2[nk_i] };
-        uint16_t nk_r16[2];
-        round_(nk_a16, nk_r16);
-        uint16_t nk_l16_t0 = nk_r16[0];
-        uint16_t nk_l16_t1 = nk_r16[1];
-        nk_l16_s0 = nk_l16_t0;
-        nk_l16_y0[nk_i] = nk_l16_t0;
-        nk_l16_s1 = nk_l16_t1;
-    }
-    uint16_t v_t11 = nk_l16_s0;
-    uint16_t v_t12 = nk_l16_s1;
-    uint16_t v_t5 = nk_l16_y0[2];
-    uint16_t v_t13 = v_t5 ^ key__0;
-    const uint16_t nk_a35[2] = { m__0, m__1 };
-    uint16_t nk_r35[2];
-    mix(nk_a35, nk_r35);
-    uint16_t v_t14 = nk_r35[0];
-    uint16_t v_t15 = nk_r35[1];
-    const uint16_t nk_a40[2] = { m__2, m__3 };
-    uint16_t nk_r40[2];
-    mix(nk_a40, nk_r40);
-    uint16_t v_t16 = nk_r40[0];
-    uint16_t v_t17 = nk_r40[1];
-    const uint16_t nk_a45[2] = { m__4, m__5 };
-    uint16_t nk_r45[2];
-    mix(nk_a45, nk_r45);
-    uint16_t v_t18 = nk_r45[0];
-    uint16_t v_t19 = nk_r45[1];
     const uint16_t nk_a50[2] = { m__6, m__7 };
     uint16_t nk_r50[2];
     mix(nk_a50, nk_r50);

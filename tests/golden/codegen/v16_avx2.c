@@ -59,10 +59,8 @@ static inline NK_TARGET DATATYPE nk_shuffle0(DATATYPE x)
 /* raw entry point: tiny_v__INSTANCES instances per call (see the header) */
 NK_TARGET void tiny_v__(DATATYPE x, DATATYPE key[2], DATATYPE *y)
 {
-    DATATYPE key__0 = key[0];
-    DATATYPE key__1 = key[1];
-    DATATYPE t3 = NK_XOR(x, key__0);
-    DATATYPE t4 = NK_ADD16(t3, key__1);
+    DATATYPE t3 = NK_XOR(x, key[0]);
+    DATATYPE t4 = NK_ADD16(t3, key[1]);
     DATATYPE t5 = NK_ROTL16(t4, 7);
     DATATYPE t6 = nk_shuffle0(t5);
     DATATYPE t7 = NK_SET1_16(0x1234u);
