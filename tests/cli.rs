@@ -158,6 +158,14 @@ fn optimiser_flags() {
     let (_, avx512, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "--dump", "ir"]);
     let (_, avx2, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx2", "--dump", "ir"]);
     assert!(avx512.contains("ternlog") && !avx2.contains("ternlog"));
+    // ... emitted as vpternlog, in C that builds without flags (this CPU need not run it).
+    let c = scratch("g512.c");
+    let (code, _, err) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "-o", &c]);
+    assert_eq!(code, 0, "{}", err);
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert!(text.contains("_mm512_ternarylogic_epi64") && text.contains("NK_TERNLOG("), "vpternlog emitted");
+    let st = std::process::Command::new(common::cc()).args(["-O1", "-c", &c, "-o", &scratch("g512.o")]).status().unwrap();
+    assert!(st.success(), "avx512 C with ternlogs compiles");
 }
 
 /// A file in one scratch folder for the whole test.
