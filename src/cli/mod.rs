@@ -200,6 +200,15 @@ pub fn main() -> i32 {
         if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
             eprintln!("peak-rss-kb: {}", l.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim());
         }
+        // ... and the CPU time it used (user + system, in clock ticks of 1/100 s on Linux):
+        // unlike wall time, it does not grow when other jobs share the machine.
+        let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+        if let Some(after) = stat.rsplit_once(')').map(|x| x.1) {
+            let f: Vec<&str> = after.split_whitespace().collect();
+            if let (Some(u), Some(s)) = (f.get(11).and_then(|v| v.parse::<u64>().ok()), f.get(12).and_then(|v| v.parse::<u64>().ok())) {
+                eprintln!("cpu-ms: {}", (u + s) * 10);
+            }
+        }
     }
     match r {
         Ok(Ok(code)) => code,
