@@ -317,3 +317,21 @@ fn interleaving_preserves_meaning() {
         }
     }
 }
+
+/// The program the default flags make for a SIMD target in bitslice (everything inlined, the
+/// bitslice scheduler) runs natively, on every target this CPU runs, as the interpreter says
+/// the unoptimised program computes (the KATs lower for `std`, whose inlining differs).
+#[test]
+fn bitslice_simd_defaults_run_natively() {
+    use nakiri::target::Arch;
+    let mut rng = Rng(15);
+    for file in ["ciphers/des/des.ua", "ciphers/rectangle/rectangle.ua", "ciphers/present/present.ua"] {
+        let reference = common::lower_file_cfg(file, &Config { slicing: Slicing::B, opt: nakiri::opt::OptConfig { disabled: nakiri::opt::PassId::ALL.to_vec(), ..Default::default() }, ..Config::default() });
+        let prog = common::lower_file_cfg(file, &Config { slicing: Slicing::B, arch: Arch::Avx2, ..Config::default() });
+        assert_eq!(prog.nodes.len(), 1, "{}: every node inlined for avx2", file);
+        let inputs = random_inputs(&reference, &mut rng, 300);
+        let expect = common::run_interp(&reference, &inputs);
+        let got = common::run_everywhere(&format!("{} -B (avx2 defaults)", file), &prog, &inputs);
+        assert_eq!(got, expect, "{}: the avx2 default program computes differently", file);
+    }
+}
