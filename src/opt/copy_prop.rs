@@ -4,7 +4,8 @@
 //! (or copying an input straight to an output); every remaining instruction contributes to
 //! an output; identical constants are shared; outputs stay distinct atoms.
 //!
-//! Before: `t1 = xor a b; x = copy t1; y = copy x` (y output) → after: `y = xor a b`.
+//! Before: `t1 = xor a b; x = copy t1; dead = and a b; y = copy x` (y output) → after:
+//! `t1 = xor a b; y = copy t1` (an output keeps its own atom; `tests/opt/copy-prop/doc_example.ir`).
 
 use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, VarId};
