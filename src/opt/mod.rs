@@ -103,7 +103,7 @@ use PassId::*;
 pub const PIPELINE: &[PassId] = &[
     Outline,        // first: loop hints are body positions as sema made them
     CopyProp,       // copies gone before inlining, so it sees each node's real size
-    Inline,         //
+    Inline,         // by policy; the default depends on slicing and target (see inline.rs)
     Interleave,     // on the inlined entry; before fold/cse, which merge the copies' const work
     Fold,           // after inlining: constants reach the callee bodies
     Cse,            // after folding: folded operands expose more equal expressions
