@@ -86,27 +86,9 @@ impl<'a> Ctx<'a> {
             ins.reverse();
             outs.reverse();
         }
-        let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
-        let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
-            Ok(match w {
-                sbox::Wire::Input(i) => ins[i],
-                sbox::Wire::Gate(g) => gates[g],
-                sbox::Wire::Const(b) => cx.emit(inst, Op::Const(if b { mask(ab) } else { 0 }), ab, span)?,
-            })
-        };
-        for g in &circuit.gates {
-            let op = match *g {
-                sbox::Gate::And(a, b) => Op::And(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Or(a, b) => Op::Or(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Xor(a, b) => Op::Xor(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Andn(a, b) => Op::Andn(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Not(a) => Op::Not(wire(self, inst, &gates, a)?),
-            };
-            let v = self.emit(inst, op, ab, span)?;
-            gates.push(v);
-        }
+        let results = self.emit_circuit(inst, &circuit, &ins, ab, span)?;
         for (j, o) in outs.iter().enumerate() {
-            let src = wire(self, inst, &gates, circuit.outputs[j])?;
+            let src = results[j];
             self.count_op(span)?;
             inst.instrs.push((Instr::Assign { dst: *o, op: Op::Copy(src) }, span));
         }
@@ -186,28 +168,10 @@ impl<'a> Ctx<'a> {
                 }
                 v
             };
-            let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
-            let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, x: sbox::Wire| -> R<VarId> {
-                Ok(match x {
-                    sbox::Wire::Input(i) => ins[i],
-                    sbox::Wire::Gate(g) => gates[g],
-                    sbox::Wire::Const(c) => cx.emit(inst, Op::Const(if c { mask(ab) } else { 0 }), ab, span)?,
-                })
-            };
-            for g in &circuit.gates {
-                let op = match *g {
-                    sbox::Gate::And(x, y) => Op::And(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
-                    sbox::Gate::Or(x, y) => Op::Or(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
-                    sbox::Gate::Xor(x, y) => Op::Xor(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
-                    sbox::Gate::Andn(x, y) => Op::Andn(wire(self, inst, &gates, x)?, wire(self, inst, &gates, y)?),
-                    sbox::Gate::Not(x) => Op::Not(wire(self, inst, &gates, x)?),
-                };
-                let v = self.emit(inst, op, ab, span)?;
-                gates.push(v);
-            }
+            let results = self.emit_circuit(inst, &circuit, &ins, ab, span)?;
             if b {
                 for k in 0..m_out {
-                    let src = wire(self, inst, &gates, circuit.outputs[k])?;
+                    let src = results[k];
                     self.count_op(span)?;
                     inst.instrs.push((Instr::Assign { dst: outs_all[w * m_out + k], op: Op::Copy(src) }, span));
                 }
@@ -215,7 +179,7 @@ impl<'a> Ctx<'a> {
                 // y = OR over k of (output bit k, all ones or zeros) & (bit k alone).
                 let mut acc = None;
                 for k in 0..m_out {
-                    let src = wire(self, inst, &gates, circuit.outputs[k])?;
+                    let src = results[k];
                     let bit = self.const_word(inst, 1u64 << (m_out - 1 - k), m_out as u32, span)?.atoms[0];
                     let t = self.emit(inst, Op::And(src, bit), ab, span)?;
                     acc = Some(match acc {
@@ -229,6 +193,31 @@ impl<'a> Ctx<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Emits `circuit`'s gates on the atoms `ins` (words of `ab` bits); returns the atom of each
+    /// circuit output, in order (constant outputs are emitted as constants).
+    fn emit_circuit(&mut self, inst: &mut Inst, circuit: &sbox::Circuit, ins: &[VarId], ab: u32, span: crate::diag::Span) -> R<Vec<VarId>> {
+        let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
+        let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
+            Ok(match w {
+                sbox::Wire::Input(i) => ins[i],
+                sbox::Wire::Gate(g) => gates[g],
+                sbox::Wire::Const(b) => cx.emit(inst, Op::Const(if b { mask(ab) } else { 0 }), ab, span)?,
+            })
+        };
+        for g in &circuit.gates {
+            let op = match *g {
+                sbox::Gate::And(a, b) => Op::And(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Or(a, b) => Op::Or(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Xor(a, b) => Op::Xor(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Andn(a, b) => Op::Andn(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::Not(a) => Op::Not(wire(self, inst, &gates, a)?),
+            };
+            let v = self.emit(inst, op, ab, span)?;
+            gates.push(v);
+        }
+        circuit.outputs.iter().map(|&o| wire(self, inst, &gates, o)).collect()
     }
 
     pub(super) fn perm_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
