@@ -160,7 +160,9 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
         cfg.flags_text
     );
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
-    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &cfg.abi, max_bytes) {
+    let mut abi = cfg.abi.clone();
+    abi.entry_bit_params = front.checked.as_ref().is_some_and(|c| c.entry_bit_params);
+    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &abi, max_bytes) {
         Ok(out) => (front, Some(out)),
         Err(e) if e.0.contains("--max-ops") => {
             // The work budget: point at the entry node (the C is generated for all of it).

@@ -51,6 +51,9 @@ pub struct AbiConfig {
     /// `-no-arr-entry`: every entry parameter array is flattened to one C parameter per word
     /// (inputs by value, outputs by pointer), named `x__0__1` after its indices.
     pub no_arr_entry: bool,
+    /// R7 (usubac's database S-box table as the entry): one scalar `a0, a1, …` per input atom
+    /// and one pointer `b0, b1, …` per output atom (set by the driver from sema).
+    pub entry_bit_params: bool,
 }
 
 /// The generated `.c` and `.h` texts.
@@ -177,6 +180,7 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     let slicing = prog.slicing;
     let mut sh = shape(prog, arch)?;
     let mut instances_override = None;
+    let mut lane_bits = arch.hslice_lane_bits();
     if let Some(n) = abi.bits_per_reg {
         // C3: on std in -B/-H, DATATYPE is uintN_t.
         match (arch, slicing) {
@@ -185,12 +189,19 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
                 instances_override = Some(n as usize);
             }
             (Arch::Std, Slicing::H) if n != 64 => {
-                return Err(CodegenError(format!("`-bits-per-reg {}` is supported in -B (and has no effect in -V); -H keeps 64-bit registers on std", n)));
+                // Lanes of N bits: m slots of N/m bits, so N/m instances per call.
+                let m = sh.inst_bits.max(1);
+                if n < m {
+                    return Err(CodegenError(format!("`-bits-per-reg {}` in -H cannot hold {}-bit words: each bit of a word needs a slot of at least one bit of the register", n, m)));
+                }
+                sh.datatype = format!("uint{}_t", n);
+                lane_bits = n;
+                instances_override = Some((n / m) as usize);
             }
             _ => {}
         }
     }
-    let t = OpTarget { arch, slicing };
+    let t = OpTarget { arch, slicing, lane_bits };
     let entry = prog.entry();
     let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits)) * prog.interleave.max(1) as usize;
 
@@ -234,7 +245,7 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     }
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || prog.interleave > 1 {
+    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params || prog.interleave > 1 {
         let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or interleaving). */\n".to_string();
         (note.clone(), note)
     } else {
@@ -322,6 +333,57 @@ fn packed_section(prog: &Program, arch: Arch) -> Result<(String, String), Codege
     }
 }
 
+/// `-lf` in bitslice: a register whose every bit is `bit` (a C expression worth 0 or 1), with
+/// no branch on it (the const input may be key material).
+fn lf_bit_broadcast(arch: Arch, bit: &str) -> String {
+    match arch {
+        Arch::Std => format!("(DATATYPE)0 - (DATATYPE){}", bit),
+        Arch::Sse => format!("_mm_set1_epi32((int)(0u - (uint32_t){}))", bit),
+        Arch::Avx2 => format!("_mm256_set1_epi32((int)(0u - (uint32_t){}))", bit),
+        Arch::Avx512 => format!("_mm512_set1_epi32((int)(0u - (uint32_t){}))", bit),
+        Arch::Neon => format!("vdupq_n_u32(0u - (uint32_t){})", bit),
+    }
+}
+
+/// `-lf` in hslice: the m-bit word `src` (a C `uintN_t` expression) laid out as an hslice
+/// register, slot j all ones iff bit j (MSB first) of the word is set, built without a branch
+/// by a generated helper `nk_lf_hK(w, half)` returning one 64-bit half of the lane.
+fn lf_hslice_word(t: &OpTarget, helpers: &mut Helpers, m: u32, src: &str) -> String {
+    let s = t.slot_bits(m);
+    let lane = if t.arch == Arch::Std { t.lane_bits } else { 128 };
+    let key = format!("lf-h/{}/{}/{}", m, s, lane);
+    let name = helpers.get("nk_lf_h", key, |name| {
+        let mut txt = format!(
+            "/* -lf: an {}-bit const word as an hslice lane ({} bits per slot): slot j is all ones iff bit j (MSB first) is set; `half` selects bits 64*half.. of the lane */\nstatic inline uint64_t {}(uint64_t w, int half)\n{{\n    uint64_t lo = 0, hi = 0;\n",
+            m, s, name
+        );
+        for j in 0..m {
+            for h in 0..(lane as usize).div_ceil(64) as u32 {
+                let base = h * 64;
+                let (a, b) = ((j * s).max(base), ((j + 1) * s).min(base + 64));
+                if a >= b {
+                    continue;
+                }
+                let width = b - a;
+                let mask = if width == 64 { u64::MAX } else { ((1u64 << width) - 1) << (a - base) };
+                txt.push_str(&format!(
+                    "    {} |= (UINT64_C(0) - ((w >> {}) & 1)) & {};\n",
+                    if h == 0 { "lo" } else { "hi" },
+                    m - 1 - j,
+                    c_emit::lit(mask, 64)
+                ));
+            }
+        }
+        txt.push_str("    return half ? hi : lo;\n}\n");
+        txt
+    });
+    if t.arch == Arch::Std {
+        format!("(DATATYPE){}({}, 0)", name, src)
+    } else {
+        format!("NK_CONST128({n}({s}, 1), {n}({s}, 0))", n = name, s = src)
+    }
+}
+
 /// One node as a C function. Returns (definition, prototype without `;` or attributes).
 #[allow(clippy::too_many_arguments)]
 fn emit_function(
@@ -364,6 +426,8 @@ fn emit_function(
     if is_entry {
         let dt_bits = if std_v { std_v_datatype_bits(node) } else { 0 };
         // `x__3__1` for flat index i of c_dims (usubac's names of flattened elements).
+        // R7: the parameters of usubac's database circuit, `a0, a1, …` in and `b0, …` out.
+        let mut bit_param = 0usize;
         let flat_name = |pname: &str, d: &[usize], i: usize| format!("{}{}", pname, index(d, i).replace('[', "__").replace(']', ""));
         for p in &node.inputs {
             let pname = names.fresh(&p.name);
@@ -385,10 +449,11 @@ fn emit_function(
                         let an = names.fresh(&node.var(a).name);
                         let e = match (t.arch, t.slicing) {
                             (Arch::Std, Slicing::V) => format!("{} & {}", src, c_emit::lit(crate::ir::mask(m), n)),
-                            (Arch::Std, Slicing::B) => format!("(DATATYPE)0 - (DATATYPE)(({} >> {}) & 1)", src, m as usize - 1 - j),
+                            (_, Slicing::B) => lf_bit_broadcast(t.arch, &format!("(({} >> {}) & 1)", src, m as usize - 1 - j)),
                             (_, Slicing::V) if [8, 16, 32, 64].contains(&m) => format!("NK_SET1_{}({})", m, src),
                             (_, Slicing::V) if (2..8).contains(&m) => format!("NK_SET1_8({} & {})", src, c_emit::lit(crate::ir::mask(m), 8)),
-                            _ => return Err(format!("`-lf` (const inputs passed unsliced) is supported in -V, and in -B on std, not for {}-bit words in {}-slicing on {}", m, t.slicing, t.arch)),
+                            (_, Slicing::H) => lf_hslice_word(t, helpers, m, &src),
+                            _ => return Err(format!("`-lf` (const inputs passed unsliced) is not supported for {}-bit words in {}-slicing on {}", m, t.slicing, t.arch)),
                         };
                         prologue.push(format!("{} {} = {};", ty(a), an, e));
                         cname[a.0 as usize] = Some(an);
@@ -396,9 +461,16 @@ fn emit_function(
                 }
                 continue;
             }
-            if p.c_dims.is_empty() || abi.no_arr_entry {
+            if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    let n = if abi.entry_bit_params {
+                        bit_param += 1;
+                        names.fresh(&format!("a{}", bit_param - 1))
+                    } else if p.c_dims.is_empty() {
+                        pname.clone()
+                    } else {
+                        names.fresh(&flat_name(&pname, &p.c_dims, i))
+                    };
                     params.push(format!("DATATYPE {}", n));
                     let m = node.bits(a);
                     if std_v && m < dt_bits && used[a.0 as usize] {
@@ -432,11 +504,19 @@ fn emit_function(
                 }
             }
         }
+        bit_param = 0;
         for p in &node.outputs {
             let pname = names.fresh(&p.name);
-            if p.c_dims.is_empty() || abi.no_arr_entry {
+            if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = if p.c_dims.is_empty() { pname.clone() } else { names.fresh(&flat_name(&pname, &p.c_dims, i)) };
+                    let n = if abi.entry_bit_params {
+                        bit_param += 1;
+                        names.fresh(&format!("b{}", bit_param - 1))
+                    } else if p.c_dims.is_empty() {
+                        pname.clone()
+                    } else {
+                        names.fresh(&flat_name(&pname, &p.c_dims, i))
+                    };
                     params.push(format!("DATATYPE *{}", n));
                     epilogue.push((format!("*{}", n), a));
                 }

@@ -19,9 +19,19 @@ use std::collections::{BTreeMap, HashMap};
 pub(crate) struct OpTarget {
     pub arch: Arch,
     pub slicing: Slicing,
+    /// hslice lane width L: `arch.hslice_lane_bits()`, or `-bits-per-reg N` on std (C3).
+    pub lane_bits: u32,
 }
 
 impl OpTarget {
+    /// hslice slot width S of m-bit words (`Arch::hslice_slot_bits` with this lane width).
+    pub fn slot_bits(&self, m: u32) -> u32 {
+        if self.arch == Arch::Std {
+            self.lane_bits / m.max(1)
+        } else {
+            self.arch.hslice_slot_bits(m)
+        }
+    }
     fn simd(&self) -> bool {
         self.arch != Arch::Std
     }
@@ -46,7 +56,7 @@ pub(crate) struct Helpers {
 impl Helpers {
     /// Returns the name of the helper for `key`, building its definition with `make(name)`
     /// the first time.
-    fn get(&mut self, prefix: &'static str, key: String, make: impl FnOnce(&str) -> String) -> String {
+    pub(crate) fn get(&mut self, prefix: &'static str, key: String, make: impl FnOnce(&str) -> String) -> String {
         if let Some(n) = self.index.get(&key) {
             return n.clone();
         }
@@ -365,8 +375,8 @@ fn std_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
 
 /// The L-bit lane pattern of an hslice constant: slot j all ones iff bit j (MSB first) is set.
 /// Returned as (hi, lo) 64-bit halves (hi = 0 when L = 64).
-fn h_const(arch: Arch, m: u32, v: u64) -> (u64, u64) {
-    let s = arch.hslice_slot_bits(m);
+fn h_const(t: &OpTarget, m: u32, v: u64) -> (u64, u64) {
+    let s = t.slot_bits(m);
     let mut bits = 0u128;
     for j in 0..m {
         if (v >> (m - 1 - j)) & 1 == 1 {
@@ -391,13 +401,13 @@ fn std_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId
         return Ok(e);
     }
     match op {
-        Op::Const(v) => Ok(lit(h_const(t.arch, m, *v).1, 64)),
+        Op::Const(v) => Ok(lit(h_const(t, m, *v).1, 64)),
         Op::Not(a) => Ok(format!("~{}", nm(*a))),
         Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
         _ => {
             let map = slot_map(op, m).expect("slot map op");
             let a = op.operands()[0];
-            let s = t.arch.hslice_slot_bits(m);
+            let s = t.slot_bits(m);
             let key = format!("slots/std/{}/{:?}", m, map);
             let name = helpers.get("nk_slots", key, |name| {
                 // Group by displacement in bits (positive = left shift).
@@ -554,7 +564,7 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
     }
     match op {
         Op::Const(v) => {
-            let (hi, lo) = h_const(t.arch, m, *v);
+            let (hi, lo) = h_const(t, m, *v);
             Ok(format!("NK_CONST128({}, {})", lit(hi, 64), lit(lo, 64)))
         }
         Op::Add(..) | Op::Sub(..) | Op::Mul(..) | Op::Pack(..) => Err(h_arith_error(t, m, op)),
@@ -564,7 +574,7 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             if map.iter().enumerate().all(|(j, s)| *s == Some(j as u32)) {
                 return Ok(nm(a));
             }
-            let s = t.arch.hslice_slot_bits(m);
+            let s = t.slot_bits(m);
             if s % 8 != 0 && 8 % s == 0 {
                 let name = sub_byte_slot_helper(helpers, m, s, &map);
                 return Ok(format!("{}({})", name, nm(a)));

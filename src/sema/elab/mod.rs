@@ -78,6 +78,10 @@ pub struct Checked {
     /// Where the unrolled `forall` loops are in `ir` (see [`ir::LoopHints`]); loops marked
     /// `_unroll` are not listed.
     pub loop_hints: ir::LoopHints,
+    /// R7 (usubac spelling): the entry is a table whose entry list is in usubac's S-box
+    /// database, so its C parameters are one scalar per input bit and one pointer per output
+    /// bit, as usubac's database circuit has them.
+    pub entry_bit_params: bool,
 }
 
 type R<T> = Result<T, ()>;
@@ -108,6 +112,11 @@ struct Ctx<'a> {
     aborted: bool,
     depth: usize,
     loop_hints: ir::LoopHints,
+    /// R7: the entry's word size `'m` is left unresolved in -H (each such word fills a whole
+    /// register, elaborated as a 1-bit word); what depends on m is rejected on 1-bit words.
+    r7_unresolved: Option<Span>,
+    /// See [`Checked::entry_bit_params`].
+    entry_bit_params: bool,
 }
 
 /// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
@@ -140,6 +149,8 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         aborted: false,
         depth: 0,
         loop_hints: ir::LoopHints::new(),
+        r7_unresolved: None,
+        entry_bit_params: false,
     };
     for (i, d) in prog.decls.iter().enumerate() {
         if let Some(&prev) = cx.decl_index.get(d.name.name.as_str()) {
@@ -177,6 +188,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
                     // (a 1-bit hslice word: its one slot is the whole lane); only bitwise logic,
                     // copies and calls act on it, so the result does not depend on m.
                     sizes.insert(v.clone(), 1);
+                    cx.r7_unresolved.get_or_insert(p.ty.span);
                 } else {
                     ok = false;
                     cx.push(
@@ -229,7 +241,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         return (None, vec![Diagnostic::error_nospan(format!("{}", e))]);
     }
     let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
-    (Some(Checked { ir: program, instances, loop_hints }), cx.diags)
+    (Some(Checked { ir: program, instances, loop_hints, entry_bit_params: cx.entry_bit_params }), cx.diags)
 }
 
 /// The one explicit direction (`u<H>16`, ...) of every parameter and variable type, if all
@@ -624,6 +636,23 @@ impl<'a> Ctx<'a> {
 
     // --------------------------------------------------------------------------------------
     // Instances
+
+    /// R7: rejects `what` on a 1-bit word when the entry's word size is unresolved in -H (the
+    /// result would depend on m; usubac crashes on it).
+    pub(super) fn r7_check(&mut self, inst: &mut Inst, bits: u32, span: Span, what: &str) -> R<()> {
+        let Some(entry_span) = self.r7_unresolved else { return Ok(()) };
+        if bits != 1 || self.opts.slicing != Slicing::H {
+            return Ok(());
+        }
+        self.err(
+            inst,
+            Diagnostic::error(span, format!("{} depends on the word size, which is unresolved here", what))
+                .label("depends on m")
+                .with_secondary(entry_span, "the entry's word size is polymorphic: in -H each such word is one whole register (R7)")
+                .help("only bitwise logic, copies and calls may act on it; give the entry concrete types (e.g. `u<H>16` instead of `v1`)"),
+        );
+        Err(())
+    }
 
     fn instantiate(&mut self, decl: usize, arr: usize, sizes: BTreeMap<String, u32>, nats: Vec<i64>, call_span: Span, is_entry: bool) -> R<NodeId> {
         let key = InstKey { decl, arr, sizes: sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(), nats: nats.clone() };

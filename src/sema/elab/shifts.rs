@@ -49,6 +49,7 @@ impl<'a> Ctx<'a> {
             return Ok(v);
         };
         let m = w.bits;
+        self.r7_check(inst, m, span, "a shift or rotation")?;
         let nw = if self.opts.slicing == Slicing::B {
             let zero = self.emit(inst, Op::Const(0), 1, span)?;
             let mm = m as usize;

@@ -72,6 +72,13 @@ impl<'a> Ctx<'a> {
             };
             self.push(d);
         }
+        if inst.is_entry && self.opts.compat_usubac && decl.inputs.len() == 1 && usubac_database_sbox(n_in, n_out, &table) {
+            self.entry_bit_params = true;
+        }
+        if sbox::db::lookup(n_in, n_out, &table).is_none() {
+            // R7: a synthesised circuit is only accepted where the word size is known.
+            self.r7_check(inst, m, decl.name.span, "a table that is not in the S-box database (its circuit is synthesised)")?;
+        }
         let circuit = sbox::table_circuit(n_in, n_out, &table);
         let span = decl.name.span;
         let ab = inst.atom_bits(m);
@@ -257,4 +264,19 @@ pub(super) fn usubac_lsb_first_sbox(table: &[u64]) -> Option<String> {
         return Some("Clyde".into());
     }
     SERPENT.iter().position(eq).map(|k| format!("Serpent S{}", k))
+}
+
+/// Whether `table` is one of the S-boxes of usubac's database (`shared/spec/compat.md` C2: the
+/// LSB-first ones, DES S1-S8, AES, PRESENT, Pyjamask, Ascon, Spongent and Skinny's 8-bit S-box).
+pub(super) fn usubac_database_sbox(n_in: usize, n_out: usize, table: &[u64]) -> bool {
+    use crate::normalize::sbox::db;
+    let eq = |l: &[u8]| table.len() == l.len() && l.iter().zip(table).all(|(a, b)| *a as u64 == *b);
+    match (n_in, n_out) {
+        (4, 4) => usubac_lsb_first_sbox(table).is_some() || eq(&db::PRESENT) || eq(&db::SPONGENT) || eq(&db::PYJAMASK4),
+        (3, 3) => eq(&db::PYJAMASK3),
+        (5, 5) => eq(&db::ASCON),
+        (6, 4) => (0..8).any(|k| db::des_table(k) == table),
+        (8, 8) => db::aes_table() == table || db::skinny8_table() == table,
+        _ => false,
+    }
 }

@@ -47,7 +47,12 @@ impl<'a> Ctx<'a> {
     pub(super) fn eval(&mut self, inst: &mut Inst, e: &Expr, expect: Option<&[u32]>, decl_idx: usize) -> R<Val> {
         match &e.kind {
             ExprKind::Int(n, None) => match expect {
-                Some(w) if !w.is_empty() => self.const_val(inst, *n, w, e.span),
+                Some(w) if !w.is_empty() => {
+                    if w.contains(&1) {
+                        self.r7_check(inst, 1, e.span, "an untyped constant")?;
+                    }
+                    self.const_val(inst, *n, w, e.span)
+                }
                 _ => {
                     self.err(inst, Diagnostic::error(e.span, "cannot infer the type of this constant").label("untyped constant").help(format!("annotate it, e.g. `{}:u32`", n)));
                     Err(())
@@ -165,6 +170,7 @@ impl<'a> Ctx<'a> {
                 }
                 let mut words = Vec::new();
                 for w in &v.words {
+                    self.r7_check(inst, w.bits, e.span, "a `Shuffle`")?;
                     // R6: in hslice, a 4-entry pattern permutes the four quarters of the word.
                     let p: Vec<i64> = if self.opts.slicing == Slicing::H && p.len() == 4 && w.bits % 4 == 0 && w.bits > 4 && p.iter().all(|&i| (0..4).contains(&i)) {
                         let q = (w.bits / 4) as i64;
@@ -394,6 +400,9 @@ impl<'a> Ctx<'a> {
             return Ok(Val { words, shape: a.shape });
         }
         // Arithmetic.
+        if Self::widths(&a).contains(&1) {
+            self.r7_check(inst, 1, span, "arithmetic")?;
+        }
         if Self::widths(&a) != Self::widths(&b) {
             self.err(inst, Diagnostic::error(span, "operands of arithmetic have different shapes").label("mismatch").with_secondary(sa, describe_val(&a)).with_secondary(sb, describe_val(&b)));
             return Err(());
