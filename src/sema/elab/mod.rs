@@ -117,6 +117,9 @@ struct Ctx<'a> {
     r7_unresolved: Option<Span>,
     /// See [`Checked::entry_bit_params`].
     entry_bit_params: bool,
+    /// C2/C10: tables (declaration span and name) bound to LSB-first database S-boxes, with
+    /// which S-boxes; one warning each, made at the end.
+    c2_tables: Vec<((Span, String), Vec<String>)>,
 }
 
 /// Elaborates `prog` for `opts.slicing`. Returns the checked program (if there was no error)
@@ -151,6 +154,7 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         loop_hints: ir::LoopHints::new(),
         r7_unresolved: None,
         entry_bit_params: false,
+        c2_tables: Vec::new(),
     };
     for (i, d) in prog.decls.iter().enumerate() {
         if let Some(&prev) = cx.decl_index.get(d.name.name.as_str()) {
@@ -227,6 +231,8 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
             }
         }
     }
+    let c2 = tables::c2_warnings(&cx.c2_tables, opts.compat_usubac);
+    cx.diags.extend(c2);
     let has_error = cx.diags.iter().any(|d| d.is_error());
     if has_error || cx.nodes.is_empty() {
         return (None, cx.diags);

@@ -60,17 +60,14 @@ impl<'a> Ctx<'a> {
         let lsb_first = if entries.len() == 16 && n_in == 4 && n_out == 4 { usubac_lsb_first_sbox(&table) } else { None };
         let mut reverse = false;
         if let Some(which) = lsb_first {
-            let d = if self.opts.compat_usubac {
-                reverse = true;
-                Diagnostic::warning(decl.name.span, format!("usubac quirk (S-box database bit order): table `{}` is the {} S-box, which usubac computes LSB first: rev_out(T[rev_in(x)])", decl.name.name, which))
-                    .label("bits reversed")
-                    .help("pass `--compat nakiri` (or use `nakiri compile`) for T[x], as `language.md` reads it")
-            } else {
-                Diagnostic::warning(decl.name.span, format!("table `{}` is the {} S-box: nakiri computes T[x] (MSB first, `language.md`), usubac computes rev_out(T[rev_in(x)])", decl.name.name, which))
-                    .label("means something else under usubac")
-                    .help("pass `--compat usubac` for usubac's meaning")
-            };
-            self.push(d);
+            reverse = self.opts.compat_usubac;
+            // One warning per table declaration (a `table[]` of 8 S-boxes gives one line), made
+            // at the end of elaboration.
+            let key = (decl.name.span, decl.name.name.clone());
+            match self.c2_tables.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(which),
+                None => self.c2_tables.push((key, vec![which])),
+            }
         }
         if inst.is_entry && self.opts.compat_usubac && decl.inputs.len() == 1 && usubac_database_sbox(n_in, n_out, &table) {
             self.entry_bit_params = true;
@@ -279,4 +276,29 @@ pub(super) fn usubac_database_sbox(n_in: usize, n_out: usize, table: &[u64]) -> 
         (8, 8) => db::aes_table() == table || db::skinny8_table() == table,
         _ => false,
     }
+}
+
+/// The C2/C10 warnings: one per table declaration whose entry lists (or, for a `table[]`, some
+/// of them) are database S-boxes that usubac computes LSB first.
+pub(super) fn c2_warnings(tables: &[((Span, String), Vec<String>)], compat_usubac: bool) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for ((span, name), which) in tables {
+        let mut which = which.clone();
+        which.dedup();
+        let list = match which.len() {
+            1 => format!("the {} S-box", which[0]),
+            _ => format!("the {} S-boxes", which.join(", ")),
+        };
+        let d = if compat_usubac {
+            Diagnostic::warning(*span, format!("usubac quirk (S-box database bit order): table `{}` is {}, which usubac computes LSB first: rev_out(T[rev_in(x)])", name, list))
+                .label("bits reversed")
+                .help("pass `--compat nakiri` (or use `nakiri compile`) for T[x], as `language.md` reads it")
+        } else {
+            Diagnostic::warning(*span, format!("table `{}` is {}: nakiri computes T[x] (MSB first, `language.md`), usubac computes rev_out(T[rev_in(x)])", name, list))
+                .label("means something else under usubac")
+                .help("pass `--compat usubac` for usubac's meaning")
+        };
+        out.push(d);
+    }
+    out
 }
