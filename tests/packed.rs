@@ -509,6 +509,16 @@ fn programs(arch: Arch) -> Vec<Program> {
             &[sp("x", &[3], m), cs("k", &[2], m), sp("z", &[], m)],
             &[sp("y", &[3], m), sp("s", &[], m)],
         ));
+        // Words per instance beyond one register's lanes K: whole KxK groups and a partial
+        // group (2K+3), exactly K, and K-1.
+        let k = (arch.reg_bits() / m) as usize;
+        let k = if arch == Arch::Std { 5 } else { k };
+        progs.push(build(
+            Slicing::V,
+            &format!("vw{m}_{a}"),
+            &[sp("x", &[2 * k + 3], m), cs("k", &[k - 1], m)],
+            &[sp("y", &[2 * k + 3], m), sp("s", &[k], m)],
+        ));
     }
     if arch == Arch::Std {
         for m in [1u32, 4, 12] {

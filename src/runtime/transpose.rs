@@ -354,8 +354,66 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
         s.push_str("#endif\n");
         return s;
     }
-    let inst = instances(arch, Slicing::V, m);
+    if arch == Arch::Neon {
+        return s + &v_scalar_routines(arch, m);
+    }
     s.push_str(&format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n"));
+    s.push_str(&v_network(arch, m));
+    let t = r#"/* W words of $K instances <-> W registers: groups of $K words are $Kx$K transposes in
+   registers (rows = instances); the last group of W % $K words is loaded and stored with
+   fixed-size memcpy (nothing read or written outside the instances' words). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
+    NKP_VVT_$A x[$K];
+    size_t a = 0;
+    for (; a + $K <= W; a += $K) {
+        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);
+        nkp_vtr_$A_m$M(x);
+        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
+    }
+    if (a < W) {
+        const size_t r = W - a;
+        for (size_t i = 0; i < $K; i++) { x[i] = NKP_VZERO_$A(); memcpy(&x[i], src + i * W + a, r * sizeof(uint$M_t)); }
+        nkp_vtr_$A_m$M(x);
+        for (size_t j = 0; j < r; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
+    }
+}
+/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
+    NKP_VVT_$A x[$K];
+    size_t a = 0;
+    for (; a + $K <= W; a += $K) {
+        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);
+        nkp_vtr_$A_m$M(x);
+        for (size_t i = 0; i < $K; i++) {
+            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));
+            NKP_VSTOREU_$A(dst + i * W + a, x[i]);
+        }
+    }
+    if (a < W) {
+        const size_t r = W - a;
+        for (size_t j = 0; j < $K; j++) x[j] = j < r ? NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]) : NKP_VZERO_$A();
+        nkp_vtr_$A_m$M(x);
+        for (size_t i = 0; i < $K; i++) {
+            if (xs) { NKP_VVT_$A y = NKP_VZERO_$A(); memcpy(&y, xs + i * W + a, r * sizeof(uint$M_t)); x[i] = NKP_VXOR_$A(x[i], y); }
+            memcpy(dst + i * W + a, &x[i], r * sizeof(uint$M_t));
+        }
+    }
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
+}
+"#;
+    let k = instances(arch, Slicing::V, m);
+    s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()));
+    s.push_str("#endif\n");
+    s
+}
+
+/// The scalar lane gather/scatter (NEON: no network written for it).
+fn v_scalar_routines(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let inst = instances(arch, Slicing::V, m);
+    let mut s = format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n");
     let t = r#"static NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
@@ -364,17 +422,117 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
     }
     nkp_wipe(t, sizeof t);
 }
-static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+static NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
         memcpy(t, (const char *)regs + a * sizeof t, sizeof t);
-        for (size_t i = 0; i < $INST; i++) nkp_st_u$M(dst + i * W + a, t[i]);
+        for (size_t i = 0; i < $INST; i++) nkp_st_u$M(dst + i * W + a, (uint$M_t)(t[i] ^ (xs ? nkp_ld_u$M(xs + i * W + a) : 0)));
     }
     nkp_wipe(t, sizeof t);
+}
+static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
 }
 "#;
     s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$INST", &inst.to_string()));
     s.push_str("#endif\n");
+    s
+}
+
+/// Vector type and operations of the vslice network (x86 SIMD).
+fn v_vec_ops(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Sse => {
+            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\n#endif\n"
+        }
+        Arch::Avx2 => {
+            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\n#endif\n"
+        }
+        Arch::Avx512 => {
+            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n#endif\n"
+        }
+        _ => "",
+    }
+}
+
+/// `nkp_vtr_<A>_m<M>(VT x[K])`: in-register transpose of a KxK matrix of m-bit elements (K =
+/// R/m; row r = x[r], element c = lane c in memory order): afterwards lane c of x[r] is the
+/// former lane r of x[c].
+///
+/// Network: with k = 128/m elements per 128-bit lane, every group of k rows first gets its
+/// k x k sub-blocks transposed inside each 128-bit lane by log2(k) rounds of perfect shuffles,
+/// y[2i] = unpacklo(x[i], x[i+k/2]), y[2i+1] = unpackhi(x[i], x[i+k/2]) (one round maps
+/// element (row, col), read as the 2·log2(k)-bit string row.col, to its left rotation by one
+/// bit, so log2(k) rounds swap row and col). Then the 128-bit lanes themselves are transposed
+/// across the groups (row g*k+j, lane l <-> row l*k+j, lane g): `vperm2i128` on AVX2, two
+/// rounds of `vshufi64x2` on AVX-512. Fully unrolled; 
+/// K·log2(k) unpacks + K (AVX2) or 2K (AVX-512) lane moves.
+pub fn v_network(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let kk = (arch.reg_bits() / m) as usize;
+    let k = (128 / m) as usize;
+    let lanes = kk / k;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let mut s = String::new();
+    s.push_str(v_vec_ops(arch));
+    s.push_str(&format!("#ifndef NKP_VTR_{a}_{m}\n#define NKP_VTR_{a}_{m}\n"));
+    s.push_str(&format!(
+        "/* {kk}x{kk} transpose of {m}-bit elements in {vt} registers (see runtime::transpose::v_network). */\n\
+         static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vtr_{a}_m{m}({vt} x[{kk}]) {{\n    {vt} y[{kk}];\n",
+        attr = target_attr(arch)
+    ));
+    let mut rounds = 0;
+    let mut w = k;
+    while w > 1 {
+        w /= 2;
+        rounds += 1;
+    }
+    for _ in 0..rounds {
+        for g in 0..lanes {
+            for i in 0..k / 2 {
+                let (r0, r1) = (g * k + i, g * k + i + k / 2);
+                s.push_str(&format!(
+                    "    y[{}] = {pre}_unpacklo_epi{m}(x[{r0}], x[{r1}]); y[{}] = {pre}_unpackhi_epi{m}(x[{r0}], x[{r1}]);\n",
+                    g * k + 2 * i,
+                    g * k + 2 * i + 1
+                ));
+            }
+        }
+        s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+    }
+    match lanes {
+        1 => {}
+        2 => {
+            for j in 0..k {
+                s.push_str(&format!(
+                    "    y[{j}] = _mm256_permute2x128_si256(x[{j}], x[{r1}], 0x20); y[{r1}] = _mm256_permute2x128_si256(x[{j}], x[{r1}], 0x31);\n",
+                    r1 = k + j
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+        }
+        4 => {
+            // Rows a, b, c, d (lanes a0..a3 ...): t0 = a0 a2 b0 b2, t1 = a1 a3 b1 b3 (same for
+            // c, d), then out0 = a0 b0 c0 d0, out2 = a2 b2 c2 d2, out1 = t1/t3 evens, out3 odds.
+            for j in 0..k {
+                let r = [j, k + j, 2 * k + j, 3 * k + j];
+                s.push_str(&format!(
+                    "    {{ const __m512i t0 = _mm512_shuffle_i64x2(x[{0}], x[{1}], 0x88), t1 = _mm512_shuffle_i64x2(x[{0}], x[{1}], 0xDD),\n\
+                     \x20     t2 = _mm512_shuffle_i64x2(x[{2}], x[{3}], 0x88), t3 = _mm512_shuffle_i64x2(x[{2}], x[{3}], 0xDD);\n\
+                     \x20     y[{0}] = _mm512_shuffle_i64x2(t0, t2, 0x88); y[{2}] = _mm512_shuffle_i64x2(t0, t2, 0xDD);\n\
+                     \x20     y[{1}] = _mm512_shuffle_i64x2(t1, t3, 0x88); y[{3}] = _mm512_shuffle_i64x2(t1, t3, 0xDD); }}\n",
+                    r[0], r[1], r[2], r[3]
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+        }
+        _ => unreachable!("register of {} lanes", lanes),
+    }
+    s.push_str("}\n#endif\n");
     s
 }
 
