@@ -361,7 +361,7 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
     s.push_str(&v_network(arch, m));
     let t = r#"/* W words of $K instances <-> W registers: groups of $K words are $Kx$K transposes in
    registers (rows = instances); the last group of W % $K words is loaded and stored with
-   fixed-size memcpy (nothing read or written outside the instances' words). */
+   partial loads/stores (`nkp_vldp`/`nkp_vstp`: masked on AVX-512, 8-byte pieces elsewhere) (nothing read or written outside the instances' words). */
 static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
     NKP_VVT_$A x[$K];
     size_t a = 0;
@@ -372,7 +372,7 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_
     }
     if (a < W) {
         const size_t r = W - a;
-        for (size_t i = 0; i < $K; i++) { x[i] = NKP_VZERO_$A(); memcpy(&x[i], src + i * W + a, r * sizeof(uint$M_t)); }
+        for (size_t i = 0; i < $K; i++) x[i] = nkp_vldp_$A(src + i * W + a, r * sizeof(uint$M_t));
         nkp_vtr_$A_m$M(x);
         for (size_t j = 0; j < r; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
     }
@@ -394,8 +394,8 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$
         for (size_t j = 0; j < $K; j++) x[j] = j < r ? NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]) : NKP_VZERO_$A();
         nkp_vtr_$A_m$M(x);
         for (size_t i = 0; i < $K; i++) {
-            if (xs) { NKP_VVT_$A y = NKP_VZERO_$A(); memcpy(&y, xs + i * W + a, r * sizeof(uint$M_t)); x[i] = NKP_VXOR_$A(x[i], y); }
-            memcpy(dst + i * W + a, &x[i], r * sizeof(uint$M_t));
+            if (xs) x[i] = NKP_VXOR_$A(x[i], nkp_vldp_$A(xs + i * W + a, r * sizeof(uint$M_t)));
+            nkp_vstp_$A(dst + i * W + a, r * sizeof(uint$M_t), x[i]);
         }
     }
 }
@@ -443,13 +443,13 @@ static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M
 fn v_vec_ops(arch: Arch) -> &'static str {
     match arch {
         Arch::Sse => {
-            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\n#endif\n"
+            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) __m128i nkp_vldp_sse(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) void nkp_vstp_sse(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\n#endif\n"
         }
         Arch::Avx2 => {
-            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\n#endif\n"
+            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m128i nkp_vldp128_avx2(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m256i nkp_vldp_avx2(const void *p, size_t n) {\n    if (n >= 32) return _mm256_loadu_si256((const __m256i *)p);\n    if (n > 16) return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)), nkp_vldp128_avx2((const char *)p + 16, n - 16), 1);\n    return _mm256_inserti128_si256(_mm256_setzero_si256(), nkp_vldp128_avx2(p, n), 0);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp128_avx2(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp_avx2(void *p, size_t n, __m256i v) {\n    if (n >= 32) { _mm256_storeu_si256((__m256i *)p, v); return; }\n    if (n > 16) { _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(v)); nkp_vstp128_avx2((char *)p + 16, n - 16, _mm256_extracti128_si256(v, 1)); return; }\n    nkp_vstp128_avx2(p, n, _mm256_castsi256_si128(v));\n}\n#endif\n"
         }
         Arch::Avx512 => {
-            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n#endif\n"
+            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n/* Masked byte loads/stores: bytes past n are neither read nor written (no fault either). */\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) __m512i nkp_vldp_avx512(const void *p, size_t n) {\n    return _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), p);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void nkp_vstp_avx512(void *p, size_t n, __m512i v) {\n    _mm512_mask_storeu_epi8(p, n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), v);\n}\n#endif\n"
         }
         _ => "",
     }

@@ -6,6 +6,8 @@
 //! - `bench compare FILE.ua A-flags -- B-flags`: two variants timed in one process.
 //! - `bench ciphers [--json [FILE]] [--arch A] [--quick]`: every shipped cipher x slicing x target
 //!   this CPU runs, with the peers (OpenSSL, libsodium, Botan) (`ciphers`, `peers`).
+//! - `bench transpose [--arch A] [--quick]`: the packed API's transposition routines alone, per
+//!   layout, in cycles/byte next to a memcpy baseline (`transpose`).
 //! - `frontend`: parse + check time of a generated 10 000-line program (target: < 100 ms).
 //! - `compile`: source-to-C time of shipped ciphers (target: bitsliced AES and DES < 1 s each).
 
@@ -13,6 +15,7 @@ pub mod asm;
 pub mod ciphers;
 pub mod harness;
 pub mod peers;
+pub mod transpose;
 
 use crate::codegen::Arch;
 use crate::driver::{self, Config};
@@ -63,6 +66,7 @@ pub fn run(args: &[String]) -> i32 {
     match args.first().map(|s| s.as_str()) {
         Some("compare") => return compare(&args[1..]),
         Some("ciphers") => return ciphers::run(&args[1..]),
+        Some("transpose") => return transpose::run(&args[1..]),
         Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
         _ => {}
     }
@@ -115,7 +119,7 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if !["frontend", "compile", "all"].contains(&what) {
-        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, frontend, compile, all)", what);
+        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, transpose, frontend, compile, all)", what);
         return 2;
     }
     0
