@@ -73,6 +73,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_std(x) ((uint64_t)(x))
 #define NKP_LOADU_std(p) (*(p))
 #define NKP_STOREU_std(p, v) (*(p) = (v))
+#define NKP_SETL_std(t) ((t)[0])
+#define NKP_GETL_std(t, v) ((t)[0] = (v))
 "#
         }
         Arch::Sse => {
@@ -85,6 +87,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_sse(x) _mm_set1_epi64x((long long)(x))
 #define NKP_LOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define NKP_STOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+#define NKP_SETL_sse(t) _mm_set_epi64x((long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_sse(t, v) do { (t)[0] = (uint64_t)_mm_cvtsi128_si64(v); (t)[1] = (uint64_t)_mm_extract_epi64(v, 1); } while (0)
 "#
         }
         Arch::Avx2 => {
@@ -97,6 +101,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_avx2(x) _mm256_set1_epi64x((long long)(x))
 #define NKP_LOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define NKP_STOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+#define NKP_SETL_avx2(t) _mm256_set_epi64x((long long)(t)[3], (long long)(t)[2], (long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_avx2(t, v) _mm256_storeu_si256((__m256i *)(void *)(t), v)
 "#
         }
         Arch::Avx512 => {
@@ -109,6 +115,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_avx512(x) _mm512_set1_epi64((long long)(x))
 #define NKP_LOADU_avx512(p) _mm512_loadu_si512((const void *)(p))
 #define NKP_STOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)
+#define NKP_SETL_avx512(t) _mm512_set_epi64((long long)(t)[7], (long long)(t)[6], (long long)(t)[5], (long long)(t)[4], (long long)(t)[3], (long long)(t)[2], (long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_avx512(t, v) _mm512_storeu_si512((void *)(t), v)
 "#
         }
         Arch::Neon => {
@@ -121,6 +129,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_neon(x) vdupq_n_u64((uint64_t)(x))
 #define NKP_LOADU_neon(p) vld1q_u64((const uint64_t *)(p))
 #define NKP_STOREU_neon(p, v) vst1q_u64((uint64_t *)(p), v)
+#define NKP_SETL_neon(t) vld1q_u64((const uint64_t *)(t))
+#define NKP_GETL_neon(t, v) vst1q_u64((uint64_t *)(t), v)
 "#
         }
     }
@@ -184,6 +194,7 @@ NKP_LDST(64)
    (bit c of x[r]) <-> (bit r of x[c]), i.e. x[j] bit k = old x[k] bit j (LSB-numbered). */
 #define NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, J, M) do { \
     const VT nkp_m_ = SET1(M); \
+    _Pragma("GCC unroll 32") \
     for (int nkp_k = 0; nkp_k < 64; nkp_k = ((nkp_k | (J)) + 1) & ~(J)) { \
         VT nkp_t_ = AND(XOR(SRL(x[nkp_k], J), x[nkp_k | (J)]), nkp_m_); \
         x[nkp_k | (J)] = XOR(x[nkp_k | (J)], nkp_t_); \
@@ -236,6 +247,16 @@ static NKP_UNUSED void nkp_words_to_bits(const uint64_t *src, size_t W, unsigned
     }
 }
 
+/* Reverses the order of the UB-bit units of a 64-bit value (host little endian: the units
+   loaded as one uint64_t come least significant first; a group wants the first unit on top). */
+static inline uint64_t nkp_unit_rev_u8(uint64_t x) { return __builtin_bswap64(x); }
+static inline uint64_t nkp_unit_rev_u16(uint64_t x) {
+    x = (x >> 32) | (x << 32);
+    return ((x & 0xFFFF0000FFFF0000ULL) >> 16) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+}
+static inline uint64_t nkp_unit_rev_u32(uint64_t x) { return (x >> 32) | (x << 32); }
+static inline uint64_t nkp_unit_rev_u64(uint64_t x) { return x; }
+
 /* Group g of a bit string stored as `units` native words of UB bits (MSB-first concatenation):
    the big-endian 64 bits starting at bit 64g, zero past the end. */
 #define NKP_GRP_FUNS(T, UB) \
@@ -243,7 +264,8 @@ static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
     const size_t per = 64 / UB, u0 = g * per; \
     uint64_t r = 0; \
     if (u0 + per <= units) { \
-        for (size_t q = 0; q < per; q++) r = (UB == 64 ? 0 : r << (UB & 63)) | (uint64_t)nkp_ld_u##UB(p + u0 + q); \
+        /* whole group: one 8-byte load, then the units reversed (a byte swap for bytes) */ \
+        r = nkp_unit_rev_u##UB(nkp_ld_u64(p + u0)); \
     } else { \
         for (size_t q = 0; q < per; q++) \
             r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)nkp_ld_u##UB(p + u0 + q) : 0); \
@@ -252,6 +274,7 @@ static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
 } \
 static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
     const size_t per = 64 / UB, u0 = g * per; \
+    if (u0 + per <= units) { nkp_st_u64(p + u0, nkp_unit_rev_u##UB(v)); return; } \
     for (size_t q = 0; q < per; q++) \
         if (u0 + q < units) nkp_st_u##UB(p + u0 + q, (T)(v >> ((64 - UB * (q + 1)) & 63))); \
 }
@@ -287,7 +310,7 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
         for (size_t k = 0; k < 64; k++) {
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
-            x[k] = NKP_LOADU_$A(tmp);
+            x[k] = NKP_SETL_$A(tmp);
         }
         nkp_tr64_$A(x);
         size_t nb = natoms - 64 * g;
@@ -310,7 +333,7 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
         }
         nkp_tr64_$A(x);
         for (size_t k = 0; k < 64; k++) {
-            NKP_STOREU_$A(tmp, x[k]);
+            NKP_GETL_$A(tmp, x[k]);
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
@@ -607,7 +630,7 @@ static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t u
         for (size_t k = 0; k < 64; k++) {
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
-            x[k] = NKP_LOADU_$A(tmp);
+            x[k] = NKP_SETL_$A(tmp);
         }
         nkp_tr64_$A(x);
         size_t nb = nbits - 64 * g;
@@ -647,7 +670,7 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
         }
         nkp_tr64_$A(x);
         for (size_t k = 0; k < 64; k++) {
-            NKP_STOREU_$A(tmp, x[k]);
+            NKP_GETL_$A(tmp, x[k]);
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
