@@ -282,6 +282,43 @@ NKP_GRP_FUNS(uint8_t, 8)
 NKP_GRP_FUNS(uint16_t, 16)
 NKP_GRP_FUNS(uint32_t, 32)
 NKP_GRP_FUNS(uint64_t, 64)
+
+/* Broadcasts of one plain instance (every instance equal, e.g. a const input) straight into
+   registers of rbytes bytes, with no transposition. B: register a is all ones where bit a of
+   the instance's bit string is set. V: every m-bit lane of register a is word a. H: slot j
+   (S = lbits/m bits) of every lane of register a is all ones where bit j of word a is set. */
+#define NKP_BCAST_FUNS(T, UB) \
+static NKP_UNUSED void nkp_bcast_B_u##UB(const T *src, size_t natoms, size_t rbytes, void *regs) { \
+    for (size_t a = 0; a < natoms; a++) { \
+        const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + a / UB) >> (UB - 1 - a % UB)) & 1u); \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &pat, 8); \
+    } \
+} \
+static NKP_UNUSED void nkp_bcast_V_u##UB(const T *src, size_t W, size_t rbytes, void *regs) { \
+    for (size_t a = 0; a < W; a++) { \
+        const uint64_t w = (uint64_t)nkp_ld_u##UB(src + a); \
+        uint64_t pat = 0; \
+        for (unsigned k = 0; k < 64 / UB; k++) pat |= w << ((k * UB) & 63); \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &pat, 8); \
+    } \
+} \
+static NKP_UNUSED void nkp_bcast_H_u##UB(const T *src, size_t W, unsigned m, size_t lbits, size_t rbytes, void *regs) { \
+    const size_t S = lbits / m; \
+    for (size_t a = 0; a < W; a++) { \
+        uint64_t lane[2] = {0, 0}; \
+        for (unsigned j = 0; j < m; j++) { \
+            const size_t pos = a * m + j; \
+            const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + pos / UB) >> (UB - 1 - pos % UB)) & 1u); \
+            if (S >= 64) { for (size_t q = 0; q < S / 64; q++) lane[(j * S) / 64 + q] = pat; } \
+            else lane[(j * S) / 64] |= (pat & (((uint64_t)1 << (S & 63)) - 1)) << ((j * S) % 64); \
+        } \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &lane[l % (lbits / 64)], 8); \
+    } \
+}
+NKP_BCAST_FUNS(uint8_t, 8)
+NKP_BCAST_FUNS(uint16_t, 16)
+NKP_BCAST_FUNS(uint32_t, 32)
+NKP_BCAST_FUNS(uint64_t, 64)
 #endif /* NKP_COMMON_DEFINED */
 "#;
 
