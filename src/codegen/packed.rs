@@ -428,7 +428,8 @@ fn c_text(lay: &PackedLayout) -> String {
     }
     // The loop over steps, on prepared constants.
     let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
-    let cs_param = if consts { vec![format!("const {e}__consts *nkp_cs")] } else { vec![] };
+    // Not const: the raw entry's array parameters are not (it only reads its inputs).
+    let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
     c.push_str(&format!(
         "/* {k} interleaved cop{ies} x {nc} raw call(s) x {cinst} instances per step; copy c takes the c-th group of {cstep}. */\n",
         ies = if k == 1 { "y" } else { "ies" }
@@ -547,7 +548,7 @@ fn c_text(lay: &PackedLayout) -> String {
             run_args.join(", ")
         ));
         c.push_str("    if (nkp_n == 0) return;\n");
-        c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ nkp_run_{e}(nkp_n, nkp_csp{fwd}); return; }}\n"));
+        c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ nkp_run_{e}(nkp_n, ({e}__consts *)nkp_csp{fwd}); return; }}\n"));
         c.push_str(&format!("    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"));
         c.push_str(&format!("    nkp_run_{e}(nkp_n, &nkp_cs{fwd});\n"));
         c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n}\n");
