@@ -617,6 +617,9 @@ pub fn h_calls_per_block(arch: Arch, m: u32) -> usize {
 /// 64*blk..64*blk+63, whose runs of S = L/m bits are exactly the slots q%m of that word's
 /// registers in consecutive lanes (of consecutive raw calls).
 pub fn h_routines(arch: Arch, m: u32) -> String {
+    if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 8 || m == 16) {
+        return h_routines_simd(arch, m);
+    }
     let a = suffix(arch);
     let r = arch.reg_bits();
     let lane = arch.hslice_lane_bits();
@@ -630,7 +633,27 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
     // gl = global lane index (over the NC calls) of the run of S bits; its register is set
     // gl / NLANES, lane gl % NLANES.
-    let (put, get) = if slot <= 64 {
+    // Slots of whole bytes (S = 8, 16, 32, 64): each run of S bits is copied straight into its
+    // register's bytes (host little endian, as the registers' 64-bit lanes), no accumulator.
+    // (NI = R = 64 x the vector's lanes: every run of every block has its lane.)
+    let direct = slot % 8 == 0 && slot <= 64 && ni == 64 * nlanes_of_vec(arch);
+    let (put, get) = if direct {
+        (
+            "_Pragma(\"GCC unroll 8\") for (size_t c = 0; c < 64 / $S; c++) {
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    const uint64_t piece = row >> ((c * $S) & 63);
+                    memcpy((unsigned char *)regs + ((gl / $NLANES) * W + q / $M) * ($R / 8) + off / 8, &piece, $S / 8);
+                }"
+            .to_string(),
+            "_Pragma(\"GCC unroll 8\") for (size_t c = 0; c < 64 / $S; c++) {
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    uint64_t piece = 0;
+                    memcpy(&piece, (const unsigned char *)regs + ((gl / $NLANES) * W + q / $M) * ($R / 8) + off / 8, $S / 8);
+                    row |= piece << ((c * $S) & 63);
+                }"
+            .to_string(),
+        )
+    } else if slot <= 64 {
         let mask = if slot == 64 { "~(uint64_t)0".to_string() } else { format!("(((uint64_t)1 << {slot}) - 1)") };
         (
             format!(
@@ -659,10 +682,10 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     let t = r#"/* hslice, $M-bit words: lanes of $L bits; lane l holds instances l*$S .. l*$S+$S-1; slot j
    (bits [j*$S, (j+1)*$S) from the lane's LSB) has bit i = bit j (MSB-first) of instance l*$S+i. */
 static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t units, size_t W, void *regs) {
-    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    $ACCDECL uint64_t tmp[NKP_VL_$A];
     NKP_VT_$A x[64];
     const size_t nbits = W * $M;
-    memset(acc, 0, sizeof acc);
+    $ACCZERO
     for (size_t g = 0; g * 64 < nbits; g++) {
         for (size_t k = 0; k < 64; k++) {
             for (size_t l = 0; l < NKP_VL_$A; l++)
@@ -681,16 +704,15 @@ static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t u
             }
         }
     }
-    memcpy(regs, acc, sizeof acc);
-    nkp_wipe(acc, sizeof acc);
+    $ACCIN
     nkp_wipe(x, sizeof x);
     nkp_wipe(tmp, sizeof tmp);
 }
 static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t units, size_t W, uint$UB_t *dst) {
-    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    $ACCDECL uint64_t tmp[NKP_VL_$A];
     NKP_VT_$A x[64];
     const size_t nbits = W * $M;
-    memcpy(acc, regs, sizeof acc);
+    $ACCLOAD
     for (size_t g = 0; g * 64 < nbits; g++) {
         size_t nb = nbits - 64 * g;
         if (nb > 64) nb = 64;
@@ -712,11 +734,20 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
     }
-    nkp_wipe(acc, sizeof acc);
+    $ACCWIPE
     nkp_wipe(x, sizeof x);
     nkp_wipe(tmp, sizeof tmp);
 }
 "#;
+    let t = if direct {
+        t.replace("$ACCDECL ", "").replace("$ACCZERO", "").replace("$ACCIN", "").replace("$ACCLOAD", "").replace("$ACCWIPE", "")
+    } else {
+        t.replace("$ACCDECL", "uint64_t acc[$NC * W * ($R / 64)];")
+            .replace("$ACCZERO", "memset(acc, 0, sizeof acc);")
+            .replace("$ACCIN", "memcpy(regs, acc, sizeof acc);\n    nkp_wipe(acc, sizeof acc);")
+            .replace("$ACCLOAD", "memcpy(acc, regs, sizeof acc);")
+            .replace("$ACCWIPE", "nkp_wipe(acc, sizeof acc);")
+    };
     s.push_str(
         &subst(&t.replace("$PUT", &put).replace("$GET", &get), arch)
             .replace("$UB", &ub.to_string())
@@ -730,6 +761,125 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
     );
     s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
+}
+
+/// Hslice for 8- and 16-bit words on SSE/AVX2/AVX-512 (slots of whole bytes): the vslice
+/// network first (register a gets word a of the call's R/m instances, lane i = instance i,
+/// which is already the hslice grouping: 128-bit lane l holds instances l*S .. l*S+S-1), then
+/// in every register, per 128-bit lane, the S x m bit matrix (instances x word bits) is
+/// transposed into the m slots: a `pshufb` groups the bytes so that each 64-bit half holds one
+/// byte of 8 instances, an 8x8 bit transpose per 64-bit lane (three delta swaps: byte i bit b
+/// <-> byte b bit i), and a second `pshufb` puts the resulting bytes in slot order (bit 0 of a
+/// word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
+/// the generic routines of [`h_routines`].
+fn h_routines_simd(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let r = arch.reg_bits() as usize;
+    let nc = h_calls_per_block(arch, m);
+    let inst = instances(arch, Slicing::H, m);
+    let (pre, sh) = match arch {
+        Arch::Sse => ("_mm", "_mm_shuffle_epi8"),
+        Arch::Avx2 => ("_mm256", "_mm256_shuffle_epi8"),
+        _ => ("_mm512", "_mm512_shuffle_epi8"),
+    };
+    let _ = pre;
+    // Byte shuffles within a 128-bit lane: fwd1 (before the bit transpose, V -> H), fwd2
+    // (after); bwd1/bwd2 their inverses. out[k] = in[idx[k]].
+    let (fwd1, fwd2): ([usize; 16], [usize; 16]) = if m == 16 {
+        // bytes 0..7 = high bytes of words 0..7, bytes 8..15 = low bytes; then reverse each half.
+        (
+            core::array::from_fn(|k| if k < 8 { 2 * k + 1 } else { 2 * (k - 8) }),
+            core::array::from_fn(|k| if k < 8 { 7 - k } else { 23 - k }),
+        )
+    } else {
+        // identity; then slot j = (half0 byte 7-j, half1 byte 7-j).
+        (core::array::from_fn(|k| k), core::array::from_fn(|k| if k % 2 == 0 { 7 - k / 2 } else { 15 - k / 2 }))
+    };
+    let inv = |f: &[usize; 16]| -> [usize; 16] {
+        let mut g = [0usize; 16];
+        for (k, &i) in f.iter().enumerate() {
+            g[i] = k;
+        }
+        g
+    };
+    let (bwd1, bwd2) = (inv(&fwd1), inv(&fwd2));
+    let lanes = r / 128;
+    let setv = |idx: &[usize; 16]| -> String {
+        // _mm*_set_epi8 takes bytes from the most significant: build the full register.
+        let mut v: Vec<String> = Vec::new();
+        for _ in 0..lanes {
+            for &i in idx.iter() {
+                v.push(i.to_string());
+            }
+        }
+        v.reverse();
+        let f = match arch {
+            Arch::Sse => "_mm_set_epi8",
+            Arch::Avx2 => "_mm256_set_epi8",
+            _ => "_mm512_set_epi8",
+        };
+        format!("{f}({})", v.join(", "))
+    };
+    let mut s = b_routines(arch);
+    s.push_str(&v_routines(arch, m, m));
+    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
+    let t = r#"/* hslice, $M-bit words, from/to the vslice layout (see runtime::transpose::h_routines_simd). */
+#ifndef NKP_TR8X8_$A
+#define NKP_TR8X8_$A
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A x) {
+    NKP_VT_$A t;
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 7)), NKP_SET1_$A(0x00AA00AA00AA00AAULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 7)));
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 14)), NKP_SET1_$A(0x0000CCCC0000CCCCULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 14)));
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 28)), NKP_SET1_$A(0x00000000F0F0F0F0ULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 28)));
+    return x;
+}
+#endif
+static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
+    (void)units;
+    const NKP_VT_$A f1 = $FWD1, f2 = $FWD2;
+    for (size_t c = 0; c < $NC; c++) {
+        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
+        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
+        for (size_t a = 0; a < W; a++) {
+            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+            v = $SH(nkp_tr8x8_$A($SH(v, f1)), f2);
+            NKP_STOREU_$A(rc + a * sizeof v, v);
+        }
+    }
+}
+static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
+    (void)units;
+    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2;
+    NKP_VT_$A t[W];
+    for (size_t c = 0; c < $NC; c++) {
+        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
+        for (size_t a = 0; a < W; a++) {
+            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+            t[a] = $SH(nkp_tr8x8_$A($SH(v, b2)), b1);
+        }
+        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
+    }
+    nkp_wipe(t, sizeof t);
+}
+"#;
+    s.push_str(
+        &subst(t, arch)
+            .replace("$M", &m.to_string())
+            .replace("$NC", &nc.to_string())
+            .replace("$INST", &inst.to_string())
+            .replace("$SH", sh)
+            .replace("$FWD1", &setv(&fwd1))
+            .replace("$FWD2", &setv(&fwd2))
+            .replace("$BWD1", &setv(&bwd1))
+            .replace("$BWD2", &setv(&bwd2)),
+    );
+    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
+    s
+}
+
+/// 64-bit lanes of the B transposer's vector.
+fn nlanes_of_vec(arch: Arch) -> usize {
+    arch.reg_bits() as usize / 64
 }
 
 fn subst(t: &str, arch: Arch) -> String {

@@ -8,12 +8,15 @@
 //!   this CPU runs, with the peers (OpenSSL, libsodium, Botan) (`ciphers`, `peers`).
 //! - `bench transpose [--arch A] [--quick]`: the packed API's transposition routines alone, per
 //!   layout, in cycles/byte next to a memcpy baseline (`transpose`).
+//! - `bench modes [--arch A] [--quick]`: `chacha20_xor` and `aes128_ctr_xor` on 16 KiB and 1 MiB
+//!   next to OpenSSL (`modes`).
 //! - `frontend`: parse + check time of a generated 10 000-line program (target: < 100 ms).
 //! - `compile`: source-to-C time of shipped ciphers (target: bitsliced AES and DES < 1 s each).
 
 pub mod asm;
 pub mod ciphers;
 pub mod harness;
+pub mod modes;
 pub mod peers;
 pub mod transpose;
 
@@ -67,6 +70,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("compare") => return compare(&args[1..]),
         Some("ciphers") => return ciphers::run(&args[1..]),
         Some("transpose") => return transpose::run(&args[1..]),
+        Some("modes") => return modes::run(&args[1..]),
         Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
         _ => {}
     }
@@ -119,7 +123,7 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if !["frontend", "compile", "all"].contains(&what) {
-        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, transpose, frontend, compile, all)", what);
+        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, transpose, modes, frontend, compile, all)", what);
         return 2;
     }
     0
