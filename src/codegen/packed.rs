@@ -58,6 +58,34 @@
 //! of byte `k/8` (byte 0's MSB is bit 0):
 //! `void P__packed(size_t n, const uint8_t *s, uint8_t *o);`, `s` and `o` hold `8*n` bytes.
 //!
+//! # Prepared constants
+//! When the entry has `const` inputs (round keys), the file also has
+//!
+//! ```c
+//! typedef struct __attribute__((aligned(64))) { <registers of each const input> } E__consts;
+//! void E__prepare_consts(E__consts *c, const T *k, ...);   /* the const inputs, in order */
+//! void E__packed_with(size_t n, const E__consts *c, <non-const inputs>, <outputs>);
+//! void E__wipe_consts(E__consts *c);
+//! ```
+//! `E__prepare_consts` puts the constants in their sliced form once (a broadcast, never a
+//! transposition: every instance has the same value, so a bitslice register is all ones or all
+//! zeros, a vslice lane the word, an hslice slot all ones or zeros); `E__packed_with` then skips
+//! that work on every call. `E__packed` is `E__prepare_consts` + `E__packed_with` + wipe. Any
+//! alignment of `c` works (not 64-byte aligned: copied to the stack first).
+//!
+//! # Per-parameter helpers (bitslice and vslice, not interleaved)
+//! For mode helpers that build sliced inputs themselves (`ciphers/chacha20/chacha20_stream.c`,
+//! `ciphers/aes/aes_ctr.c`): `E__pack_p(cnt, src, regs)` (cnt <= E__INSTANCES instances into
+//! one raw call's registers of input p, zero instances after them), `E__bcast_p(one, regs)`
+//! (one instance into every slot), `E__unpack_p(cnt, regs, x, dst)` (cnt instances of output
+//! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
+//! The header also defines `E__SLICING_B`, `_V` or `_H`.
+//!
+//! # Interleaved entries
+//! With `--interleave k` the raw entry takes each non-`const` parameter k times (ABI C7) and
+//! processes k x (instances of one copy); the packed API is unchanged (each parameter once):
+//! a step of k x s instances (s = one copy's step) gives copy c the c-th group of s.
+//!
 //! The transposition routines themselves are in `runtime::transpose`.
 
 use crate::target::Arch;

@@ -12,11 +12,21 @@
 //!   row 63-b *is* the register of atom 64g+b. The same network run backwards (it is an
 //!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
 //!   64x64, with R/64 blocks transposed per vector instruction.
-//! - **V**: lane gather/scatter: lane i of the register of word a is word a of instance i.
-//! - **H**: the same 64-bit groups of the instances' bit strings, transposed per block of 64
-//!   instances with the scalar 64x64 transpose; each resulting row (one bit position of one
-//!   word, for 64 instances) is cut into runs of S = L/m bits, which are the slots of that
-//!   word's register in consecutive lanes (L = 128, or 64 on `std`).
+//!   Groups are read and written as one 8-byte word with a unit reversal (`movbe` for bytes);
+//!   the vectors of rows are built from their lanes in registers.
+//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512, K x K
+//!   in-register transposes (K = R/m; rows = instances, [`v_network`]: log2(128/m) rounds of
+//!   `unpacklo/hi` then `vperm2i128` / `vshufi64x2` across 128-bit lanes); words past the last
+//!   whole group of K by partial loads/stores (masked on AVX-512). `std` and NEON: a scalar
+//!   gather/scatter (`std` has one instance per register anyway).
+//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V network, then per register a byte
+//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]). Other word sizes and
+//!   `std`: the same 64-bit groups of the instances' bit strings as in B, transposed per block
+//!   of 64 instances; each resulting row (one bit position of one word, for 64 instances) is cut
+//!   into runs of S = L/m bits, which are the slots of that word's register in consecutive lanes
+//!   (L = 128, or 64 on `std`); whole-byte runs are copied straight into the registers.
+//! - `const` inputs are never transposed: `nkp_bcast_{B,V,H}_uU` write the broadcast value
+//!   straight into the registers.
 //! - Odd word sizes (not 8/16/32/64) travel as bit strings: in B and H they are read and
 //!   written directly as byte units; `std` vslice converts them with `nkp_bits_to_words` /
 //!   `nkp_words_to_bits` (one `uint64_t` per word).
