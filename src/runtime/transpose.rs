@@ -646,7 +646,7 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     // Slots of whole bytes (S = 8, 16, 32, 64): each run of S bits is copied straight into its
     // register's bytes (host little endian, as the registers' 64-bit lanes), no accumulator.
     // (NI = R = 64 x the vector's lanes: every run of every block has its lane.)
-    let direct = slot % 8 == 0 && slot <= 64 && ni == 64 * nlanes_of_vec(arch);
+    let direct = slot.is_multiple_of(8) && slot <= 64 && ni == 64 * nlanes_of_vec(arch);
     let (put, get) = if direct {
         (
             "_Pragma(\"GCC unroll 8\") for (size_t c = 0; c < 64 / $S; c++) {

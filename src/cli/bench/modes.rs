@@ -115,7 +115,10 @@ fn build(dir: &Path, arch: Arch, openssl: bool) -> Result<std::path::PathBuf, St
     Ok(exe)
 }
 
-fn parse(out: &str) -> Vec<(usize, usize, f64)> {
+/// (kernel index, bytes, c/B) rows of one harness run.
+type Rows = Vec<(usize, usize, f64)>;
+
+fn parse(out: &str) -> Rows {
     out.lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -153,7 +156,7 @@ pub fn run(args: &[String]) -> i32 {
             println!("| {} | skipped (this CPU cannot run it) | | | | | | |", arch);
             continue;
         }
-        let res = (|| -> Result<(Vec<(usize, usize, f64)>, Vec<(usize, usize, f64)>), String> {
+        let res = (|| -> Result<(Rows, Rows), String> {
             let dir = Scratch::new("modes")?;
             let exe = build(&dir.0, arch, openssl)?;
             let a = parse(&run_tool(Command::new(&exe).arg(windows.to_string()))?);
