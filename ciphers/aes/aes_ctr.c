@@ -1,7 +1,7 @@
 /* AES-128-CTR (NIST SP 800-38A) on top of the code nakiri generates from aes.ua
  * (`node aes128 (plain:b8[16], key:b8[16]) returns (cipher:b8[16])`).
  *
- * Bitslice (aes128__SLICING_B, any target, little-endian host): fused. Per raw call of
+ * Bitslice (aes128__SLICING_B, not interleaved, any target, little-endian host): fused. Per raw call of
  * aes128__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
  * layout by a bitsliced adder (register of bit p = lane-wise bits of T+i: the low 6 bits of i
  * are fixed patterns, the rest of each 64-block lane is T + 64*lane broadcast, and the carries
@@ -29,7 +29,7 @@ static void ctr_increment(uint8_t ctr[16]) {
     }
 }
 
-#if defined(aes128__SLICING_B) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(aes128__SLICING_B) && defined(aes128__INTERLEAVE) && aes128__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define AES_RB sizeof(aes128__DATATYPE)
 #define AES_CI aes128__INSTANCES
 

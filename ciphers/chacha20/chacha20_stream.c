@@ -1,6 +1,6 @@
 /* ChaCha20 encryption (RFC 8439 §2.4) on top of the code nakiri generates from chacha20.ua.
  *
- * Vslice (chacha20__SLICING_V, any target, little-endian host): fused. The 16 state registers
+ * Vslice (chacha20__SLICING_V, not interleaved, any target, little-endian host): fused. The 16 state registers
  * of one raw call are built directly in the sliced layout (lane i of register j is word j of
  * block i: 15 registers are the same for every call, register 12 holds the block counters
  * counter+i), the raw entry chacha20__ runs, and chacha20__unpack_o transposes its output
@@ -28,7 +28,7 @@ static uint32_t load32_le(const uint8_t *p) {
     return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
-#if defined(chacha20__SLICING_V) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#if defined(chacha20__SLICING_V) && defined(chacha20__INTERLEAVE) && chacha20__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CHACHA20_FUSED 1
 #include <string.h>
 /* RB bytes per register, CI blocks per raw call. */

@@ -355,6 +355,10 @@ fn h_text(lay: &PackedLayout) -> String {
     h.push_str(&format!("#ifndef {e}__INSTANCES\n#define {e}__INSTANCES {}\n#endif\n", lay.instances));
     h.push_str(&format!("/* Register layout of the raw entry: {e}__SLICING_B, _V or _H (src/target/layout.rs). */\n#ifndef {e}__SLICING_{s}\n#define {e}__SLICING_{s} 1\n#endif\n", s = lay.slicing));
     h.push_str(&format!(
+        "/* Interleaving factor: the raw entry takes each non-const parameter this many times. */\n#ifndef {e}__INTERLEAVE\n#define {e}__INTERLEAVE {}\n#endif\n",
+        lay.interleave
+    ));
+    h.push_str(&format!(
         "/* Instances processed by one call of the raw entry {e}__ ({} on {}). */\nsize_t {e}__instances(void);\n",
         lay.slicing, lay.arch
     ));
