@@ -130,3 +130,22 @@ fn bench_ciphers_json_rows_have_the_keys() {
         assert!(p.contains("\"status\":\"ok\"") || p.contains("missing (run scripts/install-peers.sh)"), "{}", p);
     }
 }
+
+/// `bench transpose`: one row per layout with positive in/out/copy figures; an arch the CPU
+/// lacks is a `skipped` row, not an error.
+#[test]
+fn bench_transpose_prints_every_layout() {
+    let arch = simd_arch();
+    let (code, out, err) = nakiri(&["bench", "transpose", "--quick", "--arch", arch]);
+    assert_eq!(code, 0, "{err}");
+    let r = rows(&out, &format!("| {arch} |"));
+    assert_eq!(r.len(), 8 + 4 + 3, "V (4 word sizes x 2 widths), B (4), H (3) rows:\n{out}");
+    for row in &r {
+        assert!(["-V", "-B", "-H"].iter().any(|p| row[1].starts_with(p)), "{row:?}");
+        for c in &row[2..5] {
+            positive(c);
+        }
+    }
+    let (code, out, _) = nakiri(&["bench", "transpose", "--arch", "bogus"]);
+    assert_eq!(code, 2, "{out}");
+}

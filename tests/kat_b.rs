@@ -115,9 +115,18 @@ int main(void) {
         memcpy(inpl, in, len);
         chacha20_xor(inpl, inpl, len, key, nonce, (uint32_t)ctr);
         if (memcmp(inpl, out, len) != 0) { fprintf(stderr, "in-place differs\n"); return 4; }
+        /* Odd addresses: input at +1, output at +3, and in place at +5. */
+        uint8_t *ib = malloc(len + 8), *ob = malloc(len + 8);
+        memcpy(ib + 1, in, len);
+        ob[len + 3] = 0x5a;
+        chacha20_xor(ob + 3, ib + 1, len, key, nonce, (uint32_t)ctr);
+        if (memcmp(ob + 3, out, len) != 0 || ob[len + 3] != 0x5a) { fprintf(stderr, "unaligned differs\n"); return 6; }
+        memcpy(ib + 5, in, len);
+        chacha20_xor(ib + 5, ib + 5, len, key, nonce, (uint32_t)ctr);
+        if (memcmp(ib + 5, out, len) != 0) { fprintf(stderr, "unaligned in-place differs\n"); return 7; }
         for (size_t i = 0; i < len; i++) printf("%02x", out[i]);
         printf("\n");
-        free(in); free(out); free(inpl);
+        free(in); free(out); free(inpl); free(ib); free(ob);
     }
     return 0;
 }
@@ -138,7 +147,7 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
     let sunscreen = b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".to_vec();
     cases.push((rfc_key(), hexa("000000000000004a00000000"), 1, sunscreen.clone()));
     let mut rng = Rng(0x5742_ea11);
-    for &len in &[0usize, 1, 63, 64, 65, 4096, 1 << 20] {
+    for &len in &[0usize, 1, 63, 64, 65, 511, 513, 1000, 4096, 4096 + 17, 1 << 20] {
         let key: [u8; 32] = core::array::from_fn(|_| rng.next() as u8);
         let nonce: [u8; 12] = core::array::from_fn(|_| rng.next() as u8);
         let ctr = rng.next() as u32 & 0x7fff_ffff;

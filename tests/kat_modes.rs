@@ -69,6 +69,16 @@ int main(void) {
         if (memcmp(inpl, out, len) != 0) { fprintf(stderr, "in-place differs (len %zu)\n", len); return 4; }
         for (size_t k = len; k < len + 16; k++)
             if (inpl[k] != 0x5a) { fprintf(stderr, "in-place wrote past the end (len %zu)\n", len); return 3; }
+        /* Odd addresses: input at +1, output at +3; in place at +5. */
+        uint8_t *ib = malloc(len + 8), *ob = malloc(len + 8);
+        memcpy(ib + 1, c->in, len);
+        ob[len + 3] = 0x5a;
+        aes128_ctr_xor(ob + 3, ib + 1, len, c->key, c->iv);
+        if (memcmp(ob + 3, out, len) != 0 || ob[len + 3] != 0x5a) { fprintf(stderr, "unaligned differs (len %zu)\n", len); return 6; }
+        memcpy(ib + 5, c->in, len);
+        aes128_ctr_xor(ib + 5, ib + 5, len, c->key, c->iv);
+        if (memcmp(ib + 5, out, len) != 0) { fprintf(stderr, "unaligned in-place differs (len %zu)\n", len); return 7; }
+        free(ib); free(ob);
         for (size_t i = 0; i < len; i++) printf("%02x", out[i]);
         printf("\n");
         free(c->in); free(out); free(inpl);
@@ -114,7 +124,7 @@ fn aes128_ctr_bitslice() {
 
     let mut rng = Rng(0xae5c_7a11);
     let rand16 = |rng: &mut Rng| -> [u8; 16] { core::array::from_fn(|_| rng.next() as u8) };
-    for &len in &[0usize, 1, 15, 16, 17, 63, 64, 65, 4096, 1 << 20] {
+    for &len in &[0usize, 1, 15, 16, 17, 63, 64, 65, 1000, 4096, 4096 + 33, 8192 + 15, 1 << 20] {
         let key = rand16(&mut rng);
         let iv = rand16(&mut rng);
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();

@@ -509,6 +509,16 @@ fn programs(arch: Arch) -> Vec<Program> {
             &[sp("x", &[3], m), cs("k", &[2], m), sp("z", &[], m)],
             &[sp("y", &[3], m), sp("s", &[], m)],
         ));
+        // Words per instance beyond one register's lanes K: whole KxK groups and a partial
+        // group (2K+3), exactly K, and K-1.
+        let k = (arch.reg_bits() / m) as usize;
+        let k = if arch == Arch::Std { 5 } else { k };
+        progs.push(build(
+            Slicing::V,
+            &format!("vw{m}_{a}"),
+            &[sp("x", &[2 * k + 3], m), cs("k", &[k - 1], m)],
+            &[sp("y", &[2 * k + 3], m), sp("s", &[k], m)],
+        ));
     }
     if arch == Arch::Std {
         for m in [1u32, 4, 12] {
@@ -765,4 +775,112 @@ fn generated_code_end_to_end() {
     let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
     assert!(!run.is_empty());
     check_output(&run, &out, false);
+}
+
+// ---------------------------------------------------------------- interleaving, prepared consts, helpers
+
+const API_SRC: &str = "node f (x:u16x4, k:const u16x4[2], z:u16) returns (y:u16x4, s:u16)
+let
+  s = z ^ x[0] ^ k[1][2];
+  forall i in [0,3] { y[i] = ((x[i] ^ k[0][i]) <<< 3) ^ k[1][i] ^ z }
+tel
+";
+
+/// Through the real codegen, on every native arch, B/V/H: the entry compiled with
+/// `--interleave 1` and `3` gives, through `f__packed` and through `f__packed_with` (prepared
+/// constants at a 64-byte aligned and at an odd address), the interpreter's outputs of the
+/// *non-interleaved* program for n = 0, 1, 5, I-1, I+1 and 2·step+7; for k = 1 in B and V,
+/// `f__pack_x`/`f__bcast_*` + the raw entry + `f__unpack_y` with an XOR source give
+/// x ^ outputs for a partial call.
+#[test]
+fn interleaved_prepared_consts_and_helpers() {
+    use nakiri::driver::Config;
+    let mut rng = Rng(0x5eed_0003);
+    let mut checked = 0;
+    for arch in common::native_archs("packed API: interleave / packed_with / helpers") {
+        for slicing in [Slicing::B, Slicing::V, Slicing::H] {
+            let base_cfg = Config { slicing, arch, ..Config::default() };
+            let plain = common::lower_src_cfg("api.ua", API_SRC, &base_cfg);
+            for k in [1u32, 3] {
+                let mut cfg = base_cfg.clone();
+                cfg.opt.interleave = k;
+                let prog = common::lower_src_cfg("api.ua", API_SRC, &cfg);
+                assert_eq!(prog.interleave, k);
+                let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{arch} -{slicing} k={k}: {e}"));
+                assert_eq!(lay.params.len(), 5, "copies are not parameters of the packed API");
+                let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch, header_name: "f.h".into(), banner: "t".into() }).unwrap();
+                assert!(out.h.contains("f__packed_with(") && out.h.contains("f__prepare_consts("), "{arch} -{slicing} k={k}: no packed API\n{}", out.h);
+                let step = lay.step();
+                let maxn = 2 * step + 7;
+                let ns = [0usize, 1, 5.min(maxn), lay.instances - 1, lay.instances + 1, maxn];
+                // Random inputs, one const value.
+                let (px, pk, pz) = (&lay.params[0], &lay.params[1], &lay.params[2]);
+                let xs: Vec<Vec<u64>> = (0..maxn).map(|_| (0..4).map(|_| rng.bits(16)).collect()).collect();
+                let kv: Vec<u64> = (0..8).map(|_| rng.bits(16)).collect();
+                let zs: Vec<Vec<u64>> = (0..maxn).map(|_| vec![rng.bits(16)]).collect();
+                let xor: Vec<u8> = (0..maxn * 8).map(|_| rng.next() as u8).collect();
+                let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+                let mut d = String::from(DRIVER_HEAD);
+                d.push_str("#include <stdlib.h>\n#include \"f.h\"\n");
+                writeln!(d, "static const uint16_t X[] = {{{}}};", c_array(px, &bytes(px, &xs))).unwrap();
+                writeln!(d, "static const uint16_t K[] = {{{}}};", c_array(pk, &encode(pk, &kv, 0))).unwrap();
+                writeln!(d, "static const uint16_t Z[] = {{{}}};", c_array(pz, &bytes(pz, &zs))).unwrap();
+                writeln!(d, "static const uint16_t XR[] = {{{}}};", c_array(px, &xor)).unwrap();
+                writeln!(d, "static uint16_t Y[{} + 16], S[{} + 16];", maxn * 4, maxn).unwrap();
+                // The raw call passes registers by value: it runs in a function with the target's
+                // attribute (the caller's ABI must match the raw entry's).
+                let attr = nakiri::runtime::target_attribute(arch);
+                writeln!(d, "{attr} static void helpers(void);").unwrap();
+                d.push_str("int main(void) {\n    helpers();\n    f__consts *cs = aligned_alloc(64, 2 * sizeof(f__consts));\n    unsigned char *odd = malloc(sizeof(f__consts) + 1);\n");
+                d.push_str("    f__prepare_consts(cs, K);\n    memcpy(odd + 1, cs, sizeof(f__consts));\n");
+                for &n in &ns {
+                    for (tag, call) in [
+                        ("packed", format!("f__packed({n}, X, K, Z, Y, S)")),
+                        ("with", format!("f__packed_with({n}, cs, X, Z, Y, S)")),
+                        ("odd", format!("f__packed_with({n}, (const f__consts *)(odd + 1), X, Z, Y, S)")),
+                    ] {
+                        writeln!(d, "    memset(Y, 0xA5, sizeof Y); memset(S, 0xA5, sizeof S); {call};").unwrap();
+                        writeln!(d, "    printf(\"{tag} {n} \"); hexdump(Y, {n} * 8); printf(\"{tag}s {n} \"); hexdump(S, {n} * 2);").unwrap();
+                        writeln!(d, "    for (size_t i = {n} * 8; i < sizeof Y; i++) if (((unsigned char *)Y)[i] != 0xA5) printf(\"CANARY\\n\");").unwrap();
+                    }
+                }
+                d.push_str("    f__wipe_consts(cs); free(cs); free(odd);\n    return 0;\n}\n");
+                let helpers = lay.has_param_helpers();
+                let hn = lay.instances / 2 + 1;
+                writeln!(d, "{attr} static void helpers(void) {{").unwrap();
+                if helpers {
+                    let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
+                    writeln!(d, "    static {} rx{}, rk{}, ry{}; static {} rz{}, rs{};", px.reg_type, dims(px), dims(pk), dims(px), pz.reg_type, dims(pz), dims(pz)).unwrap();
+                    let (z_arg, s_arg, z_ptr) = if pz.c_dims.is_empty() { ("rz", "&rs", "&rz") } else { ("rz", "rs", "rz") };
+                    writeln!(d, "    f__pack_x({hn}, X, rx); f__bcast_k(K, rk); f__pack_z({hn}, Z, {z_ptr});").unwrap();
+                    writeln!(d, "    f__(rx, rk, {z_arg}, ry, {s_arg});").unwrap();
+                    writeln!(d, "    memset(Y, 0xA5, sizeof Y); memcpy(Y, XR, {hn} * 8); f__unpack_y({hn}, ry, Y, Y);").unwrap();
+                    writeln!(d, "    printf(\"helpers {hn} \"); hexdump(Y, {hn} * 8);").unwrap();
+                    writeln!(d, "    for (size_t i = {hn} * 8; i < sizeof Y; i++) if (((unsigned char *)Y)[i] != 0xA5) printf(\"CANARY\\n\");").unwrap();
+                }
+                d.push_str("}\n");
+                let stdout = build_and_run(&format!("api-{arch}-{slicing}-{k}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
+                assert!(!stdout.contains("CANARY"), "{arch} -{slicing} k={k}: written past n instances");
+                let want: Vec<Vec<Vec<u64>>> = (0..maxn).map(|i| interp::run_entry(&plain, &[xs[i].clone(), kv.clone(), zs[i].clone()])).collect();
+                let lines: HashMap<String, String> =
+                    stdout.lines().map(|l| l.rsplit_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap_or((l.trim().to_string(), String::new()))).collect();
+                for &n in &ns {
+                    let wy: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[3], &r[0], 0)).collect();
+                    let ws: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[4], &r[1], 0)).collect();
+                    for tag in ["packed", "with", "odd"] {
+                        assert_eq!(lines[&format!("{tag} {n}")], hex(&wy), "{arch} -{slicing} interleave {k}: {tag} n={n}: y");
+                        assert_eq!(lines[&format!("{tag}s {n}")], hex(&ws), "{arch} -{slicing} interleave {k}: {tag} n={n}: s");
+                        checked += 1;
+                    }
+                }
+                if helpers {
+                    let wy: Vec<u8> = want[..hn].iter().flat_map(|r| encode(&lay.params[3], &r[0], 0)).zip(&xor).map(|(a, b)| a ^ b).collect();
+                    assert_eq!(lines[&format!("helpers {hn}")], hex(&wy), "{arch} -{slicing}: pack/bcast/raw/unpack with xor");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    println!("checked {checked} outputs");
+    assert!(checked > 0);
 }

@@ -33,9 +33,11 @@
  * overlaps are undefined. Nothing is written past out[len-1]. The function keeps no state
  * between calls: to continue a stream, advance iv by the number of 16-byte blocks consumed.
  * Uniqueness of counter blocks under one key is the caller's job. Constant time in the key,
- * the counter and the data (no table lookups, no data-dependent branches). Work is done in
- * batches of aes128__INSTANCES counter blocks (at least 64) per aes128__packed call; the
- * batch buffers (3 x batch x 16 bytes) live on the stack. */
+ * the counter and the data (no table lookups, no data-dependent branches). Bitslice builds
+ * (aes128__SLICING_B) work in raw calls of aes128__INSTANCES blocks with the counters made in
+ * the sliced layout and the keystream XORed during the inverse transposition (3 x 128
+ * registers on the stack); other slicings in batches of aes128__INSTANCES counter blocks (at
+ * least 64) per aes128__packed call (3 x batch x 16 bytes on the stack). */
 void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[16], const uint8_t iv[16]);
 

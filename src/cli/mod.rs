@@ -91,6 +91,12 @@ USAGE:
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
                                           every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
+    nakiri bench transpose [--arch A] [--quick]
+                                          the packed API's transpositions alone, per layout, c/B
+                                          next to a memcpy of the same bytes
+    nakiri bench modes [--arch A] [--quick]
+                                          chacha20_xor and aes128_ctr_xor on 16 KiB and 1 MiB
+                                          next to OpenSSL
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
                                           and wide entries (near-linear growth)

@@ -245,8 +245,8 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     }
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params || prog.interleave > 1 {
-        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or interleaving). */\n".to_string();
+    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params {
+        let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or per-bit S-box entry). */\n".to_string();
         (note.clone(), note)
     } else {
         packed_section(prog, arch)?

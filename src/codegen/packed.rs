@@ -58,6 +58,34 @@
 //! of byte `k/8` (byte 0's MSB is bit 0):
 //! `void P__packed(size_t n, const uint8_t *s, uint8_t *o);`, `s` and `o` hold `8*n` bytes.
 //!
+//! # Prepared constants
+//! When the entry has `const` inputs (round keys), the file also has
+//!
+//! ```c
+//! typedef struct __attribute__((aligned(64))) { <registers of each const input> } E__consts;
+//! void E__prepare_consts(E__consts *c, const T *k, ...);   /* the const inputs, in order */
+//! void E__packed_with(size_t n, const E__consts *c, <non-const inputs>, <outputs>);
+//! void E__wipe_consts(E__consts *c);
+//! ```
+//! `E__prepare_consts` puts the constants in their sliced form once (a broadcast, never a
+//! transposition: every instance has the same value, so a bitslice register is all ones or all
+//! zeros, a vslice lane the word, an hslice slot all ones or zeros); `E__packed_with` then skips
+//! that work on every call. `E__packed` is `E__prepare_consts` + `E__packed_with` + wipe. Any
+//! alignment of `c` works (not 64-byte aligned: copied to the stack first).
+//!
+//! # Per-parameter helpers (bitslice and vslice, not interleaved)
+//! For mode helpers that build sliced inputs themselves (`ciphers/chacha20/chacha20_stream.c`,
+//! `ciphers/aes/aes_ctr.c`): `E__pack_p(cnt, src, regs)` (cnt <= E__INSTANCES instances into
+//! one raw call's registers of input p, zero instances after them), `E__bcast_p(one, regs)`
+//! (one instance into every slot), `E__unpack_p(cnt, regs, x, dst)` (cnt instances of output
+//! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
+//! The header also defines `E__SLICING_B`, `_V` or `_H`.
+//!
+//! # Interleaved entries
+//! With `--interleave k` the raw entry takes each non-`const` parameter k times (ABI C7) and
+//! processes k x (instances of one copy); the packed API is unchanged (each parameter once):
+//! a step of k x s instances (s = one copy's step) gives copy c the c-th group of s.
+//!
 //! The transposition routines themselves are in `runtime::transpose`.
 
 use crate::target::Arch;
@@ -106,8 +134,11 @@ pub struct PackedLayout {
     pub slicing: Slicing,
     /// Word size of the atoms in V/H (1 in B; on `std` vslice the largest one, words may mix).
     pub atom_bits: u32,
-    /// Instances per raw call.
+    /// Instances per raw call (all interleaved copies together).
     pub instances: usize,
+    /// Interleaving factor k of the raw entry: one raw call runs k copies, copy c on the c-th
+    /// group of `instances / k` instances of the step.
+    pub interleave: usize,
     pub params: Vec<PackedParam>,
 }
 
@@ -115,11 +146,27 @@ impl PackedLayout {
     /// Instances one transposition step of the packed entry handles (`instances`, or in
     /// hslice `instances` x the raw calls one transposition serves).
     pub fn step(&self) -> usize {
+        self.instances * self.calls_per_step()
+    }
+    /// Raw calls per step (hslice: one transposition block serves several raw calls).
+    pub fn calls_per_step(&self) -> usize {
         if self.slicing == Slicing::H {
-            self.instances * tp::h_calls_per_block(self.arch, self.atom_bits)
+            tp::h_calls_per_block(self.arch, self.atom_bits)
         } else {
-            self.instances
+            1
         }
+    }
+    /// Instances of one interleaved copy in one raw call.
+    pub fn copy_instances(&self) -> usize {
+        self.instances / self.interleave
+    }
+    /// Whether the per-parameter helpers (`E__pack_p`, `E__unpack_p`, `E__bcast_p`) exist:
+    /// bitslice and vslice without interleaving (their registers are one raw call's).
+    pub fn has_param_helpers(&self) -> bool {
+        self.slicing != Slicing::H && self.interleave == 1
+    }
+    pub fn has_consts(&self) -> bool {
+        self.params.iter().any(|p| p.is_const)
     }
 }
 
@@ -130,12 +177,24 @@ fn err<T>(msg: String) -> Result<T, CodegenError> {
 /// Computes the packed layout, or says why this program/arch cannot have a packed entry point.
 pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> {
     let entry = prog.entry();
+    let ileave = prog.interleave.max(1) as usize;
+    // Interleaved entries (`opt::interleave`, ABI C7): every non-const parameter is followed by
+    // its k-1 copies; the packed API shows each parameter once.
+    let keep = |ps: &[Param]| -> Vec<Param> {
+        let mut v = Vec::new();
+        let mut i = 0;
+        while i < ps.len() {
+            v.push(ps[i].clone());
+            i += if ps[i].is_const { 1 } else { ileave };
+        }
+        v
+    };
+    let (ins, outs) = (keep(&entry.inputs), keep(&entry.outputs));
     // Vslice with only 1-bit words on a SIMD target uses the bitslice register layout
     // (see codegen: one instance per register bit), so it gets the bitslice packing.
-    let one_bit = entry.inputs.iter().chain(&entry.outputs).all(|p| p.word_bits == 1 && p.atoms.iter().all(|a| entry.bits(*a) == 1));
+    let one_bit = ins.iter().chain(&outs).all(|p| p.word_bits == 1 && p.atoms.iter().all(|a| entry.bits(*a) == 1));
     let slicing = if prog.slicing == Slicing::V && arch != Arch::Std && one_bit { Slicing::B } else { prog.slicing };
-    let all: Vec<(&Param, bool)> =
-        entry.inputs.iter().map(|p| (p, true)).chain(entry.outputs.iter().map(|p| (p, false))).collect();
+    let all: Vec<(&Param, bool)> = ins.iter().map(|p| (p, true)).chain(outs.iter().map(|p| (p, false))).collect();
     // Atom word size (V/H: one per program, needed for the register layout).
     let mut atom_bits = 1u32;
     if slicing != Slicing::B {
@@ -201,7 +260,7 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
             }
         }
     }
-    let instances = tp::instances(arch, slicing, atom_bits);
+    let instances = tp::instances(arch, slicing, atom_bits) * ileave;
     let mut namer = Namer::new();
     let mut params = Vec::new();
     for (p, is_input) in all {
@@ -242,6 +301,7 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
         slicing,
         atom_bits,
         instances,
+        interleave: ileave,
         params,
     })
 }
@@ -253,12 +313,51 @@ pub fn emit(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError
     Ok((c_text(&lay), h_text(&lay)))
 }
 
+fn proto_args(lay: &PackedLayout, pick: impl Fn(&PackedParam) -> bool, prefix: &str) -> Vec<String> {
+    lay.params
+        .iter()
+        .filter(|p| pick(p))
+        .map(|p| format!("{}{} *{}{}", if p.is_input { "const " } else { "" }, p.elem_type, prefix, p.c_name))
+        .collect()
+}
+
+fn join_args(first: &[String], rest: &[String]) -> String {
+    first.iter().chain(rest).cloned().collect::<Vec<_>>().join(", ")
+}
+
+/// Name of the prepared-constants argument in the header's prototypes.
+fn consts_arg(lay: &PackedLayout) -> String {
+    let mut n = "consts".to_string();
+    while lay.params.iter().any(|p| p.c_name == n) || lay.n_name == n {
+        n.push('_');
+    }
+    n
+}
+
+fn consts_typedef(lay: &PackedLayout) -> String {
+    let e = &lay.entry;
+    let mut s = format!("#ifndef {e}__CONSTS_DEFINED\n#define {e}__CONSTS_DEFINED\n");
+    s.push_str(&format!(
+        "/* The const inputs of {e} in their sliced form (E__prepare_consts): one raw call's registers. */\ntypedef struct __attribute__((aligned(64))) {{\n"
+    ));
+    for p in lay.params.iter().filter(|p| p.is_const) {
+        s.push_str(&format!("    {} {}{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+    }
+    s.push_str(&format!("}} {e}__consts;\n#endif\n"));
+    s
+}
+
 fn h_text(lay: &PackedLayout) -> String {
     let e = &lay.entry;
     let n = &lay.n_name;
     let mut h = String::new();
     h.push_str("#include <stddef.h>\n#include <stdint.h>\n");
     h.push_str(&format!("#ifndef {e}__INSTANCES\n#define {e}__INSTANCES {}\n#endif\n", lay.instances));
+    h.push_str(&format!("/* Register layout of the raw entry: {e}__SLICING_B, _V or _H (src/target/layout.rs). */\n#ifndef {e}__SLICING_{s}\n#define {e}__SLICING_{s} 1\n#endif\n", s = lay.slicing));
+    h.push_str(&format!(
+        "/* Interleaving factor: the raw entry takes each non-const parameter this many times. */\n#ifndef {e}__INTERLEAVE\n#define {e}__INTERLEAVE {}\n#endif\n",
+        lay.interleave
+    ));
     h.push_str(&format!(
         "/* Instances processed by one call of the raw entry {e}__ ({} on {}). */\nsize_t {e}__instances(void);\n",
         lay.slicing, lay.arch
@@ -267,12 +366,49 @@ fn h_text(lay: &PackedLayout) -> String {
         "/* Runs {e} on {n} instances stored plainly in memory, instance-major; see the README\n   \
          (\"packed entry point\") for the word and bit order. const inputs are given once. */\n"
     ));
-    let args: Vec<String> = lay
-        .params
-        .iter()
-        .map(|p| format!("{}{} *{}", if p.is_input { "const " } else { "" }, p.elem_type, p.c_name))
-        .collect();
-    h.push_str(&format!("void {e}__packed(size_t {n}{}{});\n", if args.is_empty() { "" } else { ", " }, args.join(", ")));
+    let all = proto_args(lay, |_| true, "");
+    h.push_str(&format!("void {e}__packed(size_t {n}{}{});\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
+    if lay.has_consts() {
+        let ca = consts_arg(lay);
+        match lay.arch {
+            Arch::Sse | Arch::Avx2 | Arch::Avx512 => h.push_str("#include <immintrin.h>\n"),
+            Arch::Neon => h.push_str("#include <arm_neon.h>\n"),
+            Arch::Std => {}
+        }
+        h.push_str(&consts_typedef(lay));
+        let consts = proto_args(lay, |p| p.is_const, "");
+        h.push_str(&format!(
+            "/* Slices the const inputs once ({e}__packed does it on every call); {e}__packed_with then\n   \
+             takes them prepared. Any alignment of {ca} works (64-byte aligned saves a copy per call).\n   \
+             The prepared form holds the constants (round keys): clear it with {e}__wipe_consts. */\n"
+        ));
+        h.push_str(&format!("void {e}__prepare_consts({e}__consts *{ca}, {});\n", consts.join(", ")));
+        h.push_str(&format!("void {e}__wipe_consts({e}__consts *{ca});\n"));
+        let rest = proto_args(lay, |p| !p.is_const, "");
+        h.push_str(&format!("void {e}__packed_with(size_t {n}, const {e}__consts *{ca}{}{});\n", if rest.is_empty() { "" } else { ", " }, rest.join(", ")));
+    }
+    if lay.has_param_helpers() {
+        h.push_str(&format!(
+            "/* One raw call's registers of a parameter (arrays of {e}__INSTANCES-instance registers, the\n   \
+             raw entry's argument): E__pack_p transposes cnt <= {e}__INSTANCES plain instances in\n   \
+             (zero instances after them), E__bcast_p puts one instance in every slot, E__unpack_p\n   \
+             writes cnt instances out, XORed with x[] when x is not NULL (x may equal dst). */\n"
+        ));
+        for p in &lay.params {
+            if p.is_input {
+                if !p.is_const {
+                    h.push_str(&format!("void {e}__pack_{c}(size_t cnt, const {t} *src, void *regs);\n", c = p.c_name, t = p.elem_type));
+                }
+                h.push_str(&format!("void {e}__bcast_{c}(const {t} *one, void *regs);\n", c = p.c_name, t = p.elem_type));
+            } else {
+                h.push_str(&format!(
+                    "void {e}__unpack_{c}(size_t cnt, const void *regs, const {t} *x, {t} *dst);\n",
+                    c = p.c_name,
+                    t = p.elem_type
+                ));
+            }
+        }
+    }
     h
 }
 
@@ -285,10 +421,13 @@ fn c_text(lay: &PackedLayout) -> String {
     let arch = lay.arch;
     let a = arch.name();
     let inst = lay.instances;
-    // Raw calls per transposition step (hslice transposes blocks of 64 instances).
-    let nc = if lay.slicing == Slicing::H { tp::h_calls_per_block(arch, lay.atom_bits) } else { 1 };
-    let step = inst * nc;
+    let k = lay.interleave;
+    let nc = lay.calls_per_step();
+    let cinst = lay.copy_instances();
+    let cstep = cinst * nc;
+    let step = cstep * k;
     let attr = tp::target_attr(arch);
+    let sp = if attr.is_empty() { "" } else { " " };
     let mut c = String::new();
     c.push_str(&format!("\n/* ---- packed entry point of {e} ({}slice, {}) ---- */\n", lay.slicing, a));
     c.push_str(&tp::common());
@@ -308,135 +447,222 @@ fn c_text(lay: &PackedLayout) -> String {
         "#ifdef {e}__INSTANCES\n_Static_assert({e}__INSTANCES == {inst}, \"packed API and raw entry disagree on {e}__INSTANCES\");\n#endif\n"
     ));
     c.push_str(&format!("size_t {e}__instances(void) {{ return {inst}; }}\n"));
-    let args: Vec<String> = lay
-        .params
-        .iter()
-        .map(|p| format!("{}{} *nkp_p_{}", if p.is_input { "const " } else { "" }, p.elem_type, p.c_name))
-        .collect();
-    let sep = if args.is_empty() { "" } else { ", " };
-    c.push_str(&format!("{attr}{}void {e}__packed(size_t nkp_n{sep}{}) {{\n", if attr.is_empty() { "" } else { " " }, args.join(", ")));
-    c.push_str("    if (nkp_n == 0) return;\n");
-    // Registers: nkp_r_<p>[call] has the raw parameter's shape.
-    for p in &lay.params {
-        c.push_str(&format!("    {} nkp_r_{}[{nc}]{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
-        if !p.is_input && nc > 1 {
+    let consts = lay.has_consts();
+    if consts {
+        c.push_str(&consts_typedef(lay));
+        let cargs = proto_args(lay, |p| p.is_const, "nkp_p_");
+        c.push_str(&format!("void {e}__prepare_consts({e}__consts *nkp_cs, {}) {{\n", cargs.join(", ")));
+        for p in lay.params.iter().filter(|p| p.is_const) {
+            c.push_str(&bcast_call(lay, p, &format!("nkp_p_{}", p.c_name), &format!("(({} *)&nkp_cs->{})", p.reg_type, p.c_name)));
+        }
+        c.push_str("}\n");
+        c.push_str(&format!("void {e}__wipe_consts({e}__consts *nkp_cs) {{ nkp_wipe(nkp_cs, sizeof *nkp_cs); }}\n"));
+    }
+    // The loop over steps, on prepared constants.
+    let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
+    // Not const: the raw entry's array parameters are not (it only reads its inputs).
+    let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
+    c.push_str(&format!(
+        "/* {k} interleaved cop{ies} x {nc} raw call(s) x {cinst} instances per step; copy c takes the c-th group of {cstep}. */\n",
+        ies = if k == 1 { "y" } else { "ies" }
+    ));
+    c.push_str(&format!("static {attr}{sp}void nkp_run_{e}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
+    if !consts {
+        // nothing
+    }
+    for p in lay.params.iter().filter(|p| !p.is_const) {
+        c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
+        if !p.is_input && (nc > 1 || k > 1) {
             // Sets of calls skipped in the tail are transposed back but never copied out.
             c.push_str(&format!("    memset(nkp_r_{0}, 0, sizeof nkp_r_{0});\n", p.c_name));
         }
     }
-    // const inputs: broadcast once (into every set; set 0 is passed).
-    for p in lay.params.iter().filter(|p| p.is_input && p.is_const) {
-        c.push_str("    {\n");
-        c.push_str(&format!("        {} nkp_s[{}];\n", p.elem_type, step * p.elems));
-        c.push_str(&format!(
-            "        for (size_t i = 0; i < {step}; i++) memcpy(nkp_s + i * {el}, nkp_p_{nm}, {el} * sizeof(nkp_s[0]));\n",
-            el = p.elems,
-            nm = p.c_name
-        ));
-        c.push_str(&in_call(lay, p, "nkp_s", &format!("{step}")));
-        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n");
-        c.push_str("    }\n");
-    }
     c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"));
-    c.push_str(&format!(
-        "        const size_t nkp_cnt = nkp_n - nkp_base < {step} ? nkp_n - nkp_base : {step};\n"
-    ));
+    c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
+    c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
+    c.push_str(&format!("            const size_t nkp_cnt = nkp_cb >= nkp_n ? 0 : nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
+    c.push_str("            (void)nkp_cnt;\n");
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
-        c.push_str("        {\n");
+        let regs = format!("(({} *)&nkp_r_{}[nkp_k * {nc}])", p.reg_type, p.c_name);
+        c.push_str("            {\n");
         c.push_str(&format!(
-            "            const {t} *nkp_src = nkp_p_{nm} + nkp_base * {el};\n",
+            "                const {t} *nkp_src = nkp_p_{nm} + nkp_cb * {el};\n",
             t = p.elem_type,
             nm = p.c_name,
             el = p.elems
         ));
         if p.bit_string && lay.slicing == Slicing::V {
             // Converted to words anyway: the conversion handles the tail.
-            c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt"));
-        } else if step > 1 {
-            c.push_str(&format!("            {} nkp_s[{}];\n", p.elem_type, step * p.elems));
+            c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt", &regs));
+        } else {
+            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, cstep * p.elems));
             c.push_str(&format!(
-                "            if (nkp_cnt < {step}) {{\n                memset(nkp_s, 0, sizeof nkp_s);\n                memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                nkp_src = nkp_s;\n            }}\n",
+                "                if (nkp_cnt < {cstep}) {{\n                    memset(nkp_s, 0, sizeof nkp_s);\n                    if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                    nkp_src = nkp_s;\n                }}\n",
                 el = p.elems
             ));
-            c.push_str(&in_call(lay, p, "nkp_src", &format!("{step}")));
-            c.push_str(&format!("            if (nkp_cnt < {step}) nkp_wipe(nkp_s, sizeof nkp_s);\n"));
-        } else {
-            // One instance per call: never a tail.
-            c.push_str(&in_call(lay, p, "nkp_src", "1"));
+            c.push_str(&in_call(lay, p, "nkp_src", &format!("{cstep}"), &regs));
+            c.push_str(&format!("                if (nkp_cnt < {cstep}) nkp_wipe(nkp_s, sizeof nkp_s);\n"));
         }
-        c.push_str("        }\n");
+        c.push_str("            }\n");
     }
-    // The raw calls.
-    let raw_args: Vec<String> = lay
-        .params
-        .iter()
-        .map(|p| {
-            let set = if p.is_const { "0" } else { "nkp_c" };
-            if p.c_dims.is_empty() && !p.is_input {
-                format!("&nkp_r_{}[{set}]", p.c_name)
-            } else {
-                format!("nkp_r_{}[{set}]", p.c_name)
-            }
-        })
-        .collect();
-    if nc > 1 {
-        c.push_str(&format!(
-            "        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {inst} < nkp_n; nkp_c++)\n    "
-        ));
-    } else {
-        c.push_str("        const size_t nkp_c = 0;\n        (void)nkp_cnt;\n");
+    c.push_str("        }\n");
+    // The raw calls: parameters in the entry's order, non-const ones once per copy (C7).
+    let mut raw_args: Vec<String> = Vec::new();
+    for p in &lay.params {
+        if p.is_const {
+            raw_args.push(format!("nkp_cs->{}", p.c_name));
+            continue;
+        }
+        for copy in 0..k {
+            let r = format!("nkp_r_{}[{} + nkp_c]", p.c_name, copy * nc);
+            raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+        }
     }
-    c.push_str(&format!("        {e}__({});\n", raw_args.join(", ")));
+    c.push_str(&format!("        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {cinst} < nkp_n; nkp_c++)\n"));
+    c.push_str(&format!("            {e}__({});\n", raw_args.join(", ")));
+    c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
+    c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
+    c.push_str("            if (nkp_cb >= nkp_n) break;\n");
+    c.push_str(&format!("            const size_t nkp_cnt = nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
+    c.push_str("            (void)nkp_cnt;\n");
     for p in lay.params.iter().filter(|p| !p.is_input) {
-        c.push_str("        {\n");
+        let regs = format!("(({} *)&nkp_r_{}[nkp_k * {nc}])", p.reg_type, p.c_name);
+        c.push_str("            {\n");
         c.push_str(&format!(
-            "            {t} *nkp_dst = nkp_p_{nm} + nkp_base * {el};\n",
+            "                {t} *nkp_dst = nkp_p_{nm} + nkp_cb * {el};\n",
             t = p.elem_type,
             nm = p.c_name,
             el = p.elems
         ));
         if p.bit_string && lay.slicing == Slicing::V {
-            c.push_str(&out_call(lay, p, "nkp_dst", "nkp_cnt"));
-        } else if step == 1 {
-            c.push_str(&out_call(lay, p, "nkp_dst", ""));
+            c.push_str(&out_call(lay, p, "nkp_dst", "nkp_cnt", &regs));
+        } else if cstep == 1 {
+            c.push_str(&out_call(lay, p, "nkp_dst", "", &regs));
         } else {
-            c.push_str(&format!("            if (nkp_cnt == {step}) {{\n"));
-            c.push_str(&out_call(lay, p, "nkp_dst", ""));
-            c.push_str("            } else {\n");
-            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, step * p.elems));
-            c.push_str(&out_call(lay, p, "nkp_s", ""));
-            c.push_str(&format!(
-                "                memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n",
-                p.elems
-            ));
-            c.push_str("                nkp_wipe(nkp_s, sizeof nkp_s);\n");
-            c.push_str("            }\n");
+            c.push_str(&format!("                if (nkp_cnt == {cstep}) {{\n"));
+            c.push_str(&out_call(lay, p, "nkp_dst", "", &regs));
+            c.push_str("                } else {\n");
+            c.push_str(&format!("                    {} nkp_s[{}];\n", p.elem_type, cstep * p.elems));
+            c.push_str(&out_call(lay, p, "nkp_s", "", &regs));
+            c.push_str(&format!("                    memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elems));
+            c.push_str("                    nkp_wipe(nkp_s, sizeof nkp_s);\n");
+            c.push_str("                }\n");
         }
-        c.push_str("        }\n");
+        c.push_str("            }\n");
     }
+    c.push_str("        }\n");
     c.push_str("    }\n");
-    // Secrets do not outlive the call: every register array (plaintext, key, keystream).
+    // Secrets do not outlive the call: every register array (plaintext, keystream).
     c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_scrub_stack();\n#endif\n");
-    for p in &lay.params {
+    for p in lay.params.iter().filter(|p| !p.is_const) {
         c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
     }
     c.push_str("}\n");
+    let fwd: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
+    let fwd = if fwd.is_empty() { String::new() } else { format!(", {}", fwd.join(", ")) };
+    // E__packed: constants sliced on every call.
+    let all = proto_args(lay, |_| true, "nkp_p_");
+    c.push_str(&format!("{attr}{sp}void {e}__packed(size_t nkp_n{}{}) {{\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
+    c.push_str("    if (nkp_n == 0) return;\n");
+    if consts {
+        let cn: Vec<String> = lay.params.iter().filter(|p| p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
+        c.push_str(&format!("    {e}__consts nkp_cs;\n    {e}__prepare_consts(&nkp_cs, {});\n", cn.join(", ")));
+        c.push_str(&format!("    nkp_run_{e}(nkp_n, &nkp_cs{fwd});\n"));
+        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n");
+    } else {
+        c.push_str(&format!("    nkp_run_{e}(nkp_n{fwd});\n"));
+    }
+    c.push_str("}\n");
+    if consts {
+        c.push_str(&format!(
+            "{attr}{sp}void {e}__packed_with(size_t nkp_n, const {e}__consts *nkp_csp{}{}) {{\n",
+            if run_args.is_empty() { "" } else { ", " },
+            run_args.join(", ")
+        ));
+        c.push_str("    if (nkp_n == 0) return;\n");
+        c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ nkp_run_{e}(nkp_n, ({e}__consts *)nkp_csp{fwd}); return; }}\n"));
+        c.push_str(&format!("    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"));
+        c.push_str(&format!("    nkp_run_{e}(nkp_n, &nkp_cs{fwd});\n"));
+        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n}\n");
+    }
+    if lay.has_param_helpers() {
+        for p in &lay.params {
+            let regs = format!("(({} *)nkp_regs)", p.reg_type);
+            if p.is_input {
+                if !p.is_const {
+                    c.push_str(&format!("{attr}{sp}void {e}__pack_{}(size_t nkp_cnt, const {} *nkp_src, void *nkp_regs) {{\n", p.c_name, p.elem_type));
+                    c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
+                    if p.bit_string && lay.slicing == Slicing::V {
+                        c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt", &regs));
+                    } else {
+                        c.push_str(&format!("    if (nkp_cnt < {inst}) {{\n        {} nkp_s[{}];\n        memset(nkp_s, 0, sizeof nkp_s);\n        if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elem_type, inst * p.elems, p.elems));
+                        c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
+                        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n        return;\n    }\n");
+                        c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}"), &regs));
+                    }
+                    c.push_str("}\n");
+                }
+                c.push_str(&format!("void {e}__bcast_{}(const {} *nkp_one, void *nkp_regs) {{\n", p.c_name, p.elem_type));
+                c.push_str(&bcast_call(lay, p, "nkp_one", &regs));
+                c.push_str("}\n");
+            } else {
+                c.push_str(&format!(
+                    "{attr}{sp}void {e}__unpack_{c}(size_t nkp_cnt, const void *nkp_regs, const {t} *nkp_x, {t} *nkp_dst) {{\n",
+                    c = p.c_name,
+                    t = p.elem_type
+                ));
+                c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
+                if lay.slicing == Slicing::V && arch != Arch::Std && arch != Arch::Neon && !p.bit_string {
+                    c.push_str(&format!(
+                        "    if (nkp_cnt == {inst}) {{ nkp_V_outx_u{m}_{a}(nkp_regs, {w}, nkp_x, nkp_dst); return; }}\n",
+                        m = p.word_bits,
+                        w = p.words
+                    ));
+                }
+                c.push_str(&format!("    {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+                c.push_str(&out_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
+                c.push_str(&format!(
+                    "    for (size_t i = 0; i < nkp_cnt * {el}; i++) nkp_dst[i] = ({t})(nkp_s[i] ^ (nkp_x ? nkp_x[i] : 0));\n",
+                    el = p.elems,
+                    t = p.elem_type
+                ));
+                c.push_str("    nkp_wipe(nkp_s, sizeof nkp_s);\n}\n");
+            }
+        }
+    }
     c
 }
 
-fn reg_ptr(p: &PackedParam) -> String {
-    format!("(({} *)nkp_r_{})", p.reg_type, p.c_name)
+/// Broadcasts one plain instance at `src` into every slot of p's registers `regs` (no
+/// transposition: every instance is equal).
+fn bcast_call(lay: &PackedLayout, p: &PackedParam, src: &str, regs: &str) -> String {
+    let ub = if p.bit_string { 8 } else { p.word_bits };
+    let ind = "    ";
+    match lay.slicing {
+        Slicing::B => format!("{ind}nkp_bcast_B_u{ub}({src}, {}, sizeof({}), {regs});\n", p.atoms, p.reg_type),
+        Slicing::V if lay.arch == Arch::Std => {
+            // One instance per register: the transposition of one instance.
+            format!("{ind}{{\n{}{ind}}}\n", in_call(lay, p, src, "1", regs))
+        }
+        Slicing::V => format!("{ind}nkp_bcast_V_u{ub}({src}, {}, sizeof({}), {regs});\n", p.words, p.reg_type),
+        Slicing::H => format!(
+            "{ind}nkp_bcast_H_u{ub}({src}, {}, {}, {}, sizeof({}), {regs});\n",
+            p.words,
+            p.word_bits,
+            lay.arch.hslice_lane_bits(),
+            p.reg_type
+        ),
+    }
 }
 
-/// Transposes `cnt` instances at `src` (elements of p.elem_type) into p's registers. For
+/// Transposes `cnt` instances at `src` (elements of p.elem_type) into the registers `regs`. For
 /// native words, B and H, `cnt` must be the full chunk (the caller pads); bit strings in `std`
 /// vslice are converted to words here (zero padding included).
-fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String {
+fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str, regs: &str) -> String {
     let a = lay.arch.name();
-    let inst = lay.instances;
-    let regs = reg_ptr(p);
+    let inst = lay.copy_instances();
     let m = p.word_bits;
-    let ind = "            ";
+    let ind = "                ";
     match lay.slicing {
         Slicing::B => {
             let ub = if p.bit_string { 8 } else { m };
@@ -451,30 +677,24 @@ fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str) -> String 
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
             s.push_str(&format!("{ind}memset(nkp_w, 0, sizeof nkp_w);\n"));
             s.push_str(&format!("{ind}nkp_bits_to_words({src}, {}, {w}, {m}, {cnt}, nkp_w);\n", p.elems));
-            s.push_str(&format!(
-                "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
-                tp::std_bits(lay.atom_bits)
-            ));
+            s.push_str(&format!("{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n", tp::std_bits(lay.atom_bits)));
             s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
-        Slicing::V if lay.arch == Arch::Std => format!(
-            "{ind}nkp_V_in_u{m}_std_d{}({src}, {}, {regs});\n",
-            tp::std_bits(lay.atom_bits),
-            p.words
-        ),
+        Slicing::V if lay.arch == Arch::Std => {
+            format!("{ind}nkp_V_in_u{m}_std_d{}({src}, {}, {regs});\n", tp::std_bits(lay.atom_bits), p.words)
+        }
         _ => format!("{ind}nkp_V_in_u{m}_{a}({src}, {}, {regs});\n", p.words),
     }
 }
 
-/// Transposes p's registers back into plain instances at `dst`: all of them for native words
-/// , B and H (`cnt` unused), the first `cnt` for bit strings in `std` vslice.
-fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String {
+/// Transposes the registers `regs` back into plain instances at `dst`: all of them for native
+/// words, B and H (`cnt` unused), the first `cnt` for bit strings in `std` vslice.
+fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str, regs: &str) -> String {
     let a = lay.arch.name();
-    let inst = lay.instances;
-    let regs = reg_ptr(p);
+    let inst = lay.copy_instances();
     let m = p.word_bits;
-    let ind = "                ";
+    let ind = "                    ";
     match lay.slicing {
         Slicing::B => {
             let ub = if p.bit_string { 8 } else { m };
@@ -487,19 +707,14 @@ fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str) -> String
         _ if p.bit_string => {
             let w = p.words;
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
-            s.push_str(&format!(
-                "{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n",
-                tp::std_bits(lay.atom_bits)
-            ));
+            s.push_str(&format!("{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n", tp::std_bits(lay.atom_bits)));
             s.push_str(&format!("{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n", p.elems));
             s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
-        Slicing::V if lay.arch == Arch::Std => format!(
-            "{ind}nkp_V_out_u{m}_std_d{}({regs}, {}, {dst});\n",
-            tp::std_bits(lay.atom_bits),
-            p.words
-        ),
+        Slicing::V if lay.arch == Arch::Std => {
+            format!("{ind}nkp_V_out_u{m}_std_d{}({regs}, {}, {dst});\n", tp::std_bits(lay.atom_bits), p.words)
+        }
         _ => format!("{ind}nkp_V_out_u{m}_{a}({regs}, {}, {dst});\n", p.words),
     }
 }

@@ -12,11 +12,21 @@
 //!   row 63-b *is* the register of atom 64g+b. The same network run backwards (it is an
 //!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
 //!   64x64, with R/64 blocks transposed per vector instruction.
-//! - **V**: lane gather/scatter: lane i of the register of word a is word a of instance i.
-//! - **H**: the same 64-bit groups of the instances' bit strings, transposed per block of 64
-//!   instances with the scalar 64x64 transpose; each resulting row (one bit position of one
-//!   word, for 64 instances) is cut into runs of S = L/m bits, which are the slots of that
-//!   word's register in consecutive lanes (L = 128, or 64 on `std`).
+//!   Groups are read and written as one 8-byte word with a unit reversal (`movbe` for bytes);
+//!   the vectors of rows are built from their lanes in registers.
+//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512, K x K
+//!   in-register transposes (K = R/m; rows = instances, [`v_network`]: log2(128/m) rounds of
+//!   `unpacklo/hi` then `vperm2i128` / `vshufi64x2` across 128-bit lanes); words past the last
+//!   whole group of K by partial loads/stores (masked on AVX-512). `std` and NEON: a scalar
+//!   gather/scatter (`std` has one instance per register anyway).
+//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V network, then per register a byte
+//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]). Other word sizes and
+//!   `std`: the same 64-bit groups of the instances' bit strings as in B, transposed per block
+//!   of 64 instances; each resulting row (one bit position of one word, for 64 instances) is cut
+//!   into runs of S = L/m bits, which are the slots of that word's register in consecutive lanes
+//!   (L = 128, or 64 on `std`); whole-byte runs are copied straight into the registers.
+//! - `const` inputs are never transposed: `nkp_bcast_{B,V,H}_uU` write the broadcast value
+//!   straight into the registers.
 //! - Odd word sizes (not 8/16/32/64) travel as bit strings: in B and H they are read and
 //!   written directly as byte units; `std` vslice converts them with `nkp_bits_to_words` /
 //!   `nkp_words_to_bits` (one `uint64_t` per word).
@@ -73,6 +83,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_std(x) ((uint64_t)(x))
 #define NKP_LOADU_std(p) (*(p))
 #define NKP_STOREU_std(p, v) (*(p) = (v))
+#define NKP_SETL_std(t) ((t)[0])
+#define NKP_GETL_std(t, v) ((t)[0] = (v))
 "#
         }
         Arch::Sse => {
@@ -85,6 +97,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_sse(x) _mm_set1_epi64x((long long)(x))
 #define NKP_LOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define NKP_STOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)
+#define NKP_SETL_sse(t) _mm_set_epi64x((long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_sse(t, v) do { (t)[0] = (uint64_t)_mm_cvtsi128_si64(v); (t)[1] = (uint64_t)_mm_extract_epi64(v, 1); } while (0)
 "#
         }
         Arch::Avx2 => {
@@ -97,6 +111,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_avx2(x) _mm256_set1_epi64x((long long)(x))
 #define NKP_LOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define NKP_STOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
+#define NKP_SETL_avx2(t) _mm256_set_epi64x((long long)(t)[3], (long long)(t)[2], (long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_avx2(t, v) _mm256_storeu_si256((__m256i *)(void *)(t), v)
 "#
         }
         Arch::Avx512 => {
@@ -109,6 +125,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_avx512(x) _mm512_set1_epi64((long long)(x))
 #define NKP_LOADU_avx512(p) _mm512_loadu_si512((const void *)(p))
 #define NKP_STOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)
+#define NKP_SETL_avx512(t) _mm512_set_epi64((long long)(t)[7], (long long)(t)[6], (long long)(t)[5], (long long)(t)[4], (long long)(t)[3], (long long)(t)[2], (long long)(t)[1], (long long)(t)[0])
+#define NKP_GETL_avx512(t, v) _mm512_storeu_si512((void *)(t), v)
 "#
         }
         Arch::Neon => {
@@ -121,6 +139,8 @@ fn vec_ops(arch: Arch) -> &'static str {
 #define NKP_SET1_neon(x) vdupq_n_u64((uint64_t)(x))
 #define NKP_LOADU_neon(p) vld1q_u64((const uint64_t *)(p))
 #define NKP_STOREU_neon(p, v) vst1q_u64((uint64_t *)(p), v)
+#define NKP_SETL_neon(t) vld1q_u64((const uint64_t *)(t))
+#define NKP_GETL_neon(t, v) vst1q_u64((uint64_t *)(t), v)
 "#
         }
     }
@@ -184,6 +204,7 @@ NKP_LDST(64)
    (bit c of x[r]) <-> (bit r of x[c]), i.e. x[j] bit k = old x[k] bit j (LSB-numbered). */
 #define NKP_TR_ROUND(VT, SRL, SLL, AND, XOR, SET1, x, J, M) do { \
     const VT nkp_m_ = SET1(M); \
+    _Pragma("GCC unroll 32") \
     for (int nkp_k = 0; nkp_k < 64; nkp_k = ((nkp_k | (J)) + 1) & ~(J)) { \
         VT nkp_t_ = AND(XOR(SRL(x[nkp_k], J), x[nkp_k | (J)]), nkp_m_); \
         x[nkp_k | (J)] = XOR(x[nkp_k | (J)], nkp_t_); \
@@ -236,6 +257,16 @@ static NKP_UNUSED void nkp_words_to_bits(const uint64_t *src, size_t W, unsigned
     }
 }
 
+/* Reverses the order of the UB-bit units of a 64-bit value (host little endian: the units
+   loaded as one uint64_t come least significant first; a group wants the first unit on top). */
+static inline uint64_t nkp_unit_rev_u8(uint64_t x) { return __builtin_bswap64(x); }
+static inline uint64_t nkp_unit_rev_u16(uint64_t x) {
+    x = (x >> 32) | (x << 32);
+    return ((x & 0xFFFF0000FFFF0000ULL) >> 16) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+}
+static inline uint64_t nkp_unit_rev_u32(uint64_t x) { return (x >> 32) | (x << 32); }
+static inline uint64_t nkp_unit_rev_u64(uint64_t x) { return x; }
+
 /* Group g of a bit string stored as `units` native words of UB bits (MSB-first concatenation):
    the big-endian 64 bits starting at bit 64g, zero past the end. */
 #define NKP_GRP_FUNS(T, UB) \
@@ -243,7 +274,8 @@ static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
     const size_t per = 64 / UB, u0 = g * per; \
     uint64_t r = 0; \
     if (u0 + per <= units) { \
-        for (size_t q = 0; q < per; q++) r = (UB == 64 ? 0 : r << (UB & 63)) | (uint64_t)nkp_ld_u##UB(p + u0 + q); \
+        /* whole group: one 8-byte load, then the units reversed (a byte swap for bytes) */ \
+        r = nkp_unit_rev_u##UB(nkp_ld_u64(p + u0)); \
     } else { \
         for (size_t q = 0; q < per; q++) \
             r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)nkp_ld_u##UB(p + u0 + q) : 0); \
@@ -252,6 +284,7 @@ static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
 } \
 static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
     const size_t per = 64 / UB, u0 = g * per; \
+    if (u0 + per <= units) { nkp_st_u64(p + u0, nkp_unit_rev_u##UB(v)); return; } \
     for (size_t q = 0; q < per; q++) \
         if (u0 + q < units) nkp_st_u##UB(p + u0 + q, (T)(v >> ((64 - UB * (q + 1)) & 63))); \
 }
@@ -259,6 +292,43 @@ NKP_GRP_FUNS(uint8_t, 8)
 NKP_GRP_FUNS(uint16_t, 16)
 NKP_GRP_FUNS(uint32_t, 32)
 NKP_GRP_FUNS(uint64_t, 64)
+
+/* Broadcasts of one plain instance (every instance equal, e.g. a const input) straight into
+   registers of rbytes bytes, with no transposition. B: register a is all ones where bit a of
+   the instance's bit string is set. V: every m-bit lane of register a is word a. H: slot j
+   (S = lbits/m bits) of every lane of register a is all ones where bit j of word a is set. */
+#define NKP_BCAST_FUNS(T, UB) \
+static NKP_UNUSED void nkp_bcast_B_u##UB(const T *src, size_t natoms, size_t rbytes, void *regs) { \
+    for (size_t a = 0; a < natoms; a++) { \
+        const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + a / UB) >> (UB - 1 - a % UB)) & 1u); \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &pat, 8); \
+    } \
+} \
+static NKP_UNUSED void nkp_bcast_V_u##UB(const T *src, size_t W, size_t rbytes, void *regs) { \
+    for (size_t a = 0; a < W; a++) { \
+        const uint64_t w = (uint64_t)nkp_ld_u##UB(src + a); \
+        uint64_t pat = 0; \
+        for (unsigned k = 0; k < 64 / UB; k++) pat |= w << ((k * UB) & 63); \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &pat, 8); \
+    } \
+} \
+static NKP_UNUSED void nkp_bcast_H_u##UB(const T *src, size_t W, unsigned m, size_t lbits, size_t rbytes, void *regs) { \
+    const size_t S = lbits / m; \
+    for (size_t a = 0; a < W; a++) { \
+        uint64_t lane[2] = {0, 0}; \
+        for (unsigned j = 0; j < m; j++) { \
+            const size_t pos = a * m + j; \
+            const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + pos / UB) >> (UB - 1 - pos % UB)) & 1u); \
+            if (S >= 64) { for (size_t q = 0; q < S / 64; q++) lane[(j * S) / 64 + q] = pat; } \
+            else lane[(j * S) / 64] |= (pat & (((uint64_t)1 << (S & 63)) - 1)) << ((j * S) % 64); \
+        } \
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &lane[l % (lbits / 64)], 8); \
+    } \
+}
+NKP_BCAST_FUNS(uint8_t, 8)
+NKP_BCAST_FUNS(uint16_t, 16)
+NKP_BCAST_FUNS(uint32_t, 32)
+NKP_BCAST_FUNS(uint64_t, 64)
 #endif /* NKP_COMMON_DEFINED */
 "#;
 
@@ -287,7 +357,7 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
         for (size_t k = 0; k < 64; k++) {
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
-            x[k] = NKP_LOADU_$A(tmp);
+            x[k] = NKP_SETL_$A(tmp);
         }
         nkp_tr64_$A(x);
         size_t nb = natoms - 64 * g;
@@ -310,7 +380,7 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
         }
         nkp_tr64_$A(x);
         for (size_t k = 0; k < 64; k++) {
-            NKP_STOREU_$A(tmp, x[k]);
+            NKP_GETL_$A(tmp, x[k]);
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
@@ -354,8 +424,66 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
         s.push_str("#endif\n");
         return s;
     }
-    let inst = instances(arch, Slicing::V, m);
+    if arch == Arch::Neon {
+        return s + &v_scalar_routines(arch, m);
+    }
     s.push_str(&format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n"));
+    s.push_str(&v_network(arch, m));
+    let t = r#"/* W words of $K instances <-> W registers: groups of $K words are $Kx$K transposes in
+   registers (rows = instances); the last group of W % $K words is loaded and stored with
+   partial loads/stores (`nkp_vldp`/`nkp_vstp`: masked on AVX-512, 8-byte pieces elsewhere) (nothing read or written outside the instances' words). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
+    NKP_VVT_$A x[$K];
+    size_t a = 0;
+    for (; a + $K <= W; a += $K) {
+        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);
+        nkp_vtr_$A_m$M(x);
+        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
+    }
+    if (a < W) {
+        const size_t r = W - a;
+        for (size_t i = 0; i < $K; i++) x[i] = nkp_vldp_$A(src + i * W + a, r * sizeof(uint$M_t));
+        nkp_vtr_$A_m$M(x);
+        for (size_t j = 0; j < r; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
+    }
+}
+/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
+    NKP_VVT_$A x[$K];
+    size_t a = 0;
+    for (; a + $K <= W; a += $K) {
+        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);
+        nkp_vtr_$A_m$M(x);
+        for (size_t i = 0; i < $K; i++) {
+            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));
+            NKP_VSTOREU_$A(dst + i * W + a, x[i]);
+        }
+    }
+    if (a < W) {
+        const size_t r = W - a;
+        for (size_t j = 0; j < $K; j++) x[j] = j < r ? NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]) : NKP_VZERO_$A();
+        nkp_vtr_$A_m$M(x);
+        for (size_t i = 0; i < $K; i++) {
+            if (xs) x[i] = NKP_VXOR_$A(x[i], nkp_vldp_$A(xs + i * W + a, r * sizeof(uint$M_t)));
+            nkp_vstp_$A(dst + i * W + a, r * sizeof(uint$M_t), x[i]);
+        }
+    }
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
+}
+"#;
+    let k = instances(arch, Slicing::V, m);
+    s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()));
+    s.push_str("#endif\n");
+    s
+}
+
+/// The scalar lane gather/scatter (NEON: no network written for it).
+fn v_scalar_routines(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let inst = instances(arch, Slicing::V, m);
+    let mut s = format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n");
     let t = r#"static NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
@@ -364,17 +492,117 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
     }
     nkp_wipe(t, sizeof t);
 }
-static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+static NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
     uint$M_t t[$INST];
     for (size_t a = 0; a < W; a++) {
         memcpy(t, (const char *)regs + a * sizeof t, sizeof t);
-        for (size_t i = 0; i < $INST; i++) nkp_st_u$M(dst + i * W + a, t[i]);
+        for (size_t i = 0; i < $INST; i++) nkp_st_u$M(dst + i * W + a, (uint$M_t)(t[i] ^ (xs ? nkp_ld_u$M(xs + i * W + a) : 0)));
     }
     nkp_wipe(t, sizeof t);
+}
+static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
 }
 "#;
     s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$INST", &inst.to_string()));
     s.push_str("#endif\n");
+    s
+}
+
+/// Vector type and operations of the vslice network (x86 SIMD).
+fn v_vec_ops(arch: Arch) -> &'static str {
+    match arch {
+        Arch::Sse => {
+            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) __m128i nkp_vldp_sse(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) void nkp_vstp_sse(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\n#endif\n"
+        }
+        Arch::Avx2 => {
+            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m128i nkp_vldp128_avx2(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m256i nkp_vldp_avx2(const void *p, size_t n) {\n    if (n >= 32) return _mm256_loadu_si256((const __m256i *)p);\n    if (n > 16) return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)), nkp_vldp128_avx2((const char *)p + 16, n - 16), 1);\n    return _mm256_inserti128_si256(_mm256_setzero_si256(), nkp_vldp128_avx2(p, n), 0);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp128_avx2(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp_avx2(void *p, size_t n, __m256i v) {\n    if (n >= 32) { _mm256_storeu_si256((__m256i *)p, v); return; }\n    if (n > 16) { _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(v)); nkp_vstp128_avx2((char *)p + 16, n - 16, _mm256_extracti128_si256(v, 1)); return; }\n    nkp_vstp128_avx2(p, n, _mm256_castsi256_si128(v));\n}\n#endif\n"
+        }
+        Arch::Avx512 => {
+            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n/* Masked byte loads/stores: bytes past n are neither read nor written (no fault either). */\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) __m512i nkp_vldp_avx512(const void *p, size_t n) {\n    return _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), p);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void nkp_vstp_avx512(void *p, size_t n, __m512i v) {\n    _mm512_mask_storeu_epi8(p, n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), v);\n}\n#endif\n"
+        }
+        _ => "",
+    }
+}
+
+/// `nkp_vtr_<A>_m<M>(VT x[K])`: in-register transpose of a KxK matrix of m-bit elements (K =
+/// R/m; row r = x[r], element c = lane c in memory order): afterwards lane c of x[r] is the
+/// former lane r of x[c].
+///
+/// Network: with k = 128/m elements per 128-bit lane, every group of k rows first gets its
+/// k x k sub-blocks transposed inside each 128-bit lane by log2(k) rounds of perfect shuffles,
+/// y[2i] = unpacklo(x[i], x[i+k/2]), y[2i+1] = unpackhi(x[i], x[i+k/2]) (one round maps
+/// element (row, col), read as the 2·log2(k)-bit string row.col, to its left rotation by one
+/// bit, so log2(k) rounds swap row and col). Then the 128-bit lanes themselves are transposed
+/// across the groups (row g*k+j, lane l <-> row l*k+j, lane g): `vperm2i128` on AVX2, two
+/// rounds of `vshufi64x2` on AVX-512. Fully unrolled; 
+/// K·log2(k) unpacks + K (AVX2) or 2K (AVX-512) lane moves.
+pub fn v_network(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let kk = (arch.reg_bits() / m) as usize;
+    let k = (128 / m) as usize;
+    let lanes = kk / k;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let mut s = String::new();
+    s.push_str(v_vec_ops(arch));
+    s.push_str(&format!("#ifndef NKP_VTR_{a}_{m}\n#define NKP_VTR_{a}_{m}\n"));
+    s.push_str(&format!(
+        "/* {kk}x{kk} transpose of {m}-bit elements in {vt} registers (see runtime::transpose::v_network). */\n\
+         static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vtr_{a}_m{m}({vt} x[{kk}]) {{\n    {vt} y[{kk}];\n",
+        attr = target_attr(arch)
+    ));
+    let mut rounds = 0;
+    let mut w = k;
+    while w > 1 {
+        w /= 2;
+        rounds += 1;
+    }
+    for _ in 0..rounds {
+        for g in 0..lanes {
+            for i in 0..k / 2 {
+                let (r0, r1) = (g * k + i, g * k + i + k / 2);
+                s.push_str(&format!(
+                    "    y[{}] = {pre}_unpacklo_epi{m}(x[{r0}], x[{r1}]); y[{}] = {pre}_unpackhi_epi{m}(x[{r0}], x[{r1}]);\n",
+                    g * k + 2 * i,
+                    g * k + 2 * i + 1
+                ));
+            }
+        }
+        s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+    }
+    match lanes {
+        1 => {}
+        2 => {
+            for j in 0..k {
+                s.push_str(&format!(
+                    "    y[{j}] = _mm256_permute2x128_si256(x[{j}], x[{r1}], 0x20); y[{r1}] = _mm256_permute2x128_si256(x[{j}], x[{r1}], 0x31);\n",
+                    r1 = k + j
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+        }
+        4 => {
+            // Rows a, b, c, d (lanes a0..a3 ...): t0 = a0 a2 b0 b2, t1 = a1 a3 b1 b3 (same for
+            // c, d), then out0 = a0 b0 c0 d0, out2 = a2 b2 c2 d2, out1 = t1/t3 evens, out3 odds.
+            for j in 0..k {
+                let r = [j, k + j, 2 * k + j, 3 * k + j];
+                s.push_str(&format!(
+                    "    {{ const __m512i t0 = _mm512_shuffle_i64x2(x[{0}], x[{1}], 0x88), t1 = _mm512_shuffle_i64x2(x[{0}], x[{1}], 0xDD),\n\
+                     \x20     t2 = _mm512_shuffle_i64x2(x[{2}], x[{3}], 0x88), t3 = _mm512_shuffle_i64x2(x[{2}], x[{3}], 0xDD);\n\
+                     \x20     y[{0}] = _mm512_shuffle_i64x2(t0, t2, 0x88); y[{2}] = _mm512_shuffle_i64x2(t0, t2, 0xDD);\n\
+                     \x20     y[{1}] = _mm512_shuffle_i64x2(t1, t3, 0x88); y[{3}] = _mm512_shuffle_i64x2(t1, t3, 0xDD); }}\n",
+                    r[0], r[1], r[2], r[3]
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {kk}; i++) x[i] = y[i];\n"));
+        }
+        _ => unreachable!("register of {} lanes", lanes),
+    }
+    s.push_str("}\n#endif\n");
     s
 }
 
@@ -399,6 +627,9 @@ pub fn h_calls_per_block(arch: Arch, m: u32) -> usize {
 /// 64*blk..64*blk+63, whose runs of S = L/m bits are exactly the slots q%m of that word's
 /// registers in consecutive lanes (of consecutive raw calls).
 pub fn h_routines(arch: Arch, m: u32) -> String {
+    if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 8 || m == 16) {
+        return h_routines_simd(arch, m);
+    }
     let a = suffix(arch);
     let r = arch.reg_bits();
     let lane = arch.hslice_lane_bits();
@@ -412,7 +643,27 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
     // gl = global lane index (over the NC calls) of the run of S bits; its register is set
     // gl / NLANES, lane gl % NLANES.
-    let (put, get) = if slot <= 64 {
+    // Slots of whole bytes (S = 8, 16, 32, 64): each run of S bits is copied straight into its
+    // register's bytes (host little endian, as the registers' 64-bit lanes), no accumulator.
+    // (NI = R = 64 x the vector's lanes: every run of every block has its lane.)
+    let direct = slot.is_multiple_of(8) && slot <= 64 && ni == 64 * nlanes_of_vec(arch);
+    let (put, get) = if direct {
+        (
+            "_Pragma(\"GCC unroll 8\") for (size_t c = 0; c < 64 / $S; c++) {
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    const uint64_t piece = row >> ((c * $S) & 63);
+                    memcpy((unsigned char *)regs + ((gl / $NLANES) * W + q / $M) * ($R / 8) + off / 8, &piece, $S / 8);
+                }"
+            .to_string(),
+            "_Pragma(\"GCC unroll 8\") for (size_t c = 0; c < 64 / $S; c++) {
+                    const size_t gl = (64 * blk) / $S + c, off = (gl % $NLANES) * $L + j * $S;
+                    uint64_t piece = 0;
+                    memcpy(&piece, (const unsigned char *)regs + ((gl / $NLANES) * W + q / $M) * ($R / 8) + off / 8, $S / 8);
+                    row |= piece << ((c * $S) & 63);
+                }"
+            .to_string(),
+        )
+    } else if slot <= 64 {
         let mask = if slot == 64 { "~(uint64_t)0".to_string() } else { format!("(((uint64_t)1 << {slot}) - 1)") };
         (
             format!(
@@ -441,15 +692,15 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     let t = r#"/* hslice, $M-bit words: lanes of $L bits; lane l holds instances l*$S .. l*$S+$S-1; slot j
    (bits [j*$S, (j+1)*$S) from the lane's LSB) has bit i = bit j (MSB-first) of instance l*$S+i. */
 static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t units, size_t W, void *regs) {
-    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    $ACCDECL uint64_t tmp[NKP_VL_$A];
     NKP_VT_$A x[64];
     const size_t nbits = W * $M;
-    memset(acc, 0, sizeof acc);
+    $ACCZERO
     for (size_t g = 0; g * 64 < nbits; g++) {
         for (size_t k = 0; k < 64; k++) {
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 tmp[l] = nkp_ldgrp_u$UB(src + (64 * l + k) * units, units, g);
-            x[k] = NKP_LOADU_$A(tmp);
+            x[k] = NKP_SETL_$A(tmp);
         }
         nkp_tr64_$A(x);
         size_t nb = nbits - 64 * g;
@@ -463,16 +714,15 @@ static NKP_UNUSED $ATTR void nkp_H_in_u$UB_$A_m$M(const uint$UB_t *src, size_t u
             }
         }
     }
-    memcpy(regs, acc, sizeof acc);
-    nkp_wipe(acc, sizeof acc);
+    $ACCIN
     nkp_wipe(x, sizeof x);
     nkp_wipe(tmp, sizeof tmp);
 }
 static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t units, size_t W, uint$UB_t *dst) {
-    uint64_t acc[$NC * W * ($R / 64)], tmp[NKP_VL_$A];
+    $ACCDECL uint64_t tmp[NKP_VL_$A];
     NKP_VT_$A x[64];
     const size_t nbits = W * $M;
-    memcpy(acc, regs, sizeof acc);
+    $ACCLOAD
     for (size_t g = 0; g * 64 < nbits; g++) {
         size_t nb = nbits - 64 * g;
         if (nb > 64) nb = 64;
@@ -489,16 +739,25 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
         }
         nkp_tr64_$A(x);
         for (size_t k = 0; k < 64; k++) {
-            NKP_STOREU_$A(tmp, x[k]);
+            NKP_GETL_$A(tmp, x[k]);
             for (size_t l = 0; l < NKP_VL_$A; l++)
                 nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
         }
     }
-    nkp_wipe(acc, sizeof acc);
+    $ACCWIPE
     nkp_wipe(x, sizeof x);
     nkp_wipe(tmp, sizeof tmp);
 }
 "#;
+    let t = if direct {
+        t.replace("$ACCDECL ", "").replace("$ACCZERO", "").replace("$ACCIN", "").replace("$ACCLOAD", "").replace("$ACCWIPE", "")
+    } else {
+        t.replace("$ACCDECL", "uint64_t acc[$NC * W * ($R / 64)];")
+            .replace("$ACCZERO", "memset(acc, 0, sizeof acc);")
+            .replace("$ACCIN", "memcpy(regs, acc, sizeof acc);\n    nkp_wipe(acc, sizeof acc);")
+            .replace("$ACCLOAD", "memcpy(acc, regs, sizeof acc);")
+            .replace("$ACCWIPE", "nkp_wipe(acc, sizeof acc);")
+    };
     s.push_str(
         &subst(&t.replace("$PUT", &put).replace("$GET", &get), arch)
             .replace("$UB", &ub.to_string())
@@ -512,6 +771,125 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
     );
     s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
+}
+
+/// Hslice for 8- and 16-bit words on SSE/AVX2/AVX-512 (slots of whole bytes): the vslice
+/// network first (register a gets word a of the call's R/m instances, lane i = instance i,
+/// which is already the hslice grouping: 128-bit lane l holds instances l*S .. l*S+S-1), then
+/// in every register, per 128-bit lane, the S x m bit matrix (instances x word bits) is
+/// transposed into the m slots: a `pshufb` groups the bytes so that each 64-bit half holds one
+/// byte of 8 instances, an 8x8 bit transpose per 64-bit lane (three delta swaps: byte i bit b
+/// <-> byte b bit i), and a second `pshufb` puts the resulting bytes in slot order (bit 0 of a
+/// word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
+/// the generic routines of [`h_routines`].
+fn h_routines_simd(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let r = arch.reg_bits() as usize;
+    let nc = h_calls_per_block(arch, m);
+    let inst = instances(arch, Slicing::H, m);
+    let (pre, sh) = match arch {
+        Arch::Sse => ("_mm", "_mm_shuffle_epi8"),
+        Arch::Avx2 => ("_mm256", "_mm256_shuffle_epi8"),
+        _ => ("_mm512", "_mm512_shuffle_epi8"),
+    };
+    let _ = pre;
+    // Byte shuffles within a 128-bit lane: fwd1 (before the bit transpose, V -> H), fwd2
+    // (after); bwd1/bwd2 their inverses. out[k] = in[idx[k]].
+    let (fwd1, fwd2): ([usize; 16], [usize; 16]) = if m == 16 {
+        // bytes 0..7 = high bytes of words 0..7, bytes 8..15 = low bytes; then reverse each half.
+        (
+            core::array::from_fn(|k| if k < 8 { 2 * k + 1 } else { 2 * (k - 8) }),
+            core::array::from_fn(|k| if k < 8 { 7 - k } else { 23 - k }),
+        )
+    } else {
+        // identity; then slot j = (half0 byte 7-j, half1 byte 7-j).
+        (core::array::from_fn(|k| k), core::array::from_fn(|k| if k % 2 == 0 { 7 - k / 2 } else { 15 - k / 2 }))
+    };
+    let inv = |f: &[usize; 16]| -> [usize; 16] {
+        let mut g = [0usize; 16];
+        for (k, &i) in f.iter().enumerate() {
+            g[i] = k;
+        }
+        g
+    };
+    let (bwd1, bwd2) = (inv(&fwd1), inv(&fwd2));
+    let lanes = r / 128;
+    let setv = |idx: &[usize; 16]| -> String {
+        // _mm*_set_epi8 takes bytes from the most significant: build the full register.
+        let mut v: Vec<String> = Vec::new();
+        for _ in 0..lanes {
+            for &i in idx.iter() {
+                v.push(i.to_string());
+            }
+        }
+        v.reverse();
+        let f = match arch {
+            Arch::Sse => "_mm_set_epi8",
+            Arch::Avx2 => "_mm256_set_epi8",
+            _ => "_mm512_set_epi8",
+        };
+        format!("{f}({})", v.join(", "))
+    };
+    let mut s = b_routines(arch);
+    s.push_str(&v_routines(arch, m, m));
+    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
+    let t = r#"/* hslice, $M-bit words, from/to the vslice layout (see runtime::transpose::h_routines_simd). */
+#ifndef NKP_TR8X8_$A
+#define NKP_TR8X8_$A
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A x) {
+    NKP_VT_$A t;
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 7)), NKP_SET1_$A(0x00AA00AA00AA00AAULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 7)));
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 14)), NKP_SET1_$A(0x0000CCCC0000CCCCULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 14)));
+    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 28)), NKP_SET1_$A(0x00000000F0F0F0F0ULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 28)));
+    return x;
+}
+#endif
+static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
+    (void)units;
+    const NKP_VT_$A f1 = $FWD1, f2 = $FWD2;
+    for (size_t c = 0; c < $NC; c++) {
+        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
+        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
+        for (size_t a = 0; a < W; a++) {
+            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+            v = $SH(nkp_tr8x8_$A($SH(v, f1)), f2);
+            NKP_STOREU_$A(rc + a * sizeof v, v);
+        }
+    }
+}
+static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
+    (void)units;
+    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2;
+    NKP_VT_$A t[W];
+    for (size_t c = 0; c < $NC; c++) {
+        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
+        for (size_t a = 0; a < W; a++) {
+            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+            t[a] = $SH(nkp_tr8x8_$A($SH(v, b2)), b1);
+        }
+        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
+    }
+    nkp_wipe(t, sizeof t);
+}
+"#;
+    s.push_str(
+        &subst(t, arch)
+            .replace("$M", &m.to_string())
+            .replace("$NC", &nc.to_string())
+            .replace("$INST", &inst.to_string())
+            .replace("$SH", sh)
+            .replace("$FWD1", &setv(&fwd1))
+            .replace("$FWD2", &setv(&fwd2))
+            .replace("$BWD1", &setv(&bwd1))
+            .replace("$BWD2", &setv(&bwd2)),
+    );
+    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
+    s
+}
+
+/// 64-bit lanes of the B transposer's vector.
+fn nlanes_of_vec(arch: Arch) -> usize {
+    arch.reg_bits() as usize / 64
 }
 
 fn subst(t: &str, arch: Arch) -> String {

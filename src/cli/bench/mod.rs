@@ -6,13 +6,19 @@
 //! - `bench compare FILE.ua A-flags -- B-flags`: two variants timed in one process.
 //! - `bench ciphers [--json [FILE]] [--arch A] [--quick]`: every shipped cipher x slicing x target
 //!   this CPU runs, with the peers (OpenSSL, libsodium, Botan) (`ciphers`, `peers`).
+//! - `bench transpose [--arch A] [--quick]`: the packed API's transposition routines alone, per
+//!   layout, in cycles/byte next to a memcpy baseline (`transpose`).
+//! - `bench modes [--arch A] [--quick]`: `chacha20_xor` and `aes128_ctr_xor` on 16 KiB and 1 MiB
+//!   next to OpenSSL (`modes`).
 //! - `frontend`: parse + check time of a generated 10 000-line program (target: < 100 ms).
 //! - `compile`: source-to-C time of shipped ciphers (target: bitsliced AES and DES < 1 s each).
 
 pub mod asm;
 pub mod ciphers;
 pub mod harness;
+pub mod modes;
 pub mod peers;
+pub mod transpose;
 
 use crate::codegen::Arch;
 use crate::driver::{self, Config};
@@ -63,6 +69,8 @@ pub fn run(args: &[String]) -> i32 {
     match args.first().map(|s| s.as_str()) {
         Some("compare") => return compare(&args[1..]),
         Some("ciphers") => return ciphers::run(&args[1..]),
+        Some("transpose") => return transpose::run(&args[1..]),
+        Some("modes") => return modes::run(&args[1..]),
         Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
         _ => {}
     }
@@ -115,7 +123,7 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     if !["frontend", "compile", "all"].contains(&what) {
-        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, frontend, compile, all)", what);
+        eprintln!("error: unknown benchmark `{}` (FILE.ua, compare, ciphers, transpose, modes, frontend, compile, all)", what);
         return 2;
     }
     0

@@ -1,0 +1,193 @@
+//! `nakiri bench transpose [--arch A] [--quick]`: the transposition routines of the packed API
+//! alone (`runtime::transpose`), per layout, in TSC cycles per byte of plain data, next to a
+//! `memcpy` of the same bytes (the memory-speed baseline).
+//!
+//! Each row converts about 64 KiB of plain instances (in `step` chunks, like the packed entry)
+//! into one chunk's registers (`in`), or one chunk's registers back into the 64 KiB (`out`).
+//! The routines are the ones the generated C uses, compiled with `cc -O3 -march=native` into
+//! one timing program; an empty `asm` with a memory clobber after every call keeps the
+//! compiler from dropping any of the work.
+
+use super::harness::{cc, run_tool, Effort, Scratch};
+use super::take_bench_opts;
+use crate::codegen::Arch;
+use crate::ir::Slicing;
+use crate::runtime::transpose as tp;
+use std::process::Command;
+
+/// One measured layout.
+struct Case {
+    label: String,
+    /// C statements: `IN(src, regs)` and `OUT(regs, dst)` for one chunk.
+    call_in: String,
+    call_out: String,
+    /// Plain bytes of one chunk, and chunk count.
+    chunk_bytes: usize,
+    /// Registers' bytes of one chunk.
+    reg_bytes: usize,
+}
+
+fn cases(arch: Arch) -> Vec<Case> {
+    let a = arch.name();
+    let r = arch.reg_bits() as usize / 8;
+    let mut v = Vec::new();
+    // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like).
+    for m in [8u32, 16, 32, 64] {
+        for w in [16usize, 4] {
+            let inst = tp::instances(arch, Slicing::V, m);
+            let (cin, cout, rb) = if arch == Arch::Std {
+                (
+                    format!("nkp_V_in_u{m}_std_d{m}((const uint{m}_t *)src, {w}, (uint{m}_t *)regs);"),
+                    format!("nkp_V_out_u{m}_std_d{m}((const uint{m}_t *)regs, {w}, (uint{m}_t *)dst);"),
+                    w * m as usize / 8,
+                )
+            } else {
+                (
+                    format!("nkp_V_in_u{m}_{a}((const uint{m}_t *)src, {w}, regs);"),
+                    format!("nkp_V_out_u{m}_{a}(regs, {w}, (uint{m}_t *)dst);"),
+                    w * r,
+                )
+            };
+            v.push(Case { label: format!("-V u{m}x{w}"), call_in: cin, call_out: cout, chunk_bytes: inst * w * m as usize / 8, reg_bytes: rb });
+        }
+    }
+    // Bitslice: 16-byte bit strings (AES b8[16]), u16x4 (RECTANGLE), u32x4 (Serpent).
+    let inst = tp::instances(arch, Slicing::B, 1);
+    for (ub, units, what) in [(8u32, 16usize, "b8[16]"), (16, 4, "u16x4"), (32, 4, "u32x4"), (64, 2, "u64x2")] {
+        let bits = ub as usize * units;
+        v.push(Case {
+            label: format!("-B {what}"),
+            call_in: format!("nkp_B_in_u{ub}_{a}((const uint{ub}_t *)src, {units}, {bits}, regs);"),
+            call_out: format!("nkp_B_out_u{ub}_{a}(regs, {units}, {bits}, (uint{ub}_t *)dst);"),
+            chunk_bytes: inst * bits / 8,
+            reg_bytes: bits * r,
+        });
+    }
+    // Hslice: u16x4 (RECTANGLE), u16x8 (AES planes / const rk), u8x16.
+    for (m, w) in [(16u32, 4usize), (16, 8), (8, 16)] {
+        let step = tp::instances(arch, Slicing::H, m) * tp::h_calls_per_block(arch, m);
+        let nc = tp::h_calls_per_block(arch, m);
+        v.push(Case {
+            label: format!("-H u{m}x{w}"),
+            call_in: format!("nkp_H_in_u{m}_{a}_m{m}((const uint{m}_t *)src, {w}, {w}, regs);"),
+            call_out: format!("nkp_H_out_u{m}_{a}_m{m}(regs, {w}, {w}, (uint{m}_t *)dst);"),
+            chunk_bytes: step * w * m as usize / 8,
+            reg_bytes: nc * w * r,
+        });
+    }
+    v
+}
+
+fn program(arch: Arch, cases: &[Case]) -> String {
+    let mut c = String::from("#include <stdio.h>\n#include <stdlib.h>\n#include <x86intrin.h>\n");
+    c.push_str(&tp::common());
+    for m in [8u32, 16, 32, 64] {
+        c.push_str(&tp::v_routines(arch, m, m));
+    }
+    c.push_str(&tp::b_routines(arch));
+    let mut hs: Vec<u32> = vec![16, 8];
+    hs.dedup();
+    for m in hs {
+        c.push_str(&tp::h_routines(arch, m));
+    }
+    let attr = tp::target_attr(arch);
+    c.push_str("#define NKB_BYTES (64 * 1024)\nstatic unsigned char *src, *dst, *regs;\n");
+    c.push_str("#define NKB_CLOB(p) __asm__ __volatile__(\"\" : : \"r\"(p) : \"memory\")\n");
+    c.push_str("static uint64_t nkb_copy(void) { _mm_lfence(); uint64_t t0 = __rdtsc(); memcpy(dst, src, NKB_BYTES); NKB_CLOB(dst); _mm_lfence(); return __rdtsc() - t0; }\n");
+    for (i, k) in cases.iter().enumerate() {
+        let chunks = (64 * 1024) / k.chunk_bytes.max(1);
+        c.push_str(&format!(
+            "{attr} static uint64_t nkb_in{i}(void) {{ _mm_lfence(); uint64_t t0 = __rdtsc();\n    for (size_t s = 0; s < {chunks}; s++) {{ const unsigned char *sp = src + s * {cb}; {call}; NKB_CLOB(regs); }}\n    _mm_lfence(); return __rdtsc() - t0; }}\n",
+            cb = k.chunk_bytes,
+            call = k.call_in.replace("src,", "sp,").replace("src)", "sp)").replace("(const uint8_t *)src", "sp")
+        ));
+        c.push_str(&format!(
+            "{attr} static uint64_t nkb_out{i}(void) {{ _mm_lfence(); uint64_t t0 = __rdtsc();\n    for (size_t s = 0; s < {chunks}; s++) {{ unsigned char *dp = dst + s * {cb}; NKB_CLOB(regs); {call}; NKB_CLOB(dp); }}\n    _mm_lfence(); return __rdtsc() - t0; }}\n",
+            cb = k.chunk_bytes,
+            call = k.call_out.replace("*)dst)", "*)dp)")
+        ));
+    }
+    let max_regs = cases.iter().map(|k| k.reg_bytes).max().unwrap_or(64);
+    c.push_str(&format!(
+        "static uint64_t best(uint64_t (*f)(void), int w) {{ uint64_t b = ~(uint64_t)0; for (int i = 0; i < w; i++) {{ uint64_t t = f(); if (t < b) b = t; }} return b; }}\n\
+         int main(int argc, char **argv) {{\n    int w = argc > 1 ? atoi(argv[1]) : 50;\n\
+         \x20   src = aligned_alloc(64, NKB_BYTES); dst = aligned_alloc(64, NKB_BYTES); regs = aligned_alloc(64, {rb});\n\
+         \x20   for (size_t i = 0; i < NKB_BYTES; i++) src[i] = (unsigned char)(i * 131 + 7);\n\
+         \x20   memset(regs, 1, {rb});\n\
+         \x20   printf(\"copy %.4f\\n\", (double)best(nkb_copy, w) / NKB_BYTES);\n",
+        rb = max_regs.div_ceil(64) * 64
+    ));
+    for (i, k) in cases.iter().enumerate() {
+        let bytes = (64 * 1024) / k.chunk_bytes.max(1) * k.chunk_bytes;
+        c.push_str(&format!(
+            "    printf(\"case {i} %.4f %.4f\\n\", (double)best(nkb_in{i}, w) / {bytes}, (double)best(nkb_out{i}, w) / {bytes});\n"
+        ));
+    }
+    c.push_str("    return 0;\n}\n");
+    c
+}
+
+pub fn run(args: &[String]) -> i32 {
+    let Ok((opts, rest)) = take_bench_opts(args) else { return 2 };
+    let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i].as_str() {
+            "--arch" => {
+                i += 1;
+                match rest.get(i).and_then(|a| Arch::parse(a)) {
+                    Some(a) => archs = vec![a],
+                    None => {
+                        eprintln!("error: `--arch` needs std, sse, avx2 or avx512");
+                        return 2;
+                    }
+                }
+            }
+            a => {
+                eprintln!("error: unknown option `{}` for `bench transpose`", a);
+                return 2;
+            }
+        }
+        i += 1;
+    }
+    let windows = if opts.quick { 5 } else { Effort::FULL.windows.min(200) };
+    println!("nakiri bench transpose — the packed API's transpositions alone, TSC cycles per byte of plain data");
+    println!("(64 KiB per run, minimum over {} runs; copy = memcpy of the same 64 KiB; in = plain -> registers, out = registers -> plain)\n", windows);
+    println!("| arch | layout | in c/B | out c/B | copy c/B |");
+    println!("|---|---|---|---|---|");
+    for arch in archs {
+        if !arch.runs_here() || arch == Arch::Neon {
+            println!("| {} | skipped (this CPU cannot run it) | | | |", arch);
+            continue;
+        }
+        let cs = cases(arch);
+        let res = (|| -> Result<String, String> {
+            let dir = Scratch::new("transpose")?;
+            let cfile = dir.0.join("t.c");
+            std::fs::write(&cfile, program(arch, &cs)).map_err(|e| e.to_string())?;
+            let exe = dir.0.join("t");
+            run_tool(Command::new(cc()).args(["-O3", "-march=native"]).arg(&cfile).arg("-o").arg(&exe))?;
+            run_tool(Command::new(&exe).arg(windows.to_string()))
+        })();
+        match res {
+            Err(e) => {
+                println!("| {} | failed: {} | | | |", arch, e.lines().next().unwrap_or(""));
+            }
+            Ok(out) => {
+                let mut copy = f64::NAN;
+                for l in out.lines() {
+                    let f: Vec<&str> = l.split_whitespace().collect();
+                    match f.as_slice() {
+                        ["copy", v] => copy = v.parse().unwrap_or(f64::NAN),
+                        ["case", k, vi, vo] => {
+                            let k: usize = k.parse().unwrap_or(0);
+                            println!("| {} | {} | {} | {} | {:.3} |", arch, cs[k].label, vi, vo, copy);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    0
+}
