@@ -48,6 +48,7 @@ pub const CIPHERS: &[Cipher] = &[
     Cipher { name: "PHOTON-256", file: "ciphers/photon256/photon256.ua", slicings: &[B], peer: None, std_only: &[] },
     Cipher { name: "Spongent-pi[160]", file: "ciphers/spongent160/spongent160.ua", slicings: &[B], peer: None, std_only: &[] },
     Cipher { name: "Subterranean blank8", file: "ciphers/subterranean/subterranean.ua", slicings: &[B], peer: None, std_only: &[] },
+    Cipher { name: "BLAKE2s compress", file: "ciphers/blake2s/blake2s.ua", slicings: &[V], peer: None, std_only: &[] },
     Cipher { name: "ACE", file: "ciphers/ace/ace.ua", slicings: &[V, B], peer: None, std_only: &[] },
 ];
 
