@@ -17,6 +17,7 @@ pub mod opt;
 pub mod target;
 pub mod codegen;
 pub mod runtime;
+pub mod tune;
 pub mod cli;
 pub mod driver;
 pub mod fxhash;
