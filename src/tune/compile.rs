@@ -16,6 +16,7 @@ use crate::sema::Checked;
 #[derive(Clone, Debug)]
 pub struct Compiled {
     pub knobs: Knobs,
+    pub arch: crate::target::Arch,
     pub prog: Program,
     pub out: COutput,
     pub estimate: Estimate,
@@ -116,7 +117,7 @@ pub fn compile(checked: &Checked, base: &Config, k: &Knobs, header_name: &str) -
     // The banner names the knobs; hash the C without it, so equal code is recognised.
     let body: String = out.c.lines().skip_while(|l| l.starts_with("/*") || l.starts_with(" *")).collect::<Vec<_>>().join("\n");
     let c_hash = hash_str(&body) ^ hash_str(&k.cc.label()).rotate_left(1);
-    Ok(Compiled { knobs: k.clone(), prog, out, estimate, c_hash })
+    Ok(Compiled { knobs: k.clone(), arch: cfg.arch, prog, out, estimate, c_hash })
 }
 
 /// Nodes of the optimised program a per-node inlining decision can change, largest work
