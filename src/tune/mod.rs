@@ -231,10 +231,11 @@ impl Space {
             unrolled_loops: vec![],
             inline: InlineKnob::of(opt.inline, self.slicing, self.arch),
             inline_nodes: vec![],
-            sched_bits: opt.enabled(crate::opt::PassId::SchedBits),
-            sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) { Some(opt.sched_window) } else { None },
+            // Passes that do not apply here are recorded as off (the same C either way).
+            sched_bits: opt.enabled(crate::opt::PassId::SchedBits) && self.slicing == Slicing::B,
+            sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B { Some(opt.sched_window) } else { None },
             interleave: (opt.interleave.max(1), opt.interleave_granularity),
-            ternlog: opt.enabled(crate::opt::PassId::Ternlog),
+            ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
             cc: self.ccs[0].clone(),
         }
     }
