@@ -83,7 +83,7 @@ USAGE:
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
-    nakiri bench FILE.ua [OPTIONS] [--quick]
+    nakiri bench FILE.ua [OPTIONS] [--quick] [--cold]
                                           build with cc -O3 -march=native and measure: cycles/byte
                                           of the raw and packed entries (TSC, min over windows),
                                           TSC/core-clock ratio, insns/spills per block, code bytes
@@ -92,6 +92,8 @@ USAGE:
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
                                           every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
+    nakiri bench ciphers --scaling        per cipher, c/B on std/sse/avx2/avx512 and the
+                                          speedup of each over GP registers
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
                                           and wide entries (near-linear growth)
