@@ -14,8 +14,9 @@
 //! **Budget**: the default is measured first (alone) and gives the cost of one measured
 //! candidate and of one compilation; a batch is cut to what fits in the remaining time, keeping
 //! room for the final check; with no room left the search stops (the report lists what was
-//! not visited). **Final check**: the chosen candidate is measured once more against the
-//! default in one batch and kept only if it is not slower (goal `size`: the smallest code among
+//! not visited). **Final check** (always run; its objects are built already): the chosen
+//! candidate is measured once more against the default in one batch and kept only if it is
+//! not slower (goal `size`: the smallest code among
 //! the candidates within 5% of the fastest, checked against the fastest).
 
 use super::compile::Compiled;
@@ -388,22 +389,20 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
             }
         }
     } else if inc != def {
-        if st.remaining() >= 2.0 * st.slot_cost() * 0.999 {
-            let ms = st.batch(&[def, inc], measurer);
-            match (ms[0], ms[1]) {
-                (Some(d), Some(c)) => {
-                    final_metrics = Some((d, c));
-                    gain = Some(d / c);
-                    if c > d {
-                        notes.push(format!("the final check measured `{}` slower than the default ({:.4} vs {:.4}): keeping the default", st.visits[inc].knobs.diff(&default), c, d));
-                        chosen = def;
-                    }
+        // Always run (the batches above keep room for it; its objects are built already, so
+        // it costs one harness run even when a batch took longer than predicted).
+        let ms = st.batch(&[def, inc], measurer);
+        match (ms[0], ms[1]) {
+            (Some(d), Some(c)) => {
+                final_metrics = Some((d, c));
+                gain = Some(d / c);
+                if c > d {
+                    notes.push(format!("the final check measured `{}` slower than the default ({:.4} vs {:.4}): keeping the default", st.visits[inc].knobs.diff(&default), c, d));
+                    chosen = def;
+                    gain = Some(1.0);
                 }
-                _ => chosen = def,
             }
-        } else {
-            notes.push("no time left for the final check against the default".into());
-            gain = st.visits[inc].relative.map(|r| 1.0 / r);
+            _ => chosen = def,
         }
     } else {
         gain = Some(1.0);
