@@ -43,8 +43,8 @@ impl Preparer for Charging<'_> {
     fn inline_flips(&self, c: &Compiled, max: usize) -> Vec<(String, bool)> {
         self.0.inline_flips(c, max)
     }
-    fn loops(&self, max: usize) -> Vec<String> {
-        self.0.loops(max)
+    fn loops(&self, c: &Compiled, max: usize) -> Vec<String> {
+        self.0.loops(c, max)
     }
 }
 

@@ -1,8 +1,7 @@
 //! Compiling one candidate: the front end runs once per tuning run (its [`Checked`] program is
-//! shared), then each candidate's knobs become per-node inlining marks on a copy of the IR, a
-//! subset of sema's loop hints (a loop forced unrolled loses its hint, so `outline` leaves it
-//! alone) and an [`OptConfig`](crate::opt::OptConfig); the optimiser and codegen run as in
-//! `driver::compile`.
+//! shared), then each candidate's knobs become per-node inlining marks on a copy of the IR and
+//! an [`OptConfig`](crate::opt::OptConfig) (loops forced unrolled, by body node, go to
+//! `OptConfig::unrolled_loops`); the optimiser and codegen run as in `driver::compile`.
 
 use super::estimate::{self, Estimate};
 use super::Knobs;
@@ -24,11 +23,6 @@ pub struct Compiled {
     pub c_hash: u64,
 }
 
-/// The name of the `k`-th hinted loop of `node` (a `--knobs loop` value).
-pub fn loop_id(node: &str, k: usize) -> String {
-    format!("{}#{}", node, k)
-}
-
 /// `base` (the user's flags) with the candidate's optimiser knobs.
 pub fn configure(base: &Config, k: &Knobs) -> Config {
     let mut cfg = base.clone();
@@ -47,6 +41,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
         }
         None => o.disable(PassId::SchedIlp),
     }
+    o.unrolled_loops = k.unrolled_loops.clone();
     o.interleave = k.interleave.0;
     o.interleave_granularity = k.interleave.1;
     if k.ternlog {
@@ -59,7 +54,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
 }
 
 /// The IR and loop hints a candidate starts from: `checked`'s, with its per-node inlining
-/// marks set and the hints of its unrolled loops removed.
+/// marks set.
 pub fn prepare_ir(checked: &Checked, k: &Knobs) -> (Program, LoopHints) {
     let mut prog = checked.ir.clone();
     for (name, inline) in &k.inline_nodes {
@@ -67,16 +62,7 @@ pub fn prepare_ir(checked: &Checked, k: &Knobs) -> (Program, LoopHints) {
             n.inline = Some(*inline);
         }
     }
-    let mut hints = checked.loop_hints.clone();
-    for (node, list) in hints.iter_mut() {
-        let mut k_idx = 0;
-        list.retain(|_| {
-            let keep = !k.unrolled_loops.contains(&loop_id(node, k_idx));
-            k_idx += 1;
-            keep
-        });
-    }
-    (prog, hints)
+    (prog, checked.loop_hints.clone())
 }
 
 fn hash_str(s: &str) -> u64 {
@@ -145,12 +131,17 @@ pub fn inline_flips(checked: &Checked, compiled: &Program, arch: crate::target::
     v.into_iter().take(max).map(|(_, n, inlined)| (n, !inlined)).collect()
 }
 
-/// Hinted loops (the ones `outline` may keep), by [`loop_id`], at most `max`, most iterations first.
-pub fn loops(checked: &Checked, max: usize) -> Vec<String> {
-    let mut v: Vec<(usize, String)> = Vec::new();
-    for (node, list) in &checked.loop_hints {
-        for (k, h) in list.iter().enumerate() {
-            v.push((h.iterations.len(), loop_id(node, k)));
+/// The loops kept in `compiled`, by body node name, at most `max`, most iterations first.
+pub fn loops(compiled: &Program, max: usize) -> Vec<String> {
+    let mut v: Vec<(u32, String)> = Vec::new();
+    for n in &compiled.nodes {
+        for ins in &n.body {
+            if let crate::ir::Instr::Loop { callee, count, .. } = ins {
+                let name = compiled.nodes[callee.0 as usize].name.clone();
+                if !v.iter().any(|(_, m)| *m == name) {
+                    v.push((*count, name));
+                }
+            }
         }
     }
     v.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
@@ -171,7 +162,7 @@ impl super::search::Preparer for CheckedPreparer<'_> {
     fn inline_flips(&self, current: &Compiled, max: usize) -> Vec<(String, bool)> {
         inline_flips(self.checked, &current.prog, self.base.arch, max)
     }
-    fn loops(&self, max: usize) -> Vec<String> {
-        loops(self.checked, max)
+    fn loops(&self, current: &Compiled, max: usize) -> Vec<String> {
+        loops(&current.prog, max)
     }
 }

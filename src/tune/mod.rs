@@ -67,7 +67,7 @@ impl Cc {
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Knobs {
     pub loops: LoopPolicyKnob,
-    /// Kept loops forced unrolled, by [`compile::loop_id`] (`node#k`).
+    /// Kept loops forced unrolled, by the name of their body node.
     pub unrolled_loops: Vec<String>,
     pub inline: InlineKnob,
     /// Per-node decisions overriding the policy (`true`: inline), by node name.

@@ -52,8 +52,8 @@ pub trait Preparer {
     fn compile(&mut self, k: &Knobs) -> Result<Compiled, String>;
     /// Per-node inlining marks that would change `current`'s program, at most `max`.
     fn inline_flips(&self, current: &Compiled, max: usize) -> Vec<(String, bool)>;
-    /// Loops that can be forced unrolled, at most `max`.
-    fn loops(&self, max: usize) -> Vec<String>;
+    /// Loops kept in `current`'s program that can be forced unrolled (by body node), at most `max`.
+    fn loops(&self, current: &Compiled, max: usize) -> Vec<String>;
 }
 
 /// The search's parameters.
@@ -291,7 +291,7 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                         .collect()
                 }
                 Dim::Loop if cur.loops != LoopPolicyKnob::Unroll => prep
-                    .loops(space.max_node_candidates)
+                    .loops(st.compiled[inc].as_ref().unwrap(), space.max_node_candidates)
                     .into_iter()
                     .filter(|l| !cur.unrolled_loops.contains(l))
                     .map(|l| {
