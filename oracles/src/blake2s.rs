@@ -57,9 +57,12 @@ pub fn compress(h: &[u32; 8], m: &[u32; 16], t: [u32; 2], f: [u32; 2]) -> [u32; 
     core::array::from_fn(|i| h[i] ^ v[i] ^ v[i + 8])
 }
 
+/// A compression function F(h, m, t, f) -> h'.
+pub type CompressFn<'a> = dyn FnMut(&[u32; 8], &[u32; 16], [u32; 2], [u32; 2]) -> [u32; 8] + 'a;
+
 /// Unkeyed BLAKE2s of `data` with an `outlen`-byte digest (1..=32), through `compress_fn`
 /// (so a compiled compression function can be dropped in).
-pub fn hash_with(data: &[u8], outlen: usize, compress_fn: &mut dyn FnMut(&[u32; 8], &[u32; 16], [u32; 2], [u32; 2]) -> [u32; 8]) -> Vec<u8> {
+pub fn hash_with(data: &[u8], outlen: usize, compress_fn: &mut CompressFn) -> Vec<u8> {
     assert!((1..=32).contains(&outlen));
     let mut h = IV;
     h[0] ^= 0x0101_0000 ^ outlen as u32;
