@@ -172,7 +172,7 @@ fn search_visits_what_it_reports_and_keeps_the_fastest() {
     let gain = o.gain_vs_default.unwrap();
     assert!((gain - 1.0 / 0.72).abs() < 1e-9, "gain {}", gain);
     // The report has one row per visit; the plot one mark per measured or pruned visit.
-    let cx = report::Context { file: "t.ua", slicing: Slicing::V, arch: Arch::Std, goal: Goal::Hot, budget_s: 1000.0, cpu: "fake", compilers: &[], allow_abi_change: false, plot: Some("t.svg") };
+    let cx = report::Context { file: "t.ua", slicing: Slicing::V, arch: Arch::Std, goal: Goal::Hot, budget_s: 1000.0, cpu: "fake", compilers: &[], allow_abi_change: false, dims: &[Dim::Loops], plot: Some("t.svg") };
     let md = report::markdown(o, &cx);
     for v in &o.visits {
         assert!(md.contains(&format!("\n| {} | ", v.id)), "row #{} missing", v.id);

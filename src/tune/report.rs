@@ -18,6 +18,8 @@ pub struct Context<'a> {
     pub cpu: &'a str,
     pub compilers: &'a [String],
     pub allow_abi_change: bool,
+    /// The knobs searched, in order.
+    pub dims: &'a [Dim],
     /// File name of the plot, linked from the report.
     pub plot: Option<&'a str>,
 }
@@ -49,6 +51,7 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
         _ => "TSC cycles/byte of the raw entry, hot loop (minimum over windows)",
     };
     s.push_str(&format!("- metric: {}\n", unit));
+    s.push_str(&format!("- knobs searched, in order: {}\n", cx.dims.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")));
     if !cx.allow_abi_change {
         s.push_str("- interleaving not searched: it changes the raw entry's ABI and has no packed entry yet (`--allow-abi-change` searches it)\n");
     }

@@ -294,6 +294,7 @@ pub fn run(args: &[String]) -> i32 {
         cpu: &cpu,
         compilers: &versions,
         allow_abi_change: t.allow_abi_change,
+        dims: &space.dims,
         plot: Some(&plot_name),
     };
     let entry = cache::Entry { knobs: outcome.chosen.knobs.clone(), c: outcome.chosen.out.c.clone(), h: outcome.chosen.out.h.clone(), report: report::markdown(&outcome, &cx), svg: report::svg(&outcome, &cx) };
