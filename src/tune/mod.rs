@@ -254,6 +254,11 @@ impl Space {
                 for l in [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All] {
                     push(Knobs { loops: l, unrolled_loops: vec![], ..cur.clone() });
                 }
+                // Unrolling pays when the bodies are inlined into the straight line, which a
+                // one-knob move cannot see: also unroll with everything inlined.
+                if cur.inline != InlineKnob::All {
+                    push(Knobs { loops: LoopPolicyKnob::Unroll, unrolled_loops: vec![], inline: InlineKnob::All, inline_nodes: vec![], ..cur.clone() });
+                }
             }
             Dim::Inline => {
                 for i in [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked] {

@@ -8,7 +8,8 @@
 //! batch (one harness process: variants in alternating windows, so load on the machine
 //! affects them alike) and the best becomes the incumbent if it beats it by more than the
 //! noise margin. After the global knobs come per-node inlining flips and per-loop unrolling
-//! of the incumbent's program. Passes repeat while one changed something (at most
+//! of the incumbent's program. One compound move: `loops=unroll` together with
+//! `inline=all` (unrolled calls of a helper rarely pay; unrolled and inlined code may). Passes repeat while one changed something (at most
 //! `max_passes`).
 //!
 //! **Budget**: the default is measured first (alone) and gives the cost of one measured
