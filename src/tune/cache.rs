@@ -32,7 +32,8 @@ impl Store for MemStore {
 pub struct KeyParts<'a> {
     /// Every source file read (name, text), includes too.
     pub sources: &'a [(String, String)],
-    /// The tuning flags (slicing, arch, goal, budget, knobs, compile flags), as one text.
+    /// The tuning flags (slicing, arch, goal, budget, knobs, compile flags, the output's
+    /// header name, which the C and header mention), as one text.
     pub flags: &'a str,
     pub cpu: &'a str,
     /// `cc --version` (and clang's) first lines.

@@ -236,7 +236,7 @@ pub fn run(args: &[String]) -> i32 {
         space.restrict(k);
     }
     let flags = format!(
-        "-{} --arch {} --goal {} --budget {} --knobs {} abi-change={} quick={} flags: {}",
+        "-{} --arch {} --goal {} --budget {} --knobs {} abi-change={} quick={} header={} flags: {}",
         cfg.slicing,
         cfg.arch,
         t.goal.name(),
@@ -244,6 +244,7 @@ pub fn run(args: &[String]) -> i32 {
         space.dims.iter().map(|d| d.name()).collect::<Vec<_>>().join(","),
         t.allow_abi_change,
         t.quick,
+        h_name,
         cfg.flags_text
     );
     let compilers_text = versions.join("; ");
