@@ -92,11 +92,11 @@ USAGE:
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
                                           every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
-    nakiri bench ciphers --scaling        per cipher, c/B on std/sse/avx2/avx512 and the
-                                          speedup of each over GP registers
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
                                           and wide entries (near-linear growth)
+    nakiri bench ciphers --scaling        per cipher, c/B on std/sse/avx2/avx512 and the
+                                          speedup of each over GP registers
     nakiri ctcheck FILE.ua [OPTIONS] [--secret NAMES] [--all] [--cflags F]
                                           build the C and run its packed entry under valgrind
                                           memcheck with the secret inputs (default: all
