@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what nakiri's tests and demo need beyond a Rust toolchain: a C compiler, valgrind (with
 # its <valgrind/memcheck.h>, for `nakiri ctcheck` and tests/ctcheck.rs), (optional, for running
-# NEON code) an aarch64 cross compiler with qemu; then scripts/install-peers.sh (the libraries
+# NEON code) an aarch64 cross compiler with qemu, clang (a second compiler for `nakiri tune`); then scripts/install-peers.sh (the libraries
 # `nakiri bench ciphers` compares with). Idempotent; quiet when all is there.
 set -u
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
 command -v qemu-aarch64 >/dev/null 2>&1 || need+=(qemu-user)
+# clang: a second C compiler for `nakiri tune` to try (optional; gcc alone works).
+command -v clang >/dev/null 2>&1 || need+=(clang)
 { command -v valgrind >/dev/null 2>&1 && [ -f /usr/include/valgrind/memcheck.h ]; } || need+=(valgrind)
 if [ ${#need[@]} -gt 0 ]; then
   SUDO=""

@@ -4,7 +4,9 @@
 //! `syntax` (source → AST) → `sema` (AST → checked, monomorphised program) →
 //! `normalize` (→ Usuba0 IR) → `opt` (IR → IR) → `codegen` (IR → C text, with `runtime`
 //! C support code). `interp` runs IR on concrete inputs and defines the meaning every compiled
-//! form is checked against. `cli` is the command line; only it touches files and processes.
+//! form is checked against. `tune` is the autotuner's core (candidates, estimates, search,
+//! cache, report; its measurer, clock and cache storage are traits). `cli` is the command
+//! line; only it touches files and processes (`cli::tune` measures for the autotuner).
 //! See ARCHITECTURE.md.
 
 pub mod diag;
@@ -17,6 +19,7 @@ pub mod opt;
 pub mod target;
 pub mod codegen;
 pub mod runtime;
+pub mod tune;
 pub mod cli;
 pub mod driver;
 pub mod fxhash;

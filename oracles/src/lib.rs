@@ -10,6 +10,7 @@
 //! | module | functions | orders | source of truth | checked against |
 //! | --- | --- | --- | --- | --- |
 //! | [`aes128`] | `encrypt(&[u8;16] key, &[u8;16] block) -> [u8;16]`; `expand_key(&[u8;16]) -> [[u8;16];11]`; `encrypt_with_round_keys(&[[u8;16];11], &[u8;16]) -> [u8;16]` | FIPS-197 bytes (`block[i]` = row i%4, col i/4); round key r = w[4r..4r+4] as bytes | crate `aes` 0.9 (encrypt); model (key expansion + cipher) | FIPS-197 C.1, A.1 (round keys 1, 10), App. B; model == crate on 1000 random |
+//! | [`blake2s`] | `compress(&[u32;8] h, &[u32;16] m, [u32;2] t, [u32;2] f) -> [u32;8]`; `hash(&[u8], outlen)`; `hash_with(.., compress_fn)`; `blake2_crate_hash` | RFC 7693: words little-endian; t = byte counter (t[0] low); f[0] = !0 on the last block | model (F and the hash); crate `blake2` 0.10 (`Blake2s256`) | RFC 7693 App. B: "abc" -> 508c5e8c...; model == crate on random messages of 0..300 bytes |
 //! | [`des`] | `encrypt(&[u8;8], &[u8;8]) -> [u8;8]`; `encrypt_u64(u64 key, u64 block) -> u64` | FIPS 46 big-endian (bit 1 = MSB of byte 0); parity bits ignored | crate `des` 0.9 | 133457799BBCDFF1 / 0123456789ABCDEF -> 85E813540F0AB405 |
 //! | [`chacha20`] | `block(&[u8;32] key, u32 counter, &[u8;12] nonce) -> [u8;64]`; `xor_stream(key, nonce, counter, &[u8]) -> Vec<u8>`; `init_state(key, counter, nonce) -> [u32;16]`; `permute(&[u32;16]) -> [u32;16]` (20 rounds, no feed-forward); `permute_add(&[u32;16]) -> [u32;16]` (with it); `words_to_bytes` | RFC 8439: words little-endian; state = consts, key, counter, nonce | crate `chacha20` 0.10 (block, stream); model (permute) | RFC 8439 §2.3.2 (state before/after addition, serialized block), §2.4.2 ciphertext head/tail; model == crate on 1000 random |
 //! | [`serpent`] | `encrypt(&[u8;16] key, &[u8;16] block) -> [u8;16]`; `round_keys(&[u8;16]) -> [[u32;4];33]`; `encrypt_words(&[[u32;4];33], [u32;4]) -> [u32;4]`; `encrypt_model`; `sbox_bitslice`; `linear` | NESSIE order: block/key = four **little-endian** 32-bit words X0..X3 (byte 0 first); subkeys in bitslice form, same word convention. (AES-submission vectors print the 128-bit numbers byte-reversed.) | crate `serpent` 0.6; model (key schedule, bitslice cipher) | NESSIE zero key/zero block -> 3620b17ae6a993d09618b8768266bae9 (crate + model); model == crate on 1000 random |
@@ -34,6 +35,7 @@
 pub mod prng;
 
 pub mod aes128;
+pub mod blake2s;
 pub mod ascon;
 pub mod chacha20;
 pub mod clyde128;

@@ -101,3 +101,17 @@ fn spongent160_elephant() {
     let s: [u8; 20] = core::array::from_fn(|i| i as u8);
     assert_eq!(spongent160::permute(&s), hexa::<20>("7c800edf9a560df7cc19f1a2262c7d73267bf77b"));
 }
+
+#[test]
+fn blake2s_rfc7693() {
+    // RFC 7693 Appendix B: BLAKE2s-256("abc").
+    let want = hexa::<32>("508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982");
+    assert_eq!(nakiri_oracles::blake2s::hash(b"abc", 32), want.to_vec());
+    assert_eq!(nakiri_oracles::blake2s::blake2_crate_hash(b"abc"), want);
+    // The model against the crate on random messages, one to five blocks and the empty one.
+    let mut rng = nakiri_oracles::prng::SplitMix64::new(0xb1a4e2);
+    for len in [0usize, 1, 55, 63, 64, 65, 127, 128, 129, 300] {
+        let msg: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+        assert_eq!(nakiri_oracles::blake2s::hash(&msg, 32), nakiri_oracles::blake2s::blake2_crate_hash(&msg).to_vec(), "len {}", len);
+    }
+}

@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod ctcheck;
 pub mod demo;
+pub mod tune;
 
 use crate::codegen::Arch;
 use crate::driver::{self, Config};
@@ -82,7 +83,7 @@ USAGE:
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
-    nakiri bench FILE.ua [OPTIONS] [--quick]
+    nakiri bench FILE.ua [OPTIONS] [--quick] [--cold]
                                           build with cc -O3 -march=native and measure: cycles/byte
                                           of the raw and packed entries (TSC, min over windows),
                                           TSC/core-clock ratio, insns/spills per block, code bytes
@@ -100,12 +101,21 @@ USAGE:
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
                                           and wide entries (near-linear growth)
+    nakiri bench ciphers --scaling        per cipher, c/B on std/sse/avx2/avx512 and the
+                                          speedup of each over GP registers
     nakiri ctcheck FILE.ua [OPTIONS] [--secret NAMES] [--all] [--cflags F]
                                           build the C and run its packed entry under valgrind
                                           memcheck with the secret inputs (default: all
                                           inputs, const ones too) marked undefined; reports
                                           every branch or address that depends on a secret,
                                           with its C line. --all: every shipped cipher
+    nakiri tune FILE.ua [OPTIONS] [--budget S] [--goal hot|cold|size] [--knobs K,..]
+                [--allow-abi-change] [--report R.md] [--plot P.svg] [--no-cache] [--quick]
+                                          autotune: measure variants (inlining per node, kept
+                                          loops per loop, schedulers, ternlog, C compiler and
+                                          flags; interleaving with --allow-abi-change) on this
+                                          machine, write the best C, a report and a plot;
+                                          cached per source, flags, CPU and compiler
     nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 
@@ -152,7 +162,9 @@ USUBAC COMPATIBILITY FLAGS (accepted; those without an effect print a note):
     -interleave G (--interleave-granularity G: instructions of a copy at a time; factor 2
     unless -inter-factor says)  -light-inline (only small nodes, pure wiring and _inline
     ones)  -heavy-inline (same as -inline-all)  -no-precalc-tbl
-    -check-tbl -no-arr -no-share -gen-bench -w -bench-*
+    -check-tbl -no-arr -no-share -gen-bench -w
+    -bench-all -bench-inline -bench-inter -bench-bitsched -bench-msched (run `nakiri tune`
+    with those knobs; -bench-inter implies --allow-abi-change)
 
 EXIT STATUS: 0 on success, 1 on errors in the program, 2 on a bad command line.
 ";
@@ -463,6 +475,13 @@ pub fn run(argv: &[String]) -> i32 {
     }
     if argv.first().map(|s| s.as_str()) == Some("bench") {
         return bench::run(&argv[1..]);
+    }
+    if argv.first().map(|s| s.as_str()) == Some("tune") {
+        return tune::run(&argv[1..]);
+    }
+    // usubac's autotuning flags (`-bench-all`, `-bench-inline`, ...) run the autotuner.
+    if let Some(targs) = tune::usubac_bench_args(argv) {
+        return tune::run(&targs);
     }
     let a = match parse_args(argv) {
         Ok(a) => a,

@@ -135,6 +135,10 @@ pub struct OptConfig {
     pub interleave_granularity: usize,
     /// Instructions all inlining together may copy (the driver passes `--max-ops` / 8).
     pub max_ops: usize,
+    /// Loops to unroll although the policy keeps them, by the name of their body node (the
+    /// autotuner's per-loop knob): `reroll` leaves runs of calls of these nodes alone, and
+    /// `inline` treats them as ordinary nodes, not loop bodies.
+    pub unrolled_loops: Vec<String>,
 }
 
 impl Default for OptConfig {
@@ -153,6 +157,7 @@ impl Default for OptConfig {
             interleave: 1,
             interleave_granularity: 10,
             max_ops: inline::MAX_INLINED_TOTAL,
+            unrolled_loops: Vec::new(),
         }
     }
 }
@@ -267,7 +272,10 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
             st
         }
         CopyProp => copy_prop::run(prog),
-        Inline => inline::run_bounded(prog, cfg.inline.resolve(prog.slicing, cfg.arch), &state.loop_bodies, cfg.max_ops),
+        Inline => {
+            state.loop_bodies.retain(|b| !cfg.unrolled_loops.contains(b));
+            inline::run_bounded(prog, cfg.inline.resolve(prog.slicing, cfg.arch), &state.loop_bodies, cfg.max_ops)
+        }
         Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
@@ -289,7 +297,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
         Reroll => {
             let mut st = Stats::default();
             if loops != LoopPolicy::Unroll {
-                st.add("loops", reroll::run(prog, loops == LoopPolicy::All).loops);
+                st.add("loops", reroll::run_except(prog, loops == LoopPolicy::All, &cfg.unrolled_loops).loops);
             }
             st
         }

@@ -47,9 +47,16 @@ pub struct Stats {
 
 /// `maps`: also keep runs of independent calls (no state); otherwise only chains.
 pub fn run(prog: &mut Program, maps: bool) -> Stats {
+    run_except(prog, maps, &[])
+}
+
+/// [`run`], leaving runs of calls of the nodes named in `unrolled` unrolled (the autotuner's
+/// per-loop choice, `OptConfig::unrolled_loops`).
+pub fn run_except(prog: &mut Program, maps: bool, unrolled: &[String]) -> Stats {
+    let skip: Vec<NodeId> = prog.nodes.iter().enumerate().filter(|(_, n)| unrolled.contains(&n.name)).map(|(i, _)| NodeId(i as u32)).collect();
     let mut stats = Stats::default();
     for node in &mut prog.nodes {
-        run_node(node, maps, &mut stats);
+        run_node(node, maps, &skip, &mut stats);
     }
     stats
 }
@@ -94,7 +101,7 @@ struct Run {
     links: Vec<(usize, usize)>,
 }
 
-fn run_node(node: &mut Node, maps: bool, stats: &mut Stats) {
+fn run_node(node: &mut Node, maps: bool, skip: &[NodeId], stats: &mut Stats) {
     sink_output_copies(node);
     let n_atoms = node.vars.len();
     let end = node.body.len();
@@ -114,6 +121,9 @@ fn run_node(node: &mut Node, maps: bool, stats: &mut Stats) {
     let mut by_callee: BTreeMap<NodeId, Vec<CallRef>> = BTreeMap::new();
     for (pos, ins) in node.body.iter().enumerate() {
         if let Instr::Call { dsts, callee, args } = ins {
+            if skip.contains(callee) {
+                continue;
+            }
             by_callee.entry(*callee).or_default().push(CallRef { pos, dsts, args });
         }
     }

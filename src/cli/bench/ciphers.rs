@@ -48,6 +48,7 @@ pub const CIPHERS: &[Cipher] = &[
     Cipher { name: "PHOTON-256", file: "ciphers/photon256/photon256.ua", slicings: &[B], peer: None, std_only: &[] },
     Cipher { name: "Spongent-pi[160]", file: "ciphers/spongent160/spongent160.ua", slicings: &[B], peer: None, std_only: &[] },
     Cipher { name: "Subterranean blank8", file: "ciphers/subterranean/subterranean.ua", slicings: &[B], peer: None, std_only: &[] },
+    Cipher { name: "BLAKE2s compress", file: "ciphers/blake2s/blake2s.ua", slicings: &[V], peer: None, std_only: &[] },
     Cipher { name: "ACE", file: "ciphers/ace/ace.ua", slicings: &[V, B], peer: None, std_only: &[] },
 ];
 
@@ -223,6 +224,7 @@ pub fn run(args: &[String]) -> i32 {
     let mut archs: Vec<Arch> = ARCHS.to_vec();
     let mut slicings: Option<Vec<Slicing>> = None;
     let mut only: Option<Vec<String>> = None;
+    let mut scaling = false;
     let mut i = 0;
     while i < rest.len() {
         let a = rest[i].as_str();
@@ -260,6 +262,7 @@ pub fn run(args: &[String]) -> i32 {
                     None => return super::super::usage_error("`--slicing` takes B, V, H or a combination (BV)"),
                 }
             }
+            "--scaling" => scaling = true,
             "--only" => match next {
                 Some(v) => {
                     only = Some(v.split(',').map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).collect());
@@ -301,6 +304,10 @@ pub fn run(args: &[String]) -> i32 {
                 rows.push(Row { cipher: c.name, file: c.file, slicing: s, arch, result, peer: None });
             }
         }
+    }
+    if scaling {
+        print_scaling(&rows, &date, &machine);
+        return 0;
     }
     eprintln!("measuring the peers ...");
     let peers = peers::measure_all(opts.effort);
@@ -406,4 +413,40 @@ fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effor
 
 fn short_peer(n: &str) -> String {
     n.split(" [").next().unwrap_or(n).to_string()
+}
+
+/// `bench ciphers --scaling`: per cipher and slicing, raw cycles/byte on each target and the
+/// speedup of each wider register over GP registers (std), as usubac's evaluation shows it.
+fn print_scaling(rows: &[Row], date: &str, machine: &str) {
+    println!("nakiri bench ciphers --scaling — {}, {}; raw entry, TSC cycles/byte, default flags", date, machine);
+    println!("speedup = std c/B / target c/B (> 1: the wider registers pay)");
+    println!();
+    println!("| cipher | slicing | std | sse | avx2 | avx512 | sse/std | avx2/std | avx512/std | avx2/sse |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut keys: Vec<(&str, Slicing)> = Vec::new();
+    for r in rows {
+        if !keys.contains(&(r.cipher, r.slicing)) {
+            keys.push((r.cipher, r.slicing));
+        }
+    }
+    for (c, s) in keys {
+        let cpb = |a: Arch| -> Result<f64, String> {
+            match rows.iter().find(|r| r.cipher == c && r.slicing == s && r.arch == a).map(|r| &r.result) {
+                Some(Ok(m)) => Ok(m.raw_cpb),
+                Some(Err(e)) if e.starts_with("skipped") => Err("skipped".into()),
+                Some(Err(_)) => Err("failed".into()),
+                None => Err("-".into()),
+            }
+        };
+        let cell = |v: &Result<f64, String>| match v {
+            Ok(x) => fmt_num(*x, 2),
+            Err(e) => e.clone(),
+        };
+        let ratio = |a: &Result<f64, String>, b: &Result<f64, String>| match (a, b) {
+            (Ok(a), Ok(b)) => fmt_num(a / b, 2),
+            _ => "-".into(),
+        };
+        let [st, ss, av, a5] = [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512].map(cpb);
+        println!("| {} | -{} | {} | {} | {} | {} | {} | {} | {} | {} |", c, s, cell(&st), cell(&ss), cell(&av), cell(&a5), ratio(&st, &ss), ratio(&st, &av), ratio(&st, &a5), ratio(&ss, &av));
+    }
 }

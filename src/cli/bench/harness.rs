@@ -119,6 +119,20 @@ pub fn run_tool(cmd: &mut Command) -> Result<String, String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The C compiler and flags a kernel is built with (the driver and `main` always use `cc()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CcSpec {
+    pub cc: String,
+    pub flags: Vec<String>,
+}
+
+impl Default for CcSpec {
+    /// `$CC` (or `cc`) `-O3 -march=native`: what `nakiri bench` measures.
+    fn default() -> CcSpec {
+        CcSpec { cc: cc(), flags: vec!["-O3".into(), "-march=native".into()] }
+    }
+}
+
 /// Compiles `file` with `cfg` to C, builds its kernel and driver objects under `dir` with the
 /// symbol prefix `prefix`, and analyses the kernel's disassembly.
 pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built, String> {
@@ -130,17 +144,24 @@ pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built
     };
     let (_, prog) = driver::lower(file, &text, cfg, &super::super::FsLoader);
     let prog = prog.ok_or_else(|| format!("`{}`: no IR", file))?;
+    build_from_c(dir, prefix, &prog, &out, cfg.arch, &CcSpec::default())
+}
+
+/// [`build`] from C already generated for `prog` (whose header `out.h` is written as
+/// `k_<prefix>.h`: generate it with that header name), with the kernel built by `spec`.
+pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &crate::codegen::COutput, arch: crate::codegen::Arch, spec: &CcSpec) -> Result<Built, String> {
+    let h_name = format!("k_{}.h", prefix);
     let entry_fn = format!("{}__", crate::codegen::c_emit::sanitize(&prog.entry().name));
     let instances = instances_from_header(&out.h, &entry_fn).ok_or_else(|| format!("no `{}INSTANCES` in the generated header", entry_fn))?;
-    let bpi = bytes_per_instance(&prog);
+    let bpi = bytes_per_instance(prog);
     let has_packed = out.h.contains(&format!(" {}packed(", entry_fn));
-    let packed_layout = if has_packed { crate::codegen::packed::layout(&prog, cfg.arch).ok() } else { None };
+    let packed_layout = if has_packed { crate::codegen::packed::layout(prog, arch).ok() } else { None };
     let packed_n = packed_layout.as_ref().map(|_| packed_instances(bpi));
 
     let kc = dir.join(format!("k_{}.c", prefix));
     std::fs::write(&kc, &out.c).and_then(|_| std::fs::write(dir.join(&h_name), &out.h)).map_err(|e| format!("cannot write C: {}", e))?;
     let ko = dir.join(format!("k_{}.o", prefix));
-    run_tool(Command::new(cc()).args(["-O3", "-march=native", "-c"]).arg(&kc).arg("-o").arg(&ko))?;
+    run_tool(Command::new(&spec.cc).args(&spec.flags).arg("-c").arg(&kc).arg("-o").arg(&ko))?;
     let dis = run_tool(Command::new("objdump").args(["-dwr"]).arg(&ko)).map_err(|e| format!("{} (objdump comes with binutils: run scripts/install-peers.sh)", e))?;
     let stats = asm::analyze(&asm::parse(&dis), &entry_fn);
 
@@ -170,6 +191,8 @@ pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built
         }
     }
     let mut packed_fn = String::from("    (void)calls;\n    return 0;\n");
+    // One call on one block (`measure_cold`): the packed entry with n = 1 when there is one.
+    let mut cold_call = format!("{}({})", entry_fn, raw_args.join(", "));
     if let (Some(l), Some(n)) = (&packed_layout, packed_n) {
         let mut args = vec![format!("(size_t){}", n)];
         for (k, pp) in l.params.iter().enumerate() {
@@ -182,6 +205,9 @@ pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built
             }
             args.push(format!("(void *)nk_p{}", k));
         }
+        let mut one = args.clone();
+        one[0] = "(size_t)1".into();
+        cold_call = format!("{}packed({})", entry_fn, one.join(", "));
         packed_fn = format!(
             "    _mm_lfence(); uint64_t t0 = __rdtsc(); _mm_lfence();\n    for (uint64_t c = 0; c < calls; c++) {}packed({});\n    _mm_lfence(); uint64_t t1 = __rdtsc(); _mm_lfence();\n    return t1 - t0;\n",
             entry_fn,
@@ -196,6 +222,11 @@ pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built
         a = raw_args.join(", ")
     ));
     d.push_str(&format!("uint64_t {p}_packed(uint64_t calls) {{\n{b}}}\n", p = prefix, b = packed_fn));
+    d.push_str(&format!(
+        "uint64_t {p}_cold(void) {{\n    _mm_lfence(); uint64_t t0 = __rdtsc(); _mm_lfence();\n    {c};\n    _mm_lfence(); uint64_t t1 = __rdtsc(); _mm_lfence();\n    return t1 - t0;\n}}\n",
+        p = prefix,
+        c = cold_call
+    ));
     d.push_str(&format!("uint64_t {p}_digest(void) {{\n    uint64_t h = 0;\n{d}    return h;\n}}\n", p = prefix, d = digest));
     let dc = dir.join(format!("d_{}.c", prefix));
     std::fs::write(&dc, d).map_err(|e| format!("cannot write C: {}", e))?;
@@ -332,6 +363,62 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
         timings.push(Timing { raw_ticks: raw, packed_ticks: packed });
     }
     Ok(Run { tsc_ratio: ratio.unwrap_or(f64::NAN), windows, timings })
+}
+
+/// Cycles of one call on one block (the packed entry with n = 1, else one raw call) with cold
+/// caches: before every call the harness runs ~390 KiB of unrelated straight-line code (more
+/// than the L1 instruction cache and most of L2) and writes 1 MiB of data, so the kernel's
+/// code, constants and stack are fetched again. Variants alternate; the median over `trials`
+/// calls per variant (TSC ticks) is returned, in the order of `built`.
+pub fn measure_cold(dir: &Path, built: &[&Built], trials: u32) -> Result<Vec<f64>, String> {
+    let mut m = String::from("#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <x86intrin.h>\n");
+    m.push_str("static volatile uint64_t nk_sink;\nstatic unsigned char nk_junk[1 << 20];\n");
+    m.push_str("__attribute__((noinline)) static void nk_evict(void) {\n    __asm__ volatile(\".rept 65536\\n\\tadd $1, %%eax\\n\\tadd $1, %%ecx\\n\\t.endr\" ::: \"eax\", \"ecx\", \"cc\");\n    for (size_t i = 0; i < sizeof nk_junk; i += 64) nk_junk[i]++;\n    nk_sink ^= nk_junk[4096];\n}\n");
+    m.push_str("static int nk_cmp(const void *a, const void *b) { uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b; return x < y ? -1 : x > y; }\n");
+    for b in built {
+        m.push_str(&format!("void {p}_init(void); uint64_t {p}_cold(void); uint64_t {p}_digest(void);\n", p = b.prefix));
+    }
+    let k = built.len();
+    m.push_str(&format!("typedef uint64_t (*nk_fn)(void);\nstatic nk_fn fns[{}] = {{{}}};\n", k, built.iter().map(|b| format!("{}_cold", b.prefix)).collect::<Vec<_>>().join(", ")));
+    m.push_str(&format!("static nk_fn digests[{}] = {{{}}};\n", k, built.iter().map(|b| format!("{}_digest", b.prefix)).collect::<Vec<_>>().join(", ")));
+    m.push_str("int main(int argc, char **argv) {\n    if (argc < 2) return 2;\n    int trials = atoi(argv[1]); if (trials < 1) trials = 1;\n");
+    for b in built {
+        m.push_str(&format!("    {}_init();\n", b.prefix));
+    }
+    m.push_str(&format!(
+        r#"    enum {{ K = {k} }};
+    uint64_t *t = malloc(sizeof(uint64_t) * (size_t)trials * K);
+    if (!t) return 3;
+    for (int w = 0; w < trials; w++)
+        for (int j = 0; j < K; j++) {{
+            int i = (w & 1) ? K - 1 - j : j;
+            nk_evict();
+            t[(size_t)i * trials + w] = fns[i]();
+            nk_sink ^= digests[i]();
+        }}
+    for (int i = 0; i < K; i++) {{
+        qsort(t + (size_t)i * trials, trials, sizeof(uint64_t), nk_cmp);
+        printf("cold %d %llu\n", i, (unsigned long long)t[(size_t)i * trials + trials / 2]);
+    }}
+    return 0;
+}}
+"#
+    ));
+    let mc = dir.join("main_cold.c");
+    std::fs::write(&mc, m).map_err(|e| format!("cannot write C: {}", e))?;
+    let exe = dir.join("bench_cold");
+    let mut link = Command::new(cc());
+    link.args(["-O2", "-march=native"]).arg(&mc);
+    for b in built {
+        link.args(&b.objects);
+    }
+    run_tool(link.arg("-o").arg(&exe))?;
+    let out = run_tool(Command::new(&exe).arg(trials.to_string()))?;
+    let v: Vec<f64> = out.lines().filter_map(|l| l.strip_prefix("cold ")).filter_map(|r| r.split_whitespace().nth(1)?.parse().ok()).collect();
+    if v.len() != k {
+        return Err(format!("the cold harness printed {} timings, expected {}:\n{}", v.len(), k, out));
+    }
+    Ok(v)
 }
 
 #[cfg(test)]

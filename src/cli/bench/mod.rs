@@ -134,17 +134,23 @@ pub fn run(args: &[String]) -> i32 {
 pub struct BenchOpts {
     pub effort: harness::Effort,
     pub quick: bool,
+    /// `--cold`: also time one call on one block with evicted caches (`harness::measure_cold`).
+    pub cold: bool,
 }
+
+/// Trials of `--cold` (median over them).
+pub const COLD_TRIALS: u32 = 301;
 
 /// Removes `--quick` and `--windows N` from `args`.
 pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32> {
-    let mut o = BenchOpts { effort: harness::Effort::FULL, quick: false };
+    let mut o = BenchOpts { effort: harness::Effort::FULL, quick: false, cold: false };
     let mut rest = Vec::new();
     let mut windows = None;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--quick" => o.quick = true,
+            "--cold" => o.cold = true,
             "--windows" => {
                 i += 1;
                 match args.get(i).and_then(|v| v.parse::<u32>().ok()).filter(|w| *w > 0) {
@@ -254,6 +260,12 @@ fn bench_file(args: &[String]) -> i32 {
         }
         _ => println!("| packed | - | - | not available for this program | - | - | - | - | - |"),
     }
+    if opts.cold {
+        match harness::measure_cold(&dir.0, &[&built], if opts.quick { 31 } else { COLD_TRIALS }) {
+            Ok(v) => println!("cold: one call on one block ({}) with evicted caches: {:.0} TSC cycles (median of {} calls)", if built.packed_n.is_some() { "packed entry, n = 1" } else { "raw entry" }, v[0], if opts.quick { 31 } else { COLD_TRIALS }),
+            Err(e) => return fail(&e),
+        }
+    }
     if let Some(s) = &built.stats {
         println!(
             "per block = per call / {} instances; {} bytes/instance (non-const inputs); functions: {}{}{}",
@@ -333,6 +345,19 @@ fn compare(args: &[String]) -> i32 {
         println!("| {} | {} | {} | {} | {} | {} | {} |", name, fmt_num(r, 3), fmt_num(p, 3), ins, ld, st, code);
     }
     println!("| B/A | {} | {} | | | | |", fmt_num(raw[1] / raw[0], 3), fmt_num(packed[1] / packed[0], 3));
+    if opts.cold {
+        let trials = if opts.quick { 31 } else { COLD_TRIALS };
+        match harness::measure_cold(&dir.0, &[&built[0], &built[1]], trials) {
+            Ok(v) => println!(
+                "cold: one call on one block with evicted caches (median of {} calls, TSC cycles): A {:.0}, B {:.0}, B/A {}",
+                trials,
+                v[0],
+                v[1],
+                fmt_num(v[1] / v[0], 3)
+            ),
+            Err(e) => return fail(&e),
+        }
+    }
     0
 }
 

@@ -1,0 +1,372 @@
+//! The autotuner's core: what can be tuned ([`Knobs`]), how a candidate is compiled and
+//! estimated without running it ([`compile`], [`estimate`]), the search ([`search`]: greedy
+//! coordinate descent with static pruning, a time budget and a final check against the
+//! default), the cache key and entry format ([`cache`]) and the report ([`report`]: Markdown
+//! table and an SVG plot).
+//!
+//! No I/O happens here: measuring (building C, spawning the timing harness), the clock and the
+//! cache's storage are behind the small traits [`search::Measurer`], [`search::Clock`] and
+//! [`cache::Store`]; `cli::tune` implements them with `cli::bench::harness` and a cache folder,
+//! the tests with a fake timer, so the search is deterministic there.
+
+pub mod cache;
+pub mod compile;
+pub mod estimate;
+pub mod report;
+pub mod search;
+
+use crate::ir::Slicing;
+use crate::opt::{InlinePolicy, LoopPolicy};
+use crate::target::Arch;
+
+/// What the tuner minimises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Goal {
+    /// Cycles per byte of the raw entry in a hot loop.
+    Hot,
+    /// Cycles of one call on one block with evicted caches.
+    Cold,
+    /// Code bytes, among candidates within 5% of the fastest (hot) one.
+    Size,
+}
+
+impl Goal {
+    pub fn parse(s: &str) -> Option<Goal> {
+        match s {
+            "hot" => Some(Goal::Hot),
+            "cold" => Some(Goal::Cold),
+            "size" => Some(Goal::Size),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Goal::Hot => "hot",
+            Goal::Cold => "cold",
+            Goal::Size => "size",
+        }
+    }
+}
+
+/// A C compiler and its flags, as the candidate is built (and as the report tells the user to
+/// build the output).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Cc {
+    pub name: String,
+    pub flags: Vec<String>,
+}
+
+impl Cc {
+    pub fn label(&self) -> String {
+        format!("{} {}", self.name, self.flags.join(" "))
+    }
+}
+
+/// One point of the search space: every choice the tuner makes. The default candidate is
+/// [`Knobs::default_for`]; `compile::configure` turns a candidate into a compiler config.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Knobs {
+    pub loops: LoopPolicyKnob,
+    /// Kept loops forced unrolled, by the name of their body node.
+    pub unrolled_loops: Vec<String>,
+    pub inline: InlineKnob,
+    /// Per-node decisions overriding the policy (`true`: inline), by node name.
+    pub inline_nodes: Vec<(String, bool)>,
+    pub sched_bits: bool,
+    /// The m-slice scheduler's window, or off.
+    pub sched_ilp: Option<usize>,
+    /// Interleaving factor and granularity (factor 1: off).
+    pub interleave: (u32, usize),
+    pub ternlog: bool,
+    pub cc: Cc,
+}
+
+/// [`LoopPolicy`] without `Auto` (the tuner always says which), orderable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum LoopPolicyKnob {
+    Unroll,
+    Chains,
+    All,
+}
+
+impl LoopPolicyKnob {
+    pub fn policy(self) -> LoopPolicy {
+        match self {
+            LoopPolicyKnob::Unroll => LoopPolicy::Unroll,
+            LoopPolicyKnob::Chains => LoopPolicy::Chains,
+            LoopPolicyKnob::All => LoopPolicy::All,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            LoopPolicyKnob::Unroll => "unroll",
+            LoopPolicyKnob::Chains => "chains",
+            LoopPolicyKnob::All => "all",
+        }
+    }
+    fn of(p: LoopPolicy, s: Slicing) -> LoopPolicyKnob {
+        match p.resolve(s) {
+            LoopPolicy::Chains => LoopPolicyKnob::Chains,
+            LoopPolicy::All => LoopPolicyKnob::All,
+            _ => LoopPolicyKnob::Unroll,
+        }
+    }
+}
+
+/// [`InlinePolicy`] without `Default`, orderable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum InlineKnob {
+    Small,
+    All,
+    Marked,
+}
+
+impl InlineKnob {
+    pub fn policy(self) -> InlinePolicy {
+        match self {
+            InlineKnob::Small => InlinePolicy::Small,
+            InlineKnob::All => InlinePolicy::All,
+            InlineKnob::Marked => InlinePolicy::Marked,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            InlineKnob::Small => "small",
+            InlineKnob::All => "all",
+            InlineKnob::Marked => "marked",
+        }
+    }
+    fn of(p: InlinePolicy, s: Slicing, a: Arch) -> InlineKnob {
+        match p.resolve(s, a) {
+            InlinePolicy::All => InlineKnob::All,
+            InlinePolicy::Marked => InlineKnob::Marked,
+            _ => InlineKnob::Small,
+        }
+    }
+}
+
+/// The knobs a search may move (`--knobs`, and usubac's `-bench-*` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Dim {
+    Loops,
+    Inline,
+    SchedBits,
+    SchedIlp,
+    Interleave,
+    Ternlog,
+    Cc,
+    /// Per-node inlining (after `Inline`).
+    InlineNode,
+    /// Per-loop unrolling (after `Loops`).
+    Loop,
+}
+
+impl Dim {
+    pub const ALL: [Dim; 9] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Cc, Dim::InlineNode, Dim::Loop];
+    pub fn name(self) -> &'static str {
+        match self {
+            Dim::Loops => "loops",
+            Dim::Inline => "inline",
+            Dim::SchedBits => "sched-bits",
+            Dim::SchedIlp => "sched-ilp",
+            Dim::Interleave => "interleave",
+            Dim::Ternlog => "ternlog",
+            Dim::Cc => "cc",
+            Dim::InlineNode => "inline-node",
+            Dim::Loop => "loop",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Dim> {
+        Dim::ALL.iter().copied().find(|d| d.name() == s)
+    }
+    pub fn names() -> String {
+        Dim::ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// Which knobs apply and which values each may take (the space of one tuning run).
+#[derive(Clone, Debug)]
+pub struct Space {
+    pub slicing: Slicing,
+    pub arch: Arch,
+    pub dims: Vec<Dim>,
+    /// Compilers with their flag sets (first = the default).
+    pub ccs: Vec<Cc>,
+    /// Whether the raw entry's ABI may change (interleaving doubles its parameters and has no
+    /// packed entry yet): without it, interleaving is not searched.
+    pub allow_abi_change: bool,
+    /// At most this many per-node inlining and per-loop candidates (largest work first).
+    pub max_node_candidates: usize,
+}
+
+impl Space {
+    /// Every knob that means something for this slicing and target.
+    pub fn new(slicing: Slicing, arch: Arch, ccs: Vec<Cc>, allow_abi_change: bool) -> Space {
+        let dims = Dim::ALL
+            .iter()
+            .copied()
+            .filter(|d| match d {
+                Dim::SchedBits => slicing == Slicing::B,
+                Dim::SchedIlp => slicing != Slicing::B,
+                Dim::Ternlog => arch == Arch::Avx512,
+                Dim::Interleave => allow_abi_change,
+                Dim::Cc => ccs.len() > 1,
+                _ => true,
+            })
+            .collect();
+        Space { slicing, arch, dims, ccs, allow_abi_change, max_node_candidates: 6 }
+    }
+
+    /// Keeps only `keep` (and the per-node/per-loop refinements of kept `Inline`/`Loops`).
+    pub fn restrict(&mut self, keep: &[Dim]) {
+        self.dims.retain(|d| {
+            keep.contains(d) || (*d == Dim::InlineNode && keep.contains(&Dim::Inline)) || (*d == Dim::Loop && keep.contains(&Dim::Loops))
+        });
+    }
+
+    /// nakiri's defaults for this slicing and target (what `nakiri compile` emits).
+    pub fn default_knobs(&self, opt: &crate::opt::OptConfig) -> Knobs {
+        Knobs {
+            loops: LoopPolicyKnob::of(opt.loops, self.slicing),
+            unrolled_loops: vec![],
+            inline: InlineKnob::of(opt.inline, self.slicing, self.arch),
+            inline_nodes: vec![],
+            // Passes that do not apply here are recorded as off (the same C either way).
+            sched_bits: opt.enabled(crate::opt::PassId::SchedBits) && self.slicing == Slicing::B,
+            sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B { Some(opt.sched_window) } else { None },
+            interleave: (opt.interleave.max(1), opt.interleave_granularity),
+            ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
+            cc: self.ccs[0].clone(),
+        }
+    }
+
+    /// The values of a global dimension other than the current one (per-node and per-loop
+    /// dimensions are listed by the search from the compiled program).
+    pub fn alternatives(&self, d: Dim, cur: &Knobs) -> Vec<Knobs> {
+        let mut out = Vec::new();
+        let mut push = |k: Knobs| {
+            if k != *cur && !out.contains(&k) {
+                out.push(k);
+            }
+        };
+        match d {
+            Dim::Loops => {
+                for l in [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All] {
+                    push(Knobs { loops: l, unrolled_loops: vec![], ..cur.clone() });
+                }
+                // Unrolling pays when the bodies are inlined into the straight line, which a
+                // one-knob move cannot see: also unroll with everything inlined.
+                if cur.inline != InlineKnob::All {
+                    push(Knobs { loops: LoopPolicyKnob::Unroll, unrolled_loops: vec![], inline: InlineKnob::All, inline_nodes: vec![], ..cur.clone() });
+                }
+            }
+            Dim::Inline => {
+                for i in [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked] {
+                    push(Knobs { inline: i, inline_nodes: vec![], ..cur.clone() });
+                }
+            }
+            Dim::SchedBits => push(Knobs { sched_bits: !cur.sched_bits, ..cur.clone() }),
+            Dim::SchedIlp => {
+                for w in [None, Some(3), Some(10), Some(30)] {
+                    push(Knobs { sched_ilp: w, ..cur.clone() });
+                }
+            }
+            Dim::Ternlog => push(Knobs { ternlog: !cur.ternlog, ..cur.clone() }),
+            Dim::Interleave => {
+                push(Knobs { interleave: (1, cur.interleave.1), ..cur.clone() });
+                for k in 2..=4u32 {
+                    for g in [1usize, 10, 50] {
+                        push(Knobs { interleave: (k, g), ..cur.clone() });
+                    }
+                }
+            }
+            Dim::Cc => {
+                for c in &self.ccs {
+                    push(Knobs { cc: c.clone(), ..cur.clone() });
+                }
+            }
+            Dim::InlineNode | Dim::Loop => {}
+        }
+        out
+    }
+}
+
+impl Knobs {
+    /// One line, `key=value` pairs (also the cache's and the report's form; [`Knobs::parse`]
+    /// reads it back).
+    pub fn to_line(&self) -> String {
+        let mut s = format!("loops={} inline={}", self.loops.name(), self.inline.name());
+        if !self.unrolled_loops.is_empty() {
+            s.push_str(&format!(" unroll-loops={}", self.unrolled_loops.join(",")));
+        }
+        if !self.inline_nodes.is_empty() {
+            let v: Vec<String> = self.inline_nodes.iter().map(|(n, b)| format!("{}{}", if *b { "+" } else { "-" }, n)).collect();
+            s.push_str(&format!(" inline-nodes={}", v.join(",")));
+        }
+        s.push_str(&format!(" sched-bits={}", if self.sched_bits { "on" } else { "off" }));
+        s.push_str(&format!(" sched-ilp={}", self.sched_ilp.map(|w| w.to_string()).unwrap_or_else(|| "off".into())));
+        s.push_str(&format!(" interleave={}x{}", self.interleave.0, self.interleave.1));
+        s.push_str(&format!(" ternlog={}", if self.ternlog { "on" } else { "off" }));
+        s.push_str(&format!(" cc={}", self.cc.name));
+        if !self.cc.flags.is_empty() {
+            s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
+        }
+        s
+    }
+
+    pub fn parse(line: &str) -> Option<Knobs> {
+        let mut k = Knobs {
+            loops: LoopPolicyKnob::Unroll,
+            unrolled_loops: vec![],
+            inline: InlineKnob::Small,
+            inline_nodes: vec![],
+            sched_bits: false,
+            sched_ilp: None,
+            interleave: (1, 10),
+            ternlog: false,
+            cc: Cc { name: String::new(), flags: vec![] },
+        };
+        let on = |v: &str| match v {
+            "on" => Some(true),
+            "off" => Some(false),
+            _ => None,
+        };
+        for kv in line.split_whitespace() {
+            let (key, v) = kv.split_once('=')?;
+            match key {
+                "loops" => k.loops = [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All].into_iter().find(|l| l.name() == v)?,
+                "inline" => k.inline = [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked].into_iter().find(|l| l.name() == v)?,
+                "unroll-loops" => k.unrolled_loops = v.split(',').map(String::from).collect(),
+                "inline-nodes" => {
+                    for n in v.split(',') {
+                        let (sign, name) = n.split_at(1);
+                        k.inline_nodes.push((name.to_string(), sign == "+"));
+                    }
+                }
+                "sched-bits" => k.sched_bits = on(v)?,
+                "sched-ilp" => k.sched_ilp = if v == "off" { None } else { Some(v.parse().ok()?) },
+                "interleave" => {
+                    let (a, b) = v.split_once('x')?;
+                    k.interleave = (a.parse().ok()?, b.parse().ok()?);
+                }
+                "ternlog" => k.ternlog = on(v)?,
+                "cc" => k.cc.name = v.to_string(),
+                "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
+                _ => return None,
+            }
+        }
+        Some(k)
+    }
+
+    /// What differs from `base`, e.g. `loops=unroll inline=all` (`default` when nothing).
+    pub fn diff(&self, base: &Knobs) -> String {
+        let a: Vec<String> = self.to_line().split(' ').map(String::from).collect();
+        let b: Vec<String> = base.to_line().split(' ').map(String::from).collect();
+        let d: Vec<String> = a.iter().filter(|x| !b.contains(x)).cloned().collect();
+        if d.is_empty() {
+            "default".into()
+        } else {
+            d.join(" ")
+        }
+    }
+}
