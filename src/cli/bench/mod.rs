@@ -211,7 +211,8 @@ fn stats_cells(b: &harness::Built) -> [String; 4] {
 
 fn print_header(effort: harness::Effort, run: &harness::Run) {
     println!(
-        "cc -O3 -march=native; TSC cycles, minimum over {} windows (>= {} ticks each); TSC/core-clock ratio {:.3} (core cycles = TSC cycles / {:.3})",
+        "{} -O3 -march=native; TSC cycles, minimum over {} windows (>= {} ticks each); TSC/core-clock ratio {:.3} (core cycles = TSC cycles / {:.3})",
+        harness::cc(),
         run.windows, effort.window_ticks, run.tsc_ratio, run.tsc_ratio
     );
 }
