@@ -2,6 +2,14 @@
  * Constant time: no data-dependent branch or memory index (the S-box on the 4 key columns
  * is evaluated as a bitsliced table scan). */
 #include "rectangle_keys.h"
+#include <stddef.h>
+
+/* Zeroes n bytes through a volatile pointer (a plain memset of a dead buffer may be removed). */
+static void wipe(void *p, size_t n) {
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    while (n--)
+        *v++ = 0;
+}
 
 static const uint8_t SBOX[16] = {0x6, 0x5, 0xc, 0xa, 0x1, 0xe, 0x7, 0x9,
                                  0xb, 0x0, 0x3, 0xd, 0x8, 0xf, 0x4, 0x2};
@@ -51,5 +59,7 @@ void rectangle80_round_keys(const uint8_t key[10], uint16_t rk[26 * 4]) {
         k[4] = k0;
         k[0] ^= rc;
         rc = (uint8_t)(((rc << 1) & 0x1f) | (((rc >> 4) ^ (rc >> 2)) & 1));
+        wipe(out, sizeof out);
     }
+    wipe(k, sizeof k); /* the key state: no copy of the key left on the stack */
 }
