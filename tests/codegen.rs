@@ -899,3 +899,37 @@ fn golden_c() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// AVX-512 16-bit rotates are one `vpshldw`/`vpshrdw` where the C compiler targets VBMI2, and
+/// shifts + or elsewhere (compiled only: whether it runs depends on the CPU; the shift form is
+/// what `runs_avx512` executes where AVX-512 exists).
+#[test]
+fn avx512_rotate16_uses_vbmi2_when_targeted() {
+    if !cfg!(target_arch = "x86_64") || !tool_works("objdump") {
+        println!("skipped: needs x86-64 and objdump");
+        return;
+    }
+    let dir = scratch_dir("rot16");
+    let p = single_op(Slicing::V, 16, |x, _| Op::Rotl(x, 3), 16);
+    let mut q = single_op(Slicing::V, 16, |x, _| Op::Rotr(x, 5), 16);
+    q.nodes[0].name = "g".into();
+    for (name, prog) in [("rl", &p), ("rr", &q)] {
+        let out = generate(prog, &cfg(Arch::Avx512, &format!("{}.h", name))).unwrap();
+        std::fs::write(dir.join(format!("{}.c", name)), strip_packed(&out.c)).unwrap();
+        std::fs::write(dir.join(format!("{}.h", name)), strip_packed(&out.h)).unwrap();
+        for (flags, want, not) in [
+            (vec!["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi2"], if name == "rl" { "vpshldw" } else { "vpshrdw" }, "vpsllw"),
+            (vec!["-mavx512f", "-mavx512bw", "-mavx512vl"], "vpsllw", "vpshldw"),
+        ] {
+            let obj = format!("{}.o", name);
+            let mut args = vec!["-O2", "-c", "-o", &obj];
+            args.extend(flags.iter().copied());
+            let c = format!("{}.c", name);
+            args.push(&c);
+            compiles(&dir, &cc(), &args).unwrap_or_else(|e| panic!("{} {:?}: {}", name, flags, e));
+            let dis = Command::new("objdump").current_dir(&dir).args(["-d", &obj]).output().unwrap();
+            let asm = String::from_utf8_lossy(&dis.stdout);
+            assert!(asm.contains(want) && !asm.contains(not), "{} with {:?}: want {} and no {}:\n{}", name, flags, want, not, asm);
+        }
+    }
+}

@@ -17,7 +17,8 @@ pub enum Feature {
     /// Native lane rotates for 32- and 64-bit lanes (`vprold`/`vprolq`, AVX-512F).
     Rotate32_64,
     /// Native 16-bit lane rotates through double shifts (`vpshldw`, AVX-512 VBMI2): not assumed
-    /// (the `avx512` target is F/BW/VL), listed so the cost model can say so.
+    /// by the cost model (the `avx512` target is F/BW/VL); the runtime's `NK_ROTL16` uses it
+    /// when the C compiler defines `__AVX512VBMI2__` (e.g. `-march=native` on a CPU with it).
     Rotate16,
     /// `andn` as one instruction (`pandn`/`vpandn`/`vpandnq`, BMI1 `andn` on GP registers).
     Andn,
