@@ -53,7 +53,7 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
     s.push_str(&format!("- metric: {}\n", unit));
     s.push_str(&format!("- knobs searched, in order: {}\n", cx.dims.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")));
     if !cx.allow_abi_change {
-        s.push_str("- interleaving not searched: it changes the raw entry's ABI and has no packed entry yet (`--allow-abi-change` searches it)\n");
+        s.push_str("- interleaving not searched: it changes the raw entry's ABI; the packed entry keeps its signature (`--allow-abi-change` searches it)\n");
     }
     s.push_str(&format!("- **chosen**: `{}` (#{}), build with `{}`\n", chosen.knobs.diff(&def.knobs), chosen.id, chosen.knobs.cc.label()));
     match (o.final_metrics, cx.goal) {

@@ -2,8 +2,7 @@
 //! compiler and flags, driver, symbols renamed: `cli::bench::harness::build_from_c`) into a
 //! scratch folder that lives as long as the run, and each batch links the batch's objects into
 //! one harness process (`harness::measure`: alternating windows; `harness::measure_cold` for
-//! goal `cold`). Hot = cycles/byte of the raw entry (the one the knobs change; an interleaved
-//! entry has no packed entry yet).
+//! goal `cold`). Hot = cycles/byte of the raw entry (the code the knobs change).
 
 use crate::cli::bench::harness::{self, Built, CcSpec, Effort, Scratch};
 use crate::tune::compile::Compiled;
