@@ -213,7 +213,7 @@ fn kept_loops_are_c_for_loops() {
 /// fires), verified after every pass and checked against the interpreter.
 #[test]
 fn pipeline_with_each_pass_off() {
-    use nakiri::opt::{OptConfig, PassId};
+    use nakiri::opt::OptConfig;
     use nakiri::target::Arch;
     let mut rng = Rng(12);
     for (file, s) in programs() {
@@ -226,16 +226,7 @@ fn pipeline_with_each_pass_off() {
         for arch in [Arch::Std, Arch::Avx512] {
             configs.push((format!("all passes, {}", arch), OptConfig { arch, verify_each: true, ..Default::default() }));
         }
-        for p in PassId::ALL {
-            let mut cfg = OptConfig { arch: Arch::Avx512, verify_each: true, ..Default::default() };
-            if cfg.enabled(p) {
-                cfg.disable(p);
-                configs.push((format!("without {}", p.name()), cfg));
-            } else {
-                cfg.enable(p);
-                configs.push((format!("with {} (off by default)", p.name()), cfg));
-            }
-        }
+        configs.extend(each_pass_toggled(&[]));
         for (what, cfg) in configs {
             let mut prog = checked.ir.clone();
             nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} ({}): {}", file, s, what, e));
@@ -362,16 +353,7 @@ fn every_cipher_with_each_pass_off() {
                 ("interleave 2, std".into(), OptConfig { arch: Arch::Std, verify_each: true, interleave: 2, ..Default::default() }),
             ];
             // (`interleave` does nothing at factor 1: the factor-2 configuration covers it.)
-            for p in PassId::ALL.into_iter().filter(|&p| p != PassId::Interleave) {
-                let mut cfg = OptConfig { arch: Arch::Avx512, verify_each: true, ..Default::default() };
-                if cfg.enabled(p) {
-                    cfg.disable(p);
-                    configs.push((format!("without {}", p.name()), cfg));
-                } else {
-                    cfg.enable(p);
-                    configs.push((format!("with {}", p.name()), cfg));
-                }
-            }
+            configs.extend(each_pass_toggled(&[PassId::Interleave]));
             for (what, cfg) in configs {
                 let mut prog = checked.ir.clone();
                 nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} ({}): {}", c.file, s, what, e));
@@ -410,4 +392,22 @@ fn every_cipher_with_each_pass_off() {
         }
     }
     assert!(checked_cases > 300, "every cipher x slicing x configuration checked ({})", checked_cases);
+}
+
+/// The avx512 pipeline (where every pass fires) with each pass in turn switched off, or, for
+/// a pass off by default, switched on; `skip` = passes left out.
+fn each_pass_toggled(skip: &[nakiri::opt::PassId]) -> Vec<(String, nakiri::opt::OptConfig)> {
+    use nakiri::opt::{OptConfig, PassId};
+    let mut configs = Vec::new();
+    for p in PassId::ALL.into_iter().filter(|p| !skip.contains(p)) {
+        let mut cfg = OptConfig { arch: nakiri::target::Arch::Avx512, verify_each: true, ..Default::default() };
+        if cfg.enabled(p) {
+            cfg.disable(p);
+            configs.push((format!("without {}", p.name()), cfg));
+        } else {
+            cfg.enable(p);
+            configs.push((format!("with {} (off by default)", p.name()), cfg));
+        }
+    }
+    configs
 }

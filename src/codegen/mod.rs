@@ -428,7 +428,6 @@ fn emit_function(
         // `x__3__1` for flat index i of c_dims (usubac's names of flattened elements).
         // R7: the parameters of usubac's database circuit, `a0, a1, …` in and `b0, …` out.
         let mut bit_param = 0usize;
-        let flat_name = |pname: &str, d: &[usize], i: usize| format!("{}{}", pname, index(d, i).replace('[', "__").replace(']', ""));
         for p in &node.inputs {
             let pname = names.fresh(&p.name);
             if abi.lf && p.is_const {
@@ -463,14 +462,7 @@ fn emit_function(
             }
             if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = if abi.entry_bit_params {
-                        bit_param += 1;
-                        names.fresh(&format!("a{}", bit_param - 1))
-                    } else if p.c_dims.is_empty() {
-                        pname.clone()
-                    } else {
-                        names.fresh(&flat_name(&pname, &p.c_dims, i))
-                    };
+                    let n = atom_param_name(&mut names, abi, "a", &mut bit_param, &pname, &p.c_dims, i);
                     params.push(format!("DATATYPE {}", n));
                     let m = node.bits(a);
                     if std_v && m < dt_bits && used[a.0 as usize] {
@@ -509,14 +501,7 @@ fn emit_function(
             let pname = names.fresh(&p.name);
             if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = if abi.entry_bit_params {
-                        bit_param += 1;
-                        names.fresh(&format!("b{}", bit_param - 1))
-                    } else if p.c_dims.is_empty() {
-                        pname.clone()
-                    } else {
-                        names.fresh(&flat_name(&pname, &p.c_dims, i))
-                    };
+                    let n = atom_param_name(&mut names, abi, "b", &mut bit_param, &pname, &p.c_dims, i);
                     params.push(format!("DATATYPE *{}", n));
                     epilogue.push((format!("*{}", n), a));
                 }
@@ -776,6 +761,20 @@ fn entry_max_bits(node: &Node) -> u32 {
         .flat_map(|p: &Param| p.atoms.iter().map(|a| node.bits(*a)))
         .max()
         .unwrap_or(64)
+}
+
+/// The C name of one atom of an entry parameter passed atom by atom: `a0, a1, ..` (inputs) /
+/// `b0, b1, ..` (outputs; `prefix`) numbered across parameters for the per-bit S-box ABI (R7),
+/// else the parameter's name (a scalar) or its flattened element name (`-no-arr-entry`).
+fn atom_param_name(names: &mut Namer, abi: &AbiConfig, prefix: &str, bit_param: &mut usize, pname: &str, c_dims: &[usize], i: usize) -> String {
+    if abi.entry_bit_params {
+        *bit_param += 1;
+        names.fresh(&format!("{}{}", prefix, *bit_param - 1))
+    } else if c_dims.is_empty() {
+        pname.to_string()
+    } else {
+        names.fresh(&format!("{}{}", pname, index(c_dims, i).replace('[', "__").replace(']', "")))
+    }
 }
 
 fn dims(d: &[usize]) -> String {

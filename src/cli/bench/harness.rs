@@ -108,6 +108,21 @@ pub fn cc() -> String {
     std::env::var("CC").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "cc".into())
 }
 
+/// Writes the timing `main` (`main_c`) as `dir/main_name`, links it with the variants' objects
+/// into `dir/exe_name` and runs it with `args`; its standard output.
+fn link_and_run(dir: &Path, main_name: &str, main_c: &str, exe_name: &str, built: &[&Built], args: &[String]) -> Result<String, String> {
+    let mc = dir.join(main_name);
+    std::fs::write(&mc, main_c).map_err(|e| format!("cannot write C: {}", e))?;
+    let exe = dir.join(exe_name);
+    let mut link = Command::new(cc());
+    link.args(["-O2", "-march=native"]).arg(&mc);
+    for b in built {
+        link.args(&b.objects);
+    }
+    run_tool(link.arg("-o").arg(&exe))?;
+    run_tool(Command::new(&exe).args(args))
+}
+
 /// Runs a command; `Err` with its stderr (shortened) when it fails or cannot start.
 pub fn run_tool(cmd: &mut Command) -> Result<String, String> {
     let out = cmd.output().map_err(|e| format!("cannot run `{:?}`: {}", cmd.get_program(), e))?;
@@ -330,16 +345,7 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
 }}
 "#
     ));
-    let mc = dir.join("main.c");
-    std::fs::write(&mc, m).map_err(|e| format!("cannot write C: {}", e))?;
-    let exe = dir.join("bench");
-    let mut link = Command::new(cc());
-    link.args(["-O2", "-march=native"]).arg(&mc);
-    for b in built {
-        link.args(&b.objects);
-    }
-    run_tool(link.arg("-o").arg(&exe))?;
-    let out = run_tool(Command::new(&exe).arg(effort.windows.to_string()).arg(effort.window_ticks.to_string()).arg(format!("{}", effort.budget_s)))?;
+    let out = link_and_run(dir, "main.c", &m, "bench", built, &[effort.windows.to_string(), effort.window_ticks.to_string(), format!("{}", effort.budget_s)])?;
     let mut ratio = None;
     let mut windows = 0;
     let mut ticks: Vec<f64> = Vec::new();
@@ -404,16 +410,7 @@ pub fn measure_cold(dir: &Path, built: &[&Built], trials: u32) -> Result<Vec<f64
 }}
 "#
     ));
-    let mc = dir.join("main_cold.c");
-    std::fs::write(&mc, m).map_err(|e| format!("cannot write C: {}", e))?;
-    let exe = dir.join("bench_cold");
-    let mut link = Command::new(cc());
-    link.args(["-O2", "-march=native"]).arg(&mc);
-    for b in built {
-        link.args(&b.objects);
-    }
-    run_tool(link.arg("-o").arg(&exe))?;
-    let out = run_tool(Command::new(&exe).arg(trials.to_string()))?;
+    let out = link_and_run(dir, "main_cold.c", &m, "bench_cold", built, &[trials.to_string()])?;
     let v: Vec<f64> = out.lines().filter_map(|l| l.strip_prefix("cold ")).filter_map(|r| r.split_whitespace().nth(1)?.parse().ok()).collect();
     if v.len() != k {
         return Err(format!("the cold harness printed {} timings, expected {}:\n{}", v.len(), k, out));
