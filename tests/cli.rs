@@ -132,6 +132,26 @@ fn optimiser_flags() {
     assert!(err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
     let (_, _, err) = nakiri(&["-V", "-sched-n", "4", "-no-sched", "-v", "1", "-o", &scratch("s.c"), f]);
     assert!(!err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
+    // sched-bits runs in -B and -H by default, in -V only with --sched-bits-in BHV: the -v
+    // report gives its rewrites ("moved N") only where it ran.
+    let sched_line = |args: &[&str]| -> String {
+        let out = scratch("sb.c");
+        let mut a = vec!["compile", "-v", "-o", out.as_str()];
+        a.extend_from_slice(args);
+        let (code, _, err) = nakiri(&a);
+        assert_eq!(code, 0, "{:?}: {}", args, err);
+        err.lines().find(|l| l.starts_with("sched-bits")).unwrap_or("").to_string()
+    };
+    let (aes, xoo) = ("ciphers/aes/aes_rk.ua", "ciphers/xoodoo/xoodoo.ua");
+    assert!(sched_line(&[aes, "-H", "--arch", "avx2"]).contains("moved"), "-H scheduled by default");
+    assert!(!sched_line(&[aes, "-H", "--arch", "avx2", "--sched-bits-in", "B"]).contains("moved"));
+    assert!(!sched_line(&[xoo, "-V"]).contains("moved"), "-V not scheduled by default");
+    assert!(sched_line(&[xoo, "-V", "--sched-bits-in", "BHV"]).contains("moved"));
+    let (code, _, err) = nakiri(&["compile", xoo, "--sched-bits-in", "X"]);
+    assert_eq!(code, 2, "{}", err);
+    // -H on SIMD inlines every node by default (the S-box is no C function any more).
+    let (_, ir, _) = nakiri(&["compile", aes, "-H", "--arch", "avx2", "--loops", "unroll", "--dump", "ir"]);
+    assert!(!ir.contains("call "), "-H avx2 inlines every node:\n{}", &ir[..ir.len().min(2000)]);
     // Folding: without it, `x ^ x`-style identities survive into the IR.
     let src = scratch("fold.ua");
     std::fs::write(&src, "node f (a:u8, b:u8) returns (y:u8)\nvars z:u8\nlet\n  z = a ^ a;\n  y = (b | z) ^ (z | b)\ntel\n").unwrap();

@@ -135,6 +135,8 @@ OPTIONS:
                           (instructions, atoms, most values live at once) and its rewrites
     --sched-window N      run the m-slice scheduler (off by default) with this window
                           (default 10; usubac -sched-n)
+    --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
+                          in: B, BH (default) or BHV
     --compat usubac|nakiri
                           whose meaning usubac's quirks follow (repeated `=`, the S-box
                           database bit order); default: nakiri with `check`/`compile`,
@@ -185,6 +187,7 @@ struct Args {
     /// `-v`: print the optimiser's per-pass report on stderr.
     verbose: bool,
     sched_window: Option<usize>,
+    sched_bits_in: Option<crate::opt::SchedBitsIn>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -320,6 +323,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 }
                 _ => return Err(usage_error(&format!("`{}` needs a window size (a number >= 1)", arg))),
             },
+            "--sched-bits-in" => match next(&mut i).and_then(|v| crate::opt::SchedBitsIn::parse(&v)) {
+                Some(v) => a.sched_bits_in = Some(v),
+                None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
+            },
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
             "--disable" | "--dump-after" | "--enable" => {
@@ -417,6 +424,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(w) = a.sched_window {
         cfg.opt.sched_window = w;
+    }
+    if let Some(v) = a.sched_bits_in {
+        cfg.opt.sched_bits_in = v;
     }
     if let Some(l) = a.loops {
         cfg.opt.loops = l;

@@ -18,11 +18,14 @@ use std::collections::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InlinePolicy {
-    /// `Small` for the program's slicing and target, except bitslice on SIMD targets: `All`.
-    /// Measured with `nakiri bench compare` (raw entry, avx2): inlining everything is 1.0x
-    /// (DES) to 2.3x (RECTANGLE) faster there, since a bitsliced call passes hundreds of
-    /// registers through memory; on `std` it was 1.5-2.5x *slower* for DES, RECTANGLE, Ascon,
-    /// Serpent, AES (the unrolled code outgrows the instruction cache; README table).
+    /// `Small` for the program's slicing and target, except bitslice and hslice on SIMD
+    /// targets: `All`. Measured with `nakiri bench compare` (raw entry, avx2): inlining
+    /// everything is 1.0x (DES) to 2.3x (RECTANGLE) faster in bitslice, since a bitsliced call
+    /// passes hundreds of registers through memory; on `std` it was 1.5-2.5x *slower* for DES,
+    /// RECTANGLE, Ascon, Serpent, AES (the unrolled code outgrows the instruction cache; README
+    /// table). In hslice the S-box node's 8 planes go through memory too: with `sched-bits`
+    /// on the inlined body, AES `-H` is 1.36x faster on avx2 and 1.1x on sse, RECTANGLE `-H`
+    /// unchanged (README, "hslice defaults").
     Default,
     /// `_inline` nodes, pure wiring and nodes of at most 4 operations.
     Small,
@@ -34,7 +37,7 @@ impl InlinePolicy {
     /// The policy that applies to a program of this slicing for this target.
     pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch) -> InlinePolicy {
         match self {
-            InlinePolicy::Default if slicing == crate::ir::Slicing::B && arch != crate::target::Arch::Std => InlinePolicy::All,
+            InlinePolicy::Default if slicing != crate::ir::Slicing::V && arch != crate::target::Arch::Std => InlinePolicy::All,
             InlinePolicy::Default => InlinePolicy::Small,
             p => p,
         }

@@ -31,6 +31,8 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     o.inline = k.inline.policy();
     if k.sched_bits {
         o.enable(PassId::SchedBits);
+        // The knob means "schedule this program's bodies", whatever its slicing.
+        o.sched_bits_in = crate::opt::SchedBitsIn::BHV;
     } else {
         o.disable(PassId::SchedBits);
     }

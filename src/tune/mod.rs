@@ -206,7 +206,7 @@ impl Space {
             .iter()
             .copied()
             .filter(|d| match d {
-                Dim::SchedBits => slicing == Slicing::B,
+                Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
                 Dim::Ternlog => arch == Arch::Avx512,
                 Dim::Interleave => allow_abi_change,
@@ -232,7 +232,7 @@ impl Space {
             inline: InlineKnob::of(opt.inline, self.slicing, self.arch),
             inline_nodes: vec![],
             // Passes that do not apply here are recorded as off (the same C either way).
-            sched_bits: opt.enabled(crate::opt::PassId::SchedBits) && self.slicing == Slicing::B,
+            sched_bits: opt.enabled(crate::opt::PassId::SchedBits) && opt.sched_bits_in.contains(self.slicing),
             sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B { Some(opt.sched_window) } else { None },
             interleave: (opt.interleave.max(1), opt.interleave_granularity),
             ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
