@@ -1,7 +1,8 @@
 //! Modes of operation built in C on the generated packed APIs.
 //!
-//! AES-128-CTR (`ciphers/aes/aes_ctr.c`, NIST SP 800-38A) over the bitsliced AES of
-//! `ciphers/aes/aes.ua` (`-B`), natively on every arch this CPU runs: the SP 800-38A F.5.1
+//! AES-128-CTR (`ciphers/aes/aes_ctr.c`, NIST SP 800-38A) over the AES of `ciphers/aes/aes_rk.ua`
+//! with the round keys of `aes_keys.c`, in every slicing (`-B`: the fused path; `-H`, `-V`: the
+//! packed fallback), natively on every arch this CPU runs: the SP 800-38A F.5.1
 //! CTR-AES128.Encrypt vector, and random buffers compared with a CTR loop written here on top of
 //! `nakiri_oracles::aes128::encrypt` (crate `aes`), including counters that carry across the low
 //! 64 bits and the whole 128 bits, in-place use, and no write past the end.
@@ -9,7 +10,8 @@
 
 mod common;
 
-use common::{build_and_run, lower_file, Rng};
+use common::{build_and_run, lower_file_cfg, Rng};
+use nakiri::driver::Config;
 use nakiri::codegen::{generate, CodegenConfig};
 use nakiri::ir::Slicing;
 use nakiri_oracles as oracles;
@@ -93,11 +95,10 @@ fn hexs(b: &[u8]) -> String {
 }
 
 #[test]
-fn aes128_ctr_bitslice() {
-    let prog = lower_file("ciphers/aes/aes.ua", Slicing::B);
+fn aes128_ctr_every_slicing() {
     let dir = common::root().join("ciphers/aes");
-    let ctr_c = std::fs::read_to_string(dir.join("aes_ctr.c")).unwrap();
-    let ctr_h = std::fs::read_to_string(dir.join("aes_ctr.h")).unwrap();
+    let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+    let (ctr_c, ctr_h, keys_c, keys_h) = (read("aes_ctr.c"), read("aes_ctr.h"), read("aes_keys.c"), read("aes_keys.h"));
 
     // Cases: (key, iv, data).
     let mut cases: Vec<([u8; 16], [u8; 16], Vec<u8>)> = Vec::new();
@@ -160,15 +161,29 @@ fn aes128_ctr_bitslice() {
         input.push_str(&format!("{}\n{}\n{}\n{}\n", d.len(), hexs(k), hexs(iv), hexs(d)));
     }
 
-    for arch in common::native_archs("aes128_ctr_xor (aes.ua -B)") {
-        let out = generate(&prog, &CodegenConfig { arch, header_name: "aes.h".into(), banner: "kat_modes".into() })
+    for (arch, slicing) in common::native_archs("aes128_ctr_xor (aes_rk.ua)")
+        .into_iter()
+        .flat_map(|a| [Slicing::B, Slicing::H, Slicing::V].into_iter().map(move |s| (a, s)))
+    {
+        let cfg = Config { slicing, arch, ..Config::default() };
+        let prog = lower_file_cfg("ciphers/aes/aes_rk.ua", &cfg);
+        let out = generate(&prog, &CodegenConfig { arch, header_name: "aes_rk.h".into(), banner: "kat_modes".into() })
             .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
         let stdout = build_and_run(
-            &format!("aes-ctr-{}", arch),
-            &[("aes.c", &out.c), ("aes.h", &out.h), ("aes_ctr.c", &ctr_c), ("aes_ctr.h", &ctr_h), ("driver.c", DRIVER)],
+            &format!("aes-ctr-{}-{:?}", arch, slicing),
+            &[
+                ("aes_rk.c", &out.c),
+                ("aes_rk.h", &out.h),
+                ("aes_keys.c", &keys_c),
+                ("aes_keys.h", &keys_h),
+                ("aes_ctr.c", &ctr_c),
+                ("aes_ctr.h", &ctr_h),
+                ("driver.c", DRIVER),
+            ],
             &[],
             &input,
         );
+        let arch = format!("{} {:?}", arch, slicing);
         let lines: Vec<&str> = stdout.lines().collect();
         assert_eq!(lines.len(), cases.len(), "{}: one output line per case", arch);
         assert_eq!(hex(lines[0]), f51_ct, "aes128_ctr_xor {}: SP 800-38A F.5.1", arch);

@@ -1,23 +1,143 @@
-/* AES-128-CTR (NIST SP 800-38A) on top of the code nakiri generates from aes.ua
- * (`node aes128 (plain:b8[16], key:b8[16]) returns (cipher:b8[16])`).
+/* AES-128-CTR (NIST SP 800-38A) on top of the code nakiri generates from aes_rk.ua
+ * (`node aes128_rk (plain:u16x8, rk:const u16x8[11]) returns (cipher:u16x8)`: AES on 8 bit
+ * planes with precomputed round keys, a `const` input) and the plain-C key schedule aes_keys.c.
+ * The round keys are computed once per call (aes128_round_key_planes) and prepared into the
+ * sliced form once (aes128_rk__prepare_consts): the kernel does no key expansion.
  *
- * Bitslice (aes128__SLICING_B, not interleaved, any target, little-endian host): fused. Per raw call of
- * aes128__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
- * layout by a bitsliced adder (register of bit p = lane-wise bits of T+i: the low 6 bits of i
- * are fixed patterns, the rest of each 64-block lane is T + 64*lane broadcast, and the carries
- * are propagated with AND/XOR on whole registers: no transposition); the key is broadcast into
- * its registers once per call (aes128__bcast_key); aes128__unpack_cipher transposes the output
- * registers while XORing them into the buffer. Only the final partial batch is staged.
+ * Bitslice (aes128_rk__SLICING_B, not interleaved, little-endian host): fused. Per raw call of
+ * aes128_rk__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
+ * layout (per 64-block lane: the low 6 bits are fixed patterns rotated, every other bit a
+ * select between two broadcast bits: no transposition, no carry chain; sliced_counters). The output
+ * registers are put in the order in which aes128_rk__unpack_cipher's 16-bit units come out as
+ * the FIPS-197 bytes of the keystream (a register copy, below), and that helper transposes them
+ * while XORing them into the buffer. Only the final partial batch is staged.
  *
- * Other slicings: the packed entry `aes128__packed(n, counters, keys, keystream)` on batches of
- * counter blocks and key copies, then XOR. See aes_ctr.h. */
+ * Other slicings: batches of aes128_rk__INSTANCES counter blocks (at least 64) converted to
+ * planes (aes128_bytes_to_planes), aes128_rk__packed_with, back to bytes, then XOR. */
 #include <string.h>
 #include "aes_ctr.h"
-#include "aes.h"
+#include "aes_rk.h"
+#include "aes_keys.h"
 
+static void wipe(void *p, size_t n) {
+    volatile uint8_t *v = (volatile uint8_t *)p;
+    while (n--) *v++ = 0;
+}
+
+#if defined(aes128_rk__SLICING_B) && defined(aes128_rk__INTERLEAVE) && aes128_rk__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define AES_RB sizeof(aes128_rk__DATATYPE)
+#define AES_CI aes128_rk__INSTANCES
+
+/* The register of atom a of a u16x8 parameter (word w = a/16 = bit plane w, Usuba bit
+ * r = a%16 = state byte r) holds, for every instance, bit w (MSB first) of byte r. */
+#define AES_ATOM(byte, msb_bit) (16 * (msb_bit) + (byte))
+
+/* Registers of the counter blocks hi:lo + i, i = 0 .. AES_CI-1, in the bitslice layout: bit k
+ * of 64-bit lane l of a register is its bit of block 64l+k. Counter bit b (LSB-numbered in the
+ * 128-bit big-endian integer) is bit 7 - b%8 (MSB-first) of byte 15 - b/8.
+ * Lane l counts base = T + 64l, base+1, .., base+63. With s = base mod 64, block k's low 6 bits
+ * are (s + k) mod 64: bit b < 6 over k is the fixed pattern of bit b of k rotated by s. Its bits
+ * >= 6 are those of U = base >> 6 for k < 64 - s and of U + 1 from there on (mask M): each
+ * register word is a select between two broadcast bits, with no carry chain between bits.
+ * Branch-free; the counter is public, but nothing here depends on its value for timing. */
+static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
+    enum { NL = AES_RB / 8 };
+    static const uint64_t pat[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
+                                    0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
+    uint64_t sh[NL], m[NL], u0l[NL], u0h[NL], u1l[NL], u1h[NL], w[NL];
+    for (size_t l = 0; l < NL; l++) {
+        /* base of this lane: hi:lo + 64l (carry without a branch) */
+        const uint64_t blo = lo + 64 * (uint64_t)l, bhi = hi + (uint64_t)(blo < lo);
+        sh[l] = blo & 63;
+        /* blocks k >= 64 - s carry into bit 6 (none when s = 0) */
+        m[l] = ((uint64_t)0 - (uint64_t)(sh[l] != 0)) & (~(uint64_t)0 << ((64 - sh[l]) & 63));
+        /* U = base >> 6 and U + 1, as 128-bit hi:lo pairs */
+        u0l[l] = blo >> 6 | bhi << 58;
+        u0h[l] = bhi >> 6;
+        u1l[l] = u0l[l] + 1;
+        u1h[l] = u0h[l] + (uint64_t)(u1l[l] == 0);
+    }
+    /* Whole registers at a time (the loops over lanes vectorise). */
+    for (unsigned b = 0; b < 6; b++) {
+        for (size_t l = 0; l < NL; l++)
+            w[l] = (pat[b] >> sh[l]) | (pat[b] << ((64 - sh[l]) & 63) & ((uint64_t)0 - (uint64_t)(sh[l] != 0)));
+        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
+    }
+    for (unsigned b = 6; b < 70; b++) {
+        for (size_t l = 0; l < NL; l++)
+            w[l] = (((uint64_t)0 - ((u0l[l] >> (b - 6)) & 1u)) & ~m[l]) | (((uint64_t)0 - ((u1l[l] >> (b - 6)) & 1u)) & m[l]);
+        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
+    }
+    for (unsigned b = 70; b < 128; b++) {
+        for (size_t l = 0; l < NL; l++)
+            w[l] = (((uint64_t)0 - ((u0h[l] >> (b - 70)) & 1u)) & ~m[l]) | (((uint64_t)0 - ((u1h[l] >> (b - 70)) & 1u)) & m[l]);
+        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
+    }
+}
+
+/* aes128_rk__unpack_cipher writes instance words as native (little-endian) uint16: the bit of
+ * weight 2^(15-r) of word w is register 16w + r. So memory byte 2w+1 (the high byte) takes
+ * registers 16w + 0..7 and memory byte 2w (the low byte) registers 16w + 8..15, MSB first.
+ * For the memory to be the FIPS-197 keystream bytes, register 16w + r of the unpacked array
+ * must be cipher atom (byte 2w+1, bit r) for r < 8 and (byte 2w, bit r-8) for r >= 8. */
+static void keystream_order(unsigned char *dst, const unsigned char *oreg) {
+    for (unsigned w = 0; w < 8; w++)
+        for (unsigned r = 0; r < 16; r++) {
+            const unsigned src = r < 8 ? AES_ATOM(2 * w + 1, r) : AES_ATOM(2 * w, r - 8);
+            memcpy(dst + (16 * w + r) * AES_RB, oreg + src * AES_RB, AES_RB);
+        }
+}
+
+void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
+                    const uint8_t key[16], const uint8_t iv[16]) {
+    aes128_rk__consts ks __attribute__((aligned(64)));
+    unsigned char creg[128 * AES_RB] __attribute__((aligned(64)));
+    unsigned char oreg[128 * AES_RB] __attribute__((aligned(64)));
+    unsigned char ureg[128 * AES_RB] __attribute__((aligned(64)));
+    uint16_t rk[88];
+    uint64_t hi = 0, lo = 0;
+    if (len == 0) return;
+    for (int i = 0; i < 8; i++) { hi = hi << 8 | iv[i]; lo = lo << 8 | iv[8 + i]; }
+    aes128_round_key_planes(key, rk);
+    aes128_rk__prepare_consts(&ks, rk);
+    const size_t batch = 16 * AES_CI;
+    size_t done = 0;
+    for (;;) {
+        const size_t left = len - done;
+        sliced_counters(creg, hi, lo);
+        aes128_rk__((aes128_rk__DATATYPE (*)[16])(void *)creg, ks.rk,
+                    (aes128_rk__DATATYPE (*)[16])(void *)oreg);
+        keystream_order(ureg, oreg);
+        if (left >= batch) {
+            aes128_rk__unpack_cipher(AES_CI, ureg, (const uint16_t *)(const void *)(in + done),
+                                     (uint16_t *)(void *)(out + done));
+            done += batch;
+            /* next batch: counter += AES_CI (mod 2^128) */
+            const uint64_t nlo = lo + AES_CI;
+            hi += (uint64_t)(nlo < lo);
+            lo = nlo;
+            if (done == len) break;
+        } else {
+            uint16_t ksb[8 * AES_CI];
+            aes128_rk__unpack_cipher((left + 15) / 16, ureg, NULL, ksb);
+            const uint8_t *k8 = (const uint8_t *)ksb;
+            for (size_t k = 0; k < left; k++) out[done + k] = in[done + k] ^ k8[k];
+            wipe(ksb, sizeof ksb);
+            break;
+        }
+    }
+    aes128_rk__wipe_consts(&ks);
+    wipe(rk, sizeof rk);
+    wipe(creg, sizeof creg);
+    wipe(oreg, sizeof oreg);
+    wipe(ureg, sizeof ureg);
+    wipe(&hi, sizeof hi);
+    wipe(&lo, sizeof lo);
+}
+#else
 /* Blocks per batch: one raw call's worth of instances (so every sliced register is full),
  * and at least 64 blocks (1 KiB). */
-#define AES_CTR_BATCH (aes128__INSTANCES < 64 ? 64 : aes128__INSTANCES)
+#define AES_CTR_BATCH (aes128_rk__INSTANCES < 64 ? 64 : aes128_rk__INSTANCES)
 
 /* ctr += 1 as a 128-bit big-endian integer, modulo 2^128; branch-free. */
 static void ctr_increment(uint8_t ctr[16]) {
@@ -29,106 +149,38 @@ static void ctr_increment(uint8_t ctr[16]) {
     }
 }
 
-#if defined(aes128__SLICING_B) && defined(aes128__INTERLEAVE) && aes128__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define AES_RB sizeof(aes128__DATATYPE)
-#define AES_CI aes128__INSTANCES
-
-static void wipe(void *p, size_t n) {
-    volatile uint8_t *v = (volatile uint8_t *)p;
-    while (n--) *v++ = 0;
-}
-
-/* Registers of the counter blocks hi:lo + i, i = 0 .. AES_CI-1, in the bitslice layout: bit k
- * of 64-bit lane l of the register of atom p (byte p/8, bit p%8 from the MSB, i.e. bit 127-p
- * of the 128-bit big-endian counter) is that bit of block 64l+k. Branch-free. */
-static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
-    static const uint64_t pat[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
-                                    0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
-    for (size_t l = 0; l < AES_RB / 8; l++) {
-        /* base of this lane: hi:lo + 64l (carry without a branch) */
-        const uint64_t blo = lo + 64 * (uint64_t)l, bhi = hi + (uint64_t)(blo < lo);
-        uint64_t carry = 0;
-        for (unsigned b = 0; b < 128; b++) {
-            const uint64_t a = (uint64_t)0 - (((b < 64 ? blo >> b : bhi >> (b - 64))) & 1u);
-            const uint64_t k = b < 6 ? pat[b] : 0;
-            const uint64_t sum = a ^ k ^ carry;
-            carry = (a & k) | (carry & (a ^ k));
-            memcpy(regs + (127 - b) * AES_RB + 8 * l, &sum, 8);
-        }
-    }
-}
-
 void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[16], const uint8_t iv[16]) {
-    unsigned char kreg[128 * AES_RB] __attribute__((aligned(64)));
-    unsigned char creg[128 * AES_RB] __attribute__((aligned(64)));
-    unsigned char oreg[128 * AES_RB] __attribute__((aligned(64)));
-    uint64_t hi = 0, lo = 0;
-    if (len == 0) return;
-    for (int i = 0; i < 8; i++) { hi = hi << 8 | iv[i]; lo = lo << 8 | iv[8 + i]; }
-    aes128__bcast_key(key, kreg);
-    const size_t batch = 16 * AES_CI;
-    size_t done = 0;
-    for (;;) {
-        const size_t left = len - done;
-        sliced_counters(creg, hi, lo);
-        aes128__((aes128__DATATYPE (*)[8])(void *)creg, (aes128__DATATYPE (*)[8])(void *)kreg,
-                 (aes128__DATATYPE (*)[8])(void *)oreg);
-        if (left >= batch) {
-            aes128__unpack_cipher(AES_CI, oreg, in + done, out + done);
-            done += batch;
-            /* next batch: counter += AES_CI (mod 2^128) */
-            const uint64_t nlo = lo + AES_CI;
-            hi += (uint64_t)(nlo < lo);
-            lo = nlo;
-            if (done == len) break;
-        } else {
-            uint8_t ks[16 * AES_CI];
-            aes128__unpack_cipher((left + 15) / 16, oreg, NULL, ks);
-            for (size_t k = 0; k < left; k++) out[done + k] = in[done + k] ^ ks[k];
-            wipe(ks, sizeof ks);
-            break;
-        }
-    }
-    wipe(kreg, sizeof kreg);
-    wipe(creg, sizeof creg);
-    wipe(oreg, sizeof oreg);
-    wipe(&hi, sizeof hi);
-    wipe(&lo, sizeof lo);
-}
-#else
-void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
-                    const uint8_t key[16], const uint8_t iv[16]) {
-    uint8_t ctrs[AES_CTR_BATCH * 16];
-    uint8_t keys[AES_CTR_BATCH * 16];
-    uint8_t ks[AES_CTR_BATCH * 16];
+    aes128_rk__consts ks __attribute__((aligned(64)));
+    uint16_t planes[AES_CTR_BATCH * 8];
+    uint8_t block[16];
     uint8_t ctr[16];
+    uint16_t rk[88];
     if (len == 0) return;
     memcpy(ctr, iv, 16);
-
-    /* n copies of the key: as many as the largest batch needs. */
-    size_t total_blocks = len / 16 + (len % 16 != 0);
-    size_t key_copies = total_blocks < AES_CTR_BATCH ? total_blocks : AES_CTR_BATCH;
-    for (size_t b = 0; b < key_copies; b++) memcpy(keys + 16 * b, key, 16);
-
+    aes128_round_key_planes(key, rk);
+    aes128_rk__prepare_consts(&ks, rk);
     size_t done = 0;
     while (done < len) {
         size_t left = len - done;
         size_t nblocks = left / 16 + (left % 16 != 0);
         if (nblocks > AES_CTR_BATCH) nblocks = AES_CTR_BATCH;
         for (size_t b = 0; b < nblocks; b++) {
-            memcpy(ctrs + 16 * b, ctr, 16);
+            aes128_bytes_to_planes(ctr, planes + 8 * b);
             ctr_increment(ctr);
         }
-        aes128__packed(nblocks, ctrs, keys, ks);
-        size_t nbytes = nblocks * 16 < left ? nblocks * 16 : left;
-        for (size_t k = 0; k < nbytes; k++) out[done + k] = in[done + k] ^ ks[k];
-        done += nbytes;
+        aes128_rk__packed_with(nblocks, &ks, planes, planes);
+        for (size_t b = 0; b < nblocks; b++) {
+            aes128_planes_to_bytes(planes + 8 * b, block);
+            size_t nb = left - 16 * b < 16 ? left - 16 * b : 16;
+            for (size_t k = 0; k < nb; k++) out[done + 16 * b + k] = in[done + 16 * b + k] ^ block[k];
+        }
+        done += nblocks * 16 < left ? nblocks * 16 : left;
     }
-    /* Do not leave keystream or key copies on the stack (only the used part is wiped): a
-     * volatile write loop, which the C compiler cannot drop as dead stores. */
-    volatile uint8_t *wipe[3] = {ks, keys, ctrs};
-    for (int w = 0; w < 3; w++)
-        for (size_t k = 0; k < 16 * key_copies; k++) wipe[w][k] = 0;
+    /* Do not leave keystream, round keys or their sliced form on the stack. */
+    aes128_rk__wipe_consts(&ks);
+    wipe(planes, sizeof planes);
+    wipe(block, sizeof block);
+    wipe(rk, sizeof rk);
 }
 #endif

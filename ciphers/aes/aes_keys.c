@@ -4,35 +4,40 @@
 
 static uint8_t gmul2(uint8_t a) { return (uint8_t)((a << 1) ^ ((a >> 7) * 0x1b)); }
 
-/* Constant time: the bits of b select a by a mask, never by a branch. */
-static uint8_t gmul(uint8_t a, uint8_t b) {
-    uint8_t p = 0;
-    for (int i = 0; i < 8; i++) {
-        p ^= (uint8_t)(a & (uint8_t)(0u - (b & 1u)));
-        a = gmul2(a);
-        b >>= 1;
-    }
-    return p;
-}
-
 /* Zeroes n bytes through a volatile pointer (a plain memset of a dead buffer may be removed). */
 static void wipe(void *p, size_t n) {
     volatile uint8_t *v = (volatile uint8_t *)p;
     while (n--) *v++ = 0;
 }
 
-/* S-box from its definition: inverse in GF(2^8) as x^254 (which maps 0 to 0, so no branch on
- * x; the exponent's bits are public), then the affine map. Constant time. */
-static uint8_t sbox(uint8_t x) {
-    uint8_t r = 1, base = x;
-    for (int e = 254; e; e >>= 1) {
-        if (e & 1) r = gmul(r, base);
-        base = gmul(base, base);
+/* GF(2^8) products of four bytes at once (byte lanes of a 32-bit word, independent): the bits
+ * of b select a by masks, never by a branch. */
+static uint32_t xtime4(uint32_t a) {
+    return ((a & 0x7f7f7f7fu) << 1) ^ (((a >> 7) & 0x01010101u) * 0x1bu);
+}
+static uint32_t gmul4(uint32_t a, uint32_t b) {
+    uint32_t p = 0;
+    for (int i = 0; i < 8; i++) {
+        p ^= a & (((b >> i) & 0x01010101u) * 0xffu);
+        a = xtime4(a);
     }
-    uint8_t inv = r;
-    uint8_t s = inv;
-    for (int k = 1; k <= 4; k++) s ^= (uint8_t)((inv << k) | (inv >> (8 - k)));
-    return (uint8_t)(s ^ 0x63);
+    return p;
+}
+
+/* The S-box of four bytes at once, from its definition: inverse in GF(2^8) as x^254 (which maps
+ * 0 to 0, so no branch on x) by the addition chain 2, 3, 6, 12, 15, 30, 60, 120, 240, 252, 254
+ * (11 products), then the affine map (x ^ rotl(x,1..4) ^ 0x63 per byte). Constant time. */
+static uint32_t sbox4(uint32_t x) {
+    const uint32_t x2 = gmul4(x, x), x3 = gmul4(x2, x), x6 = gmul4(x3, x3), x12 = gmul4(x6, x6);
+    const uint32_t x15 = gmul4(x12, x3), x30 = gmul4(x15, x15), x60 = gmul4(x30, x30);
+    const uint32_t x120 = gmul4(x60, x60), x240 = gmul4(x120, x120), x252 = gmul4(x240, x12);
+    const uint32_t inv = gmul4(x252, x2);
+    uint32_t s = inv;
+    for (int k = 1; k <= 4; k++) {
+        const uint32_t hi = (0xffu << k) & 0xffu, lo = 0xffu >> (8 - k);
+        s ^= ((inv << k) & (hi * 0x01010101u)) | ((inv >> (8 - k)) & (lo * 0x01010101u));
+    }
+    return s ^ 0x63636363u;
 }
 
 void aes128_expand_key(const uint8_t key[16], uint8_t rk[11][16]) {
@@ -44,11 +49,14 @@ void aes128_expand_key(const uint8_t key[16], uint8_t rk[11][16]) {
         uint8_t t[4] = {w[i - 1][0], w[i - 1][1], w[i - 1][2], w[i - 1][3]};
         /* i % 4 is public: this branch depends on the position, not on the key. */
         if (i % 4 == 0) {
-            uint8_t t0 = t[0];
-            t[0] = sbox(t[1]) ^ rcon;
-            t[1] = sbox(t[2]);
-            t[2] = sbox(t[3]);
-            t[3] = sbox(t0);
+            /* SubWord(RotWord(t)) ^ Rcon: byte lane j holds t[(j + 1) % 4] */
+            uint32_t v = (uint32_t)t[1] | (uint32_t)t[2] << 8 | (uint32_t)t[3] << 16 | (uint32_t)t[0] << 24;
+            v = sbox4(v);
+            t[0] = (uint8_t)v ^ rcon;
+            t[1] = (uint8_t)(v >> 8);
+            t[2] = (uint8_t)(v >> 16);
+            t[3] = (uint8_t)(v >> 24);
+            v = 0;
             rcon = gmul2(rcon);
         }
         for (int j = 0; j < 4; j++) w[i][j] = w[i - 4][j] ^ t[j];

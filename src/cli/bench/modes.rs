@@ -1,6 +1,6 @@
 //! `nakiri bench modes [--arch A] [--quick]`: the cipher library's mode helpers as a user calls
 //! them — `chacha20_xor` (`ciphers/chacha20/chacha20_stream.c` over `chacha20.ua -V`) and
-//! `aes128_ctr_xor` (`ciphers/aes/aes_ctr.c` over `aes.ua -B`) — on 16 KiB and 1 MiB, next to
+//! `aes128_ctr_xor` (`ciphers/aes/aes_ctr.c` over `aes_rk.ua -B` and `aes_keys.c`) — on 16 KiB and 1 MiB, next to
 //! OpenSSL's `EVP_chacha20` (its default code path: AVX2 `ChaCha20_8x` on an AVX2 machine
 //! without AVX-512) and `EVP_aes_128_ctr` with AES-NI masked (`OPENSSL_ia32cap`, bitsliced
 //! `bsaes`), in TSC cycles per byte (minimum over windows). OpenSSL is linked dynamically
@@ -91,23 +91,25 @@ fn build(dir: &Path, arch: Arch, openssl: bool) -> Result<std::path::PathBuf, St
         Ok((out.c, out.h))
     };
     let (cc_c, cc_h) = gen("chacha20/chacha20.ua", Slicing::V, "chacha20.h")?;
-    let (ac_c, ac_h) = gen("aes/aes.ua", Slicing::B, "aes.h")?;
+    let (ac_c, ac_h) = gen("aes/aes_rk.ua", Slicing::B, "aes_rk.h")?;
     let copy = |rel: &str, name: &str| -> Result<(), String> {
         std::fs::copy(root.join(rel), dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {}", rel, e))
     };
-    for (n, t) in [("chacha20.c", &cc_c), ("chacha20.h", &cc_h), ("aes.c", &ac_c), ("aes.h", &ac_h)] {
+    for (n, t) in [("chacha20.c", &cc_c), ("chacha20.h", &cc_h), ("aes_rk.c", &ac_c), ("aes_rk.h", &ac_h)] {
         std::fs::write(dir.join(n), t).map_err(|e| e.to_string())?;
     }
     copy("chacha20/chacha20_stream.c", "chacha20_stream.c")?;
     copy("chacha20/chacha20_stream.h", "chacha20_stream.h")?;
     copy("aes/aes_ctr.c", "aes_ctr.c")?;
     copy("aes/aes_ctr.h", "aes_ctr.h")?;
+    copy("aes/aes_keys.c", "aes_keys.c")?;
+    copy("aes/aes_keys.h", "aes_keys.h")?;
     let sizes: Vec<String> = SIZES.iter().map(|s| s.to_string()).collect();
     let h = HARNESS.replace("SIZE_MAX_BYTES", &SIZES.iter().max().unwrap().to_string()).replace("{SIZES}", &format!("{{{}}}", sizes.join(", ")));
     std::fs::write(dir.join("main.c"), h).map_err(|e| e.to_string())?;
     let exe = dir.join("modes");
     let mut cmd = Command::new(cc());
-    cmd.current_dir(dir).args(["-O3", "-march=native", "main.c", "chacha20.c", "chacha20_stream.c", "aes.c", "aes_ctr.c", "-o"]).arg(&exe);
+    cmd.current_dir(dir).args(["-O3", "-march=native", "main.c", "chacha20.c", "chacha20_stream.c", "aes_rk.c", "aes_keys.c", "aes_ctr.c", "-o"]).arg(&exe);
     if openssl {
         cmd.args(["-DNK_OPENSSL", "-lcrypto"]);
     }
@@ -148,7 +150,7 @@ pub fn run(args: &[String]) -> i32 {
     let windows = if opts.quick { 3 } else { 30 };
     let openssl = Path::new("/usr/include/openssl/evp.h").exists();
     println!("nakiri bench modes — mode helpers as called by a user, TSC cycles/byte (minimum over {} windows)", windows);
-    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes.ua -B (key per call, expanded in the kernel); OpenSSL: EVP_chacha20 (default path), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
+    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes_rk.ua -B (round keys computed and sliced once per call); OpenSSL: EVP_chacha20 (default path), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
     println!("| arch | size | chacha20_xor | OpenSSL ChaCha20 | ratio | aes128_ctr_xor | OpenSSL bsaes CTR | ratio |");
     println!("|---|---|---|---|---|---|---|---|");
     for arch in archs {
