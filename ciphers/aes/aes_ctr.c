@@ -19,9 +19,16 @@
 #include "aes_rk.h"
 #include "aes_keys.h"
 
+/* Clears n bytes so that the C compiler cannot drop it as a dead store: memset, then an empty
+ * asm that may read the buffer (GCC/clang); elsewhere a volatile write loop. */
 static void wipe(void *p, size_t n) {
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
     volatile uint8_t *v = (volatile uint8_t *)p;
     while (n--) *v++ = 0;
+#endif
 }
 
 #if defined(aes128_rk__SLICING_B) && defined(aes128_rk__INTERLEAVE) && aes128_rk__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -131,6 +138,103 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     wipe(creg, sizeof creg);
     wipe(oreg, sizeof oreg);
     wipe(ureg, sizeof ureg);
+    wipe(&hi, sizeof hi);
+    wipe(&lo, sizeof lo);
+}
+#elif defined(aes128_rk__SLICING_H) && defined(aes128_rk__INTERLEAVE) && aes128_rk__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && aes128_rk__INSTANCES >= 8
+/* Hslice on 128-bit lanes (SSE, AVX2, AVX-512, NEON): in register j (bit plane j), byte i of
+ * 128-bit lane L holds in its bit k bit j (MSB first) of FIPS byte i of block 8L + k. So, per
+ * half lane (bytes 8h..8h+7, one uint64_t per plane), taking row r = plane 7 - r, byte i' of row
+ * r bit k is bit r of byte 8h+i' of block k: an 8x8 bit transpose inside every byte lane turns
+ * the 8 rows into the 8 blocks' 8 bytes, and back (it is its own inverse). Three rounds of
+ * masked swaps between rows, on all half lanes of a raw call at once (the loops over them
+ * vectorise). Counter blocks are formed as two uint64_t each and go the other way. */
+#define AES_RB sizeof(aes128_rk__DATATYPE)
+#define AES_CI aes128_rk__INSTANCES
+#define AES_HU (AES_RB / 8) /* half lanes per register */
+
+static uint64_t ld64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static void st64(void *p, uint64_t v) { memcpy(p, &v, 8); }
+
+/* rows[r][u] <-> its transpose inside each byte lane: afterwards bit r of byte i of rows[k][u]
+ * is what bit k of byte i of rows[r][u] was. */
+static void tr8_bytes(uint64_t rows[8][AES_HU]) {
+    static const uint64_t mask[3] = {0x0F0F0F0F0F0F0F0Full, 0x3333333333333333ull, 0x5555555555555555ull};
+    for (int s = 0; s < 3; s++) {
+        const unsigned d = 4u >> s;
+        for (unsigned a = 0; a < 8; a++) {
+            if (a & d) continue; /* public: the row index, not data */
+            for (size_t u = 0; u < AES_HU; u++) {
+                const uint64_t t = ((rows[a][u] >> d) ^ rows[a + d][u]) & mask[s];
+                rows[a + d][u] ^= t;
+                rows[a][u] ^= t << d;
+            }
+        }
+    }
+}
+
+static uint64_t bswap64(uint64_t x) {
+    x = (x >> 32) | (x << 32);
+    x = ((x & 0xFFFF0000FFFF0000ull) >> 16) | ((x & 0x0000FFFF0000FFFFull) << 16);
+    return ((x & 0xFF00FF00FF00FF00ull) >> 8) | ((x & 0x00FF00FF00FF00FFull) << 8);
+}
+
+void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
+                    const uint8_t key[16], const uint8_t iv[16]) {
+    aes128_rk__consts ks __attribute__((aligned(64)));
+    aes128_rk__DATATYPE creg[8], oreg[8];
+    uint64_t rows[8][AES_HU];
+    uint8_t last[16 * AES_CI];
+    uint16_t rk[88];
+    uint64_t hi = 0, lo = 0;
+    if (len == 0) return;
+    for (int i = 0; i < 8; i++) { hi = hi << 8 | iv[i]; lo = lo << 8 | iv[8 + i]; }
+    aes128_round_key_planes(key, rk);
+    aes128_rk__prepare_consts(&ks, rk);
+    size_t done = 0;
+    while (done < len) {
+        /* Counter blocks T+n, n = 8L + k: rows[k][2L] = bytes 0..7, rows[k][2L+1] = bytes 8..15
+         * (big-endian integer, so byte-swapped into the little-endian uint64_t). */
+        for (size_t L = 0; L < AES_HU / 2; L++)
+            for (unsigned k = 0; k < 8; k++) {
+                const uint64_t n = 8 * (uint64_t)L + k, clo = lo + n, chi = hi + (uint64_t)(clo < lo);
+                rows[k][2 * L] = bswap64(chi);
+                rows[k][2 * L + 1] = bswap64(clo);
+            }
+        tr8_bytes(rows);
+        for (unsigned j = 0; j < 8; j++)
+            for (size_t u = 0; u < AES_HU; u++) st64((unsigned char *)&creg[j] + 8 * u, rows[7 - j][u]);
+        aes128_rk__(creg, ks.rk, oreg);
+        for (unsigned r = 0; r < 8; r++)
+            for (size_t u = 0; u < AES_HU; u++) rows[r][u] = ld64((const unsigned char *)&oreg[7 - r] + 8 * u);
+        tr8_bytes(rows);
+        const size_t left = len - done;
+        if (left >= 16 * AES_CI) {
+            for (size_t L = 0; L < AES_HU / 2; L++)
+                for (unsigned k = 0; k < 8; k++)
+                    for (unsigned h = 0; h < 2; h++) {
+                        const size_t o = done + 16 * (8 * L + k) + 8 * h;
+                        st64(out + o, ld64(in + o) ^ rows[k][2 * L + h]);
+                    }
+            done += 16 * AES_CI;
+        } else {
+            for (size_t L = 0; L < AES_HU / 2; L++)
+                for (unsigned k = 0; k < 8; k++)
+                    for (unsigned h = 0; h < 2; h++) st64(last + 16 * (8 * L + k) + 8 * h, rows[k][2 * L + h]);
+            for (size_t k = 0; k < left; k++) out[done + k] = in[done + k] ^ last[k];
+            done = len;
+        }
+        /* next batch: counter += AES_CI (mod 2^128) */
+        const uint64_t nlo = lo + AES_CI;
+        hi += (uint64_t)(nlo < lo);
+        lo = nlo;
+    }
+    aes128_rk__wipe_consts(&ks);
+    wipe(rk, sizeof rk);
+    wipe(creg, sizeof creg);
+    wipe(oreg, sizeof oreg);
+    wipe(rows, sizeof rows);
+    wipe(last, sizeof last);
     wipe(&hi, sizeof hi);
     wipe(&lo, sizeof lo);
 }

@@ -26,6 +26,8 @@ const HARNESS: &str = r#"
 #ifdef NK_OPENSSL
 #include <openssl/evp.h>
 #endif
+/* the same helper over aes_rk.ua -H (its object's symbols renamed with h_) */
+void h_aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len, const uint8_t key[16], const uint8_t iv[16]);
 static unsigned char *in, *out;
 static const unsigned char key[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 static const unsigned char iv[16] = {0xf0, 0xf1, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa, 0xfb, 0xfc, 0xfd, 0xfe, 0xff};
@@ -37,6 +39,7 @@ static void run(int which, size_t len) {
     switch (which) {
     case 0: chacha20_xor(out, in, len, key, iv, 1); break;
     case 1: aes128_ctr_xor(out, in, len, key, iv); break;
+    case 4: h_aes128_ctr_xor(out, in, len, key, iv); break;
 #ifdef NK_OPENSSL
     case 2: EVP_EncryptUpdate(cc_ctx, out, &outl, in, (int)len); break;
     case 3: EVP_EncryptUpdate(ac_ctx, out, &outl, in, (int)len); break;
@@ -48,18 +51,19 @@ int main(int argc, char **argv) {
     int windows = argc > 1 ? atoi(argv[1]) : 30;
     in = malloc(SIZE_MAX_BYTES + 64); out = malloc(SIZE_MAX_BYTES + 64);
     for (size_t i = 0; i < SIZE_MAX_BYTES; i++) in[i] = (unsigned char)(i * 7 + 1);
-    int nw = 2;
+    int whichs[5] = {0, 1, 4}, nw = 3;
 #ifdef NK_OPENSSL
     unsigned char civ[16] = {1, 0, 0, 0};
     memcpy(civ + 4, iv, 12);
     cc_ctx = EVP_CIPHER_CTX_new(); EVP_EncryptInit_ex(cc_ctx, EVP_chacha20(), NULL, key, civ);
     ac_ctx = EVP_CIPHER_CTX_new(); EVP_EncryptInit_ex(ac_ctx, EVP_aes_128_ctr(), NULL, key, iv);
-    nw = 4;
+    whichs[3] = 2; whichs[4] = 3; nw = 5;
 #endif
     static const size_t sizes[] = {SIZES};
-    for (int which = 0; which < nw; which++)
+    for (int wi = 0; wi < nw; wi++)
         for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
             size_t len = sizes[s];
+            int which = whichs[wi];
             uint64_t calls = 1;
             for (;;) {
                 _mm_lfence(); uint64_t t0 = __rdtsc();
@@ -104,12 +108,33 @@ fn build(dir: &Path, arch: Arch, openssl: bool) -> Result<std::path::PathBuf, St
     copy("aes/aes_ctr.h", "aes_ctr.h")?;
     copy("aes/aes_keys.c", "aes_keys.c")?;
     copy("aes/aes_keys.h", "aes_keys.h")?;
+    // The hslice build of the same helper, in its own folder (same file names), linked as one
+    // object whose global symbols get the prefix h_.
+    let hdir = dir.join("h");
+    std::fs::create_dir_all(&hdir).map_err(|e| e.to_string())?;
+    let (hc, hh) = gen("aes/aes_rk.ua", Slicing::H, "aes_rk.h")?;
+    std::fs::write(hdir.join("aes_rk.c"), hc).map_err(|e| e.to_string())?;
+    std::fs::write(hdir.join("aes_rk.h"), hh).map_err(|e| e.to_string())?;
+    for f in ["aes_ctr.c", "aes_ctr.h", "aes_keys.c", "aes_keys.h"] {
+        copy(&format!("aes/{}", f), &format!("h/{}", f))?;
+    }
+    run_tool(Command::new(cc()).current_dir(&hdir).args(["-O3", "-march=native", "-c", "aes_rk.c", "aes_keys.c", "aes_ctr.c"]))?;
+    run_tool(Command::new("ld").current_dir(&hdir).args(["-r", "-o", "h.o", "aes_rk.o", "aes_keys.o", "aes_ctr.o"]))?;
+    let nm = run_tool(Command::new("nm").args(["-g", "--defined-only"]).arg(hdir.join("h.o")))?;
+    let renames: Vec<String> = nm
+        .lines()
+        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+            [_, _, name] => Some(format!("--redefine-sym={}=h_{}", name, name)),
+            _ => None,
+        })
+        .collect();
+    run_tool(Command::new("objcopy").args(&renames).arg(hdir.join("h.o")))?;
     let sizes: Vec<String> = SIZES.iter().map(|s| s.to_string()).collect();
     let h = HARNESS.replace("SIZE_MAX_BYTES", &SIZES.iter().max().unwrap().to_string()).replace("{SIZES}", &format!("{{{}}}", sizes.join(", ")));
     std::fs::write(dir.join("main.c"), h).map_err(|e| e.to_string())?;
     let exe = dir.join("modes");
     let mut cmd = Command::new(cc());
-    cmd.current_dir(dir).args(["-O3", "-march=native", "main.c", "chacha20.c", "chacha20_stream.c", "aes_rk.c", "aes_keys.c", "aes_ctr.c", "-o"]).arg(&exe);
+    cmd.current_dir(dir).args(["-O3", "-march=native", "main.c", "chacha20.c", "chacha20_stream.c", "aes_rk.c", "aes_keys.c", "aes_ctr.c", "h/h.o", "-o"]).arg(&exe);
     if openssl {
         cmd.args(["-DNK_OPENSSL", "-lcrypto"]);
     }
@@ -150,12 +175,12 @@ pub fn run(args: &[String]) -> i32 {
     let windows = if opts.quick { 3 } else { 30 };
     let openssl = Path::new("/usr/include/openssl/evp.h").exists();
     println!("nakiri bench modes — mode helpers as called by a user, TSC cycles/byte (minimum over {} windows)", windows);
-    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes_rk.ua -B (round keys computed and sliced once per call); OpenSSL: EVP_chacha20 (default path), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
-    println!("| arch | size | chacha20_xor | OpenSSL ChaCha20 | ratio | aes128_ctr_xor | OpenSSL bsaes CTR | ratio |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes_rk.ua -B and -H (round keys computed and sliced once per call); OpenSSL: EVP_chacha20 (default path), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
+    println!("| arch | size | chacha20_xor | OpenSSL ChaCha20 | ratio | aes128_ctr_xor -B | -H | OpenSSL bsaes CTR | ratio -B | ratio -H |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for arch in archs {
         if !arch.runs_here() || arch == Arch::Neon {
-            println!("| {} | skipped (this CPU cannot run it) | | | | | | |", arch);
+            println!("| {} | skipped (this CPU cannot run it) | | | | | | | | |", arch);
             continue;
         }
         let res = (|| -> Result<(Rows, Rows), String> {
@@ -170,7 +195,7 @@ pub fn run(args: &[String]) -> i32 {
             Ok((a, b))
         })();
         match res {
-            Err(e) => println!("| {} | failed: {} | | | | | | |", arch, e.lines().next().unwrap_or("")),
+            Err(e) => println!("| {} | failed: {} | | | | | | | | |", arch, e.lines().next().unwrap_or("")),
             Ok((a, b)) => {
                 let get = |v: &[(usize, usize, f64)], w: usize, len: usize| v.iter().find(|r| r.0 == w && r.1 == len).map(|r| r.2);
                 let f = |x: Option<f64>| x.map(|v| format!("{:.3}", v)).unwrap_or_else(|| "-".into());
@@ -180,9 +205,21 @@ pub fn run(args: &[String]) -> i32 {
                 };
                 for len in SIZES {
                     let (c, oc) = (get(&a, 0, len), get(&a, 2, len));
-                    let (ae, ob) = (get(&a, 1, len), get(&b, 3, len));
+                    let (ae, ob, ah) = (get(&a, 1, len), get(&b, 3, len), get(&a, 4, len));
                     let size = if len >= 1 << 20 { format!("{} MiB", len >> 20) } else { format!("{} KiB", len >> 10) };
-                    println!("| {} | {} | {} | {} | {} | {} | {} | {} |", arch, size, f(c), f(oc), ratio(c, oc), f(ae), f(ob), ratio(ae, ob));
+                    println!(
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                        arch,
+                        size,
+                        f(c),
+                        f(oc),
+                        ratio(c, oc),
+                        f(ae),
+                        f(ah),
+                        f(ob),
+                        ratio(ae, ob),
+                        ratio(ah, ob)
+                    );
                 }
             }
         }
