@@ -149,3 +149,26 @@ fn bench_transpose_prints_every_layout() {
     let (code, out, _) = nakiri(&["bench", "transpose", "--arch", "bogus"]);
     assert_eq!(code, 2, "{out}");
 }
+
+/// `bench modes`: per size, the two helpers (AES-CTR over both the -B and -H builds) with
+/// positive figures; with OpenSSL's headers installed, its two peers and the ratios as well.
+#[test]
+fn bench_modes_prints_both_aes_builds() {
+    let arch = simd_arch();
+    let (code, out, err) = nakiri(&["bench", "modes", "--quick", "--arch", arch]);
+    assert_eq!(code, 0, "{err}");
+    let r = rows(&out, &format!("| {arch} |"));
+    assert_eq!(r.len(), 2, "16 KiB and 1 MiB rows:\n{out}");
+    let openssl = std::path::Path::new("/usr/include/openssl/evp.h").exists();
+    for row in &r {
+        assert_eq!(row.len(), 10, "{row:?}");
+        for i in [2, 5, 6] {
+            positive(row[i]);
+        }
+        if openssl {
+            for i in [3, 4, 7, 8, 9] {
+                positive(row[i]);
+            }
+        }
+    }
+}
