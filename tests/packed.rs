@@ -513,6 +513,13 @@ fn programs(arch: Arch) -> Vec<Program> {
         // group (2K+3), exactly K, and K-1.
         let k = (arch.reg_bits() / m) as usize;
         let k = if arch == Arch::Std { 5 } else { k };
+        // Instances of exactly 2, 4 and 8 words (contiguous lane chunks on SIMD).
+        progs.push(build(
+            Slicing::V,
+            &format!("vs{m}_{a}"),
+            &[sp("x", &[4], m)],
+            &[sp("y", &[8], m), sp("s", &[2], m)],
+        ));
         progs.push(build(
             Slicing::V,
             &format!("vw{m}_{a}"),

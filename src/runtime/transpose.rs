@@ -428,53 +428,45 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
         return s + &v_scalar_routines(arch, m);
     }
     s.push_str(&format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n"));
-    s.push_str(&v_network(arch, m));
-    let t = r#"/* W words of $K instances <-> W registers: groups of $K words are $Kx$K transposes in
-   registers (rows = instances); the last group of W % $K words is loaded and stored with
-   partial loads/stores (`nkp_vldp`/`nkp_vstp`: masked on AVX-512, 8-byte pieces elsewhere) (nothing read or written outside the instances' words). */
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
-    NKP_VVT_$A x[$K];
-    size_t a = 0;
-    for (; a + $K <= W; a += $K) {
-        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);
-        nkp_vtr_$A_m$M(x);
-        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
-    }
-    if (a < W) {
-        const size_t r = W - a;
-        for (size_t i = 0; i < $K; i++) x[i] = nkp_vldp_$A(src + i * W + a, r * sizeof(uint$M_t));
-        nkp_vtr_$A_m$M(x);
-        for (size_t j = 0; j < r; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
-    }
-}
-/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
-    NKP_VVT_$A x[$K];
-    size_t a = 0;
-    for (; a + $K <= W; a += $K) {
-        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);
-        nkp_vtr_$A_m$M(x);
-        for (size_t i = 0; i < $K; i++) {
-            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));
-            NKP_VSTOREU_$A(dst + i * W + a, x[i]);
-        }
-    }
-    if (a < W) {
-        const size_t r = W - a;
-        for (size_t j = 0; j < $K; j++) x[j] = j < r ? NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]) : NKP_VZERO_$A();
-        nkp_vtr_$A_m$M(x);
-        for (size_t i = 0; i < $K; i++) {
-            if (xs) x[i] = NKP_VXOR_$A(x[i], nkp_vldp_$A(xs + i * W + a, r * sizeof(uint$M_t)));
-            nkp_vstp_$A(dst + i * W + a, r * sizeof(uint$M_t), x[i]);
-        }
-    }
-}
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
-    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
-}
-"#;
     let k = instances(arch, Slicing::V, m);
-    s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()));
+    s.push_str(&v_lane_chunks(arch, m));
+    let kl = 128 / m;
+    let mut tin = String::new();
+    let mut tout = String::new();
+    if m >= 16 {
+        s.push_str(&v_network(arch, m));
+        tin.push_str("    for (; a + $K <= W; a += $K) {\n        NKP_VVT_$A x[$K];\n        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);\n        nkp_vtr_$A_m$M(x);\n        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);\n    }\n");
+        tout.push_str("    for (; a + $K <= W; a += $K) {\n        NKP_VVT_$A x[$K];\n        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);\n        nkp_vtr_$A_m$M(x);\n        for (size_t i = 0; i < $K; i++) {\n            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));\n            NKP_VSTOREU_$A(dst + i * W + a, x[i]);\n        }\n    }\n");
+    }
+    let mut g = kl;
+    while g >= 1 {
+        let cond = if g == kl { "while" } else { "if" };
+        tin.push_str(&format!(
+            "    {cond} (W - a >= {g}) {{ nkp_vg_in_$A_m$M_g{g}((const char *)(src + a), sb, (char *)regs + a * RB); a += {g}; }}\n"
+        ));
+        tout.push_str(&format!(
+            "    {cond} (W - a >= {g}) {{ nkp_vg_outx_$A_m$M_g{g}((const char *)regs + a * RB, sb, xs ? (const char *)(xs + a) : NULL, (char *)(dst + a)); a += {g}; }}\n"
+        ));
+        g /= 2;
+    }
+    let t2 = format!(
+        r#"/* W words of $K instances <-> W registers: chunks of 128/$M words, then of 64/$M, ..., 1
+   (runtime::transpose::v_lane_chunks); nothing read or written outside the instances' words. */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {{
+    const size_t sb = W * sizeof(uint$M_t), RB = $RB;
+    size_t a = 0;
+{tin}}}
+/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {{
+    const size_t sb = W * sizeof(uint$M_t), RB = $RB;
+    size_t a = 0;
+{tout}}}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {{
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
+}}
+"#
+    );
+    s.push_str(&subst(&t2, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()).replace("$RB", &(arch.reg_bits() / 8).to_string()));
     s.push_str("#endif\n");
     s
 }
@@ -896,4 +888,154 @@ fn subst(t: &str, arch: Arch) -> String {
     let attr = target_attr(arch);
     let vl = (arch.reg_bits() / 64).to_string();
     t.replace("$ATTR", attr).replace("$VL", &vl).replace("$A", suffix(arch))
+}
+
+/// Piece loads/stores of one 128-bit lane (x86 SIMD, shared by every word size):
+/// `nkp_ldpc_<A>(p, piece, stride)` gathers 16/piece pieces of `piece` bytes (16, 8, 4, 2 or
+/// 1) found `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc_<A>` scatters
+/// them back. `piece` and `stride` are public sizes (compile-time constants once inlined).
+fn v_piece_ops(arch: Arch) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let t = r#"#ifndef NKP_PC_DEFINED_$A
+#define NKP_PC_DEFINED_$A
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc_$A(const char *p, size_t piece, size_t stride) {
+    if (piece == 16 || stride == piece) return _mm_loadu_si128((const __m128i *)(const void *)p);
+    if (piece == 8) return _mm_set_epi64x((long long)nkp_ld_u64(p + stride), (long long)nkp_ld_u64(p));
+    if (piece == 4) return _mm_set_epi32((int)nkp_ld_u32(p + 3 * stride), (int)nkp_ld_u32(p + 2 * stride), (int)nkp_ld_u32(p + stride), (int)nkp_ld_u32(p));
+    if (piece == 2) return _mm_set_epi16((short)nkp_ld_u16(p + 7 * stride), (short)nkp_ld_u16(p + 6 * stride), (short)nkp_ld_u16(p + 5 * stride), (short)nkp_ld_u16(p + 4 * stride),
+                                         (short)nkp_ld_u16(p + 3 * stride), (short)nkp_ld_u16(p + 2 * stride), (short)nkp_ld_u16(p + stride), (short)nkp_ld_u16(p));
+    return _mm_set_epi8((char)p[15 * stride], (char)p[14 * stride], (char)p[13 * stride], (char)p[12 * stride], (char)p[11 * stride], (char)p[10 * stride], (char)p[9 * stride], (char)p[8 * stride],
+                        (char)p[7 * stride], (char)p[6 * stride], (char)p[5 * stride], (char)p[4 * stride], (char)p[3 * stride], (char)p[2 * stride], (char)p[stride], (char)p[0]);
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc_$A(char *p, size_t piece, size_t stride, __m128i v) {
+    if (piece == 16 || stride == piece) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
+    if (piece == 8) { nkp_st_u64(p, (uint64_t)_mm_cvtsi128_si64(v)); nkp_st_u64(p + stride, (uint64_t)_mm_extract_epi64(v, 1)); return; }
+    if (piece == 4) {
+        nkp_st_u32(p, (uint32_t)_mm_cvtsi128_si32(v)); nkp_st_u32(p + stride, (uint32_t)_mm_extract_epi32(v, 1));
+        nkp_st_u32(p + 2 * stride, (uint32_t)_mm_extract_epi32(v, 2)); nkp_st_u32(p + 3 * stride, (uint32_t)_mm_extract_epi32(v, 3)); return;
+    }
+    if (piece == 2) {
+        nkp_st_u16(p, (uint16_t)_mm_extract_epi16(v, 0)); nkp_st_u16(p + stride, (uint16_t)_mm_extract_epi16(v, 1));
+        nkp_st_u16(p + 2 * stride, (uint16_t)_mm_extract_epi16(v, 2)); nkp_st_u16(p + 3 * stride, (uint16_t)_mm_extract_epi16(v, 3));
+        nkp_st_u16(p + 4 * stride, (uint16_t)_mm_extract_epi16(v, 4)); nkp_st_u16(p + 5 * stride, (uint16_t)_mm_extract_epi16(v, 5));
+        nkp_st_u16(p + 6 * stride, (uint16_t)_mm_extract_epi16(v, 6)); nkp_st_u16(p + 7 * stride, (uint16_t)_mm_extract_epi16(v, 7)); return;
+    }
+    p[0] = (char)_mm_extract_epi8(v, 0); p[stride] = (char)_mm_extract_epi8(v, 1); p[2 * stride] = (char)_mm_extract_epi8(v, 2); p[3 * stride] = (char)_mm_extract_epi8(v, 3);
+    p[4 * stride] = (char)_mm_extract_epi8(v, 4); p[5 * stride] = (char)_mm_extract_epi8(v, 5); p[6 * stride] = (char)_mm_extract_epi8(v, 6); p[7 * stride] = (char)_mm_extract_epi8(v, 7);
+    p[8 * stride] = (char)_mm_extract_epi8(v, 8); p[9 * stride] = (char)_mm_extract_epi8(v, 9); p[10 * stride] = (char)_mm_extract_epi8(v, 10); p[11 * stride] = (char)_mm_extract_epi8(v, 11);
+    p[12 * stride] = (char)_mm_extract_epi8(v, 12); p[13 * stride] = (char)_mm_extract_epi8(v, 13); p[14 * stride] = (char)_mm_extract_epi8(v, 14); p[15 * stride] = (char)_mm_extract_epi8(v, 15);
+}
+#endif
+"#;
+    t.replace("$ATTR", attr).replace("$A", a)
+}
+
+/// Vslice chunks of G words (G = 128/m, ..., 2, 1) for all K = R/m instances of one call, with
+/// no data crossing a 128-bit lane: `nkp_vg_in_<A>_m<M>_g<G>(src, sb, regs)` reads words
+/// a..a+G-1 of the K instances (`src` = word a of instance 0, `sb` = bytes per instance) and
+/// writes the G registers at `regs`; `nkp_vg_outx_<A>_m<M>_g<G>(regs, sb, xs, dst)` the inverse
+/// (XORed with the same words of `xs` when it is not NULL).
+///
+/// With k = 128/m elements per 128-bit lane: lane l of input vector r holds instances
+/// l*k + r*(k/G) + t (t < k/G), each as its G consecutive words (pieces of G*m/8 bytes, one
+/// 16-byte load when the instance has exactly G words). Within a lane an element's position
+/// is the bit string (r, t, w) = (i_hi, i_lo, w) over log2(G) + log2(k) bits, and the target
+/// layout wants (w, i_hi, i_lo): a left rotation by log2(k). One round of perfect shuffles,
+/// y[2i] = unpacklo(x[i], x[i+G/2]), y[2i+1] = unpackhi(x[i], x[i+G/2]), rotates that string
+/// left by one bit (the classic argument), so log2(k) rounds go in and log2(G) rounds come
+/// back out (left rotation by log2(G) undoes it). G·log2(k) unpacks per G registers in,
+/// G·log2(G) out; no lane crossing; G+1 vectors live at most.
+fn v_lane_chunks(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let k = (128 / m) as usize;
+    let lanes = arch.reg_bits() as usize / 128;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let eb = (m / 8) as usize; // bytes per element
+    let mut s = v_vec_ops(arch).to_string();
+    s.push_str(&v_piece_ops(arch));
+    s.push_str(&format!("#ifndef NKP_VG_DEFINED_{a}_{m}\n#define NKP_VG_DEFINED_{a}_{m}\n"));
+    // Assembles a vector from its lanes' 128-bit values / takes one lane out.
+    let build = |parts: &[String]| -> String {
+        match lanes {
+            1 => parts[0].clone(),
+            2 => format!("_mm256_inserti128_si256(_mm256_castsi128_si256({}), {}, 1)", parts[0], parts[1]),
+            _ => format!(
+                "_mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3)",
+                parts[0], parts[1], parts[2], parts[3]
+            ),
+        }
+    };
+    let lane_of = |v: &str, l: usize| -> String {
+        match (lanes, l) {
+            (1, _) => v.to_string(),
+            (2, 0) => format!("_mm256_castsi256_si128({v})"),
+            (2, _) => format!("_mm256_extracti128_si256({v}, 1)"),
+            (_, 0) => format!("_mm512_castsi512_si128({v})"),
+            _ => format!("_mm512_extracti32x4_epi32({v}, {l})"),
+        }
+    };
+    let rounds = |s: &mut String, g: usize, n: usize| {
+        for _ in 0..n {
+            for i in 0..g / 2 {
+                s.push_str(&format!(
+                    "    y[{}] = {pre}_unpacklo_epi{m}(x[{i}], x[{j}]); y[{}] = {pre}_unpackhi_epi{m}(x[{i}], x[{j}]);\n",
+                    2 * i,
+                    2 * i + 1,
+                    j = i + g / 2
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {g}; i++) x[i] = y[i];\n"));
+        }
+    };
+    let log2 = |x: usize| x.trailing_zeros() as usize;
+    let mut g = k;
+    while g >= 1 {
+        let piece = g * eb;
+        // inbound
+        s.push_str(&format!(
+            "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_{a}_m{m}_g{g}(const char *src, size_t sb, char *regs) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
+        ));
+        for r in 0..g {
+            let parts: Vec<String> = (0..lanes)
+                .map(|l| format!("nkp_ldpc_{a}(src + {} * sb, {piece}, sb)", l * k + r * (k / g)))
+                .collect();
+            s.push_str(&format!("    x[{r}] = {};\n", build(&parts)));
+        }
+        if g > 1 {
+            rounds(&mut s, g, log2(k));
+        }
+        for j in 0..g {
+            s.push_str(&format!("    NKP_VSTOREU_{a}(regs + {j} * sizeof x[0], x[{j}]);\n"));
+        }
+        s.push_str("}\n");
+        // outbound
+        s.push_str(&format!(
+            "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_{a}_m{m}_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
+        ));
+        for j in 0..g {
+            s.push_str(&format!("    x[{j}] = NKP_VLOADU_{a}(regs + {j} * sizeof x[0]);\n"));
+        }
+        if g > 1 {
+            rounds(&mut s, g, log2(g));
+        }
+        for r in 0..g {
+            for l in 0..lanes {
+                let off = l * k + r * (k / g);
+                let v = lane_of(&format!("x[{r}]"), l);
+                s.push_str(&format!(
+                    "    {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_{a}(xs + {off} * sb, {piece}, sb)); nkp_stpc_{a}(dst + {off} * sb, {piece}, sb, v); }}\n"
+                ));
+            }
+        }
+        s.push_str("}\n");
+        g /= 2;
+    }
+    s.push_str("#endif\n");
+    s
 }
