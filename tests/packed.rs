@@ -891,3 +891,122 @@ fn interleaved_prepared_consts_and_helpers() {
     println!("checked {checked} outputs");
     assert!(checked > 0);
 }
+
+/// Test-only emulation of GFNI's `gf2p8affine_epi64_epi8` (imm 0), written from Intel's
+/// pseudo-code: result byte j of each qword, bit i = parity(A.byte[7-i] AND x.byte[j]).
+/// Only this instruction is emulated; everything else runs on the real SSE/AVX2 unit.
+const GFNI_EMULATION: &str = r#"#include <immintrin.h>
+#include <stdint.h>
+static void emu_gf2p8affine(const uint8_t *x, const uint8_t *a, uint8_t *o, int n) {
+    for (int q = 0; q < n / 8; q++)
+        for (int j = 0; j < 8; j++) {
+            unsigned r = 0;
+            for (int i = 0; i < 8; i++) {
+                unsigned v = a[8 * q + 7 - i] & x[8 * q + j], p = 0;
+                for (int b = 0; b < 8; b++) p ^= (v >> b) & 1u;
+                r |= p << i;
+            }
+            o[8 * q + j] = (uint8_t)r;
+        }
+}
+__attribute__((target("sse4.2"))) static __m128i emu_gf_sse(__m128i x, __m128i a) {
+    uint8_t X[16], A[16], O[16];
+    _mm_storeu_si128((__m128i *)X, x); _mm_storeu_si128((__m128i *)A, a);
+    emu_gf2p8affine(X, A, O, 16);
+    return _mm_loadu_si128((const __m128i *)O);
+}
+__attribute__((target("avx2"))) static __m256i emu_gf_avx2(__m256i x, __m256i a) {
+    uint8_t X[32], A[32], O[32];
+    _mm256_storeu_si256((__m256i *)X, x); _mm256_storeu_si256((__m256i *)A, a);
+    emu_gf2p8affine(X, A, O, 32);
+    return _mm256_loadu_si256((const __m256i *)O);
+}
+#define NKP_GF2P8AFF_sse(x, a) emu_gf_sse(x, a)
+#define NKP_GF2P8AFF_avx2(x, a) emu_gf_avx2(x, a)
+"#;
+
+/// The hslice 8/16-bit routines' GFNI variant (`#if defined(__GFNI__)`), which this CPU may
+/// lack: compiled with `-D__GFNI__` and the instruction emulated (above), run through the same
+/// round trips and register-layout checks as the plain path.
+#[test]
+fn hslice_gfni_variant_matches_layout_under_emulation() {
+    let mut rng = Rng(0x5eed_0003);
+    let archs = [Arch::Sse, Arch::Avx2];
+    let (mask, _) = arch_mask(&archs);
+    let mut files: Vec<(String, String)> = vec![];
+    let mut main = String::from(DRIVER_HEAD);
+    let mut cases = vec![];
+    let mut calls = String::new();
+    for (ai, arch) in archs.iter().enumerate() {
+        let mut tu = String::from(GFNI_EMULATION);
+        tu.push_str("#include <string.h>\n");
+        writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
+        for prog in programs(*arch) {
+            let name = prog.nodes.last().unwrap().name.clone();
+            if !(name.starts_with("h8_") || name.starts_with("h16_")) {
+                continue;
+            }
+            let case = make_case(prog, *arch, &mut rng);
+            let (c, h) = packed::emit(&case.prog, *arch).unwrap();
+            assert!(c.contains("NKP_GF2P8AFF_"), "no GFNI variant emitted for {name}");
+            tu.push_str(&nakiri::runtime::includes(*arch));
+            tu.push_str(&h);
+            tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
+            tu.push_str(&c);
+            main.push_str(&h);
+            main.push_str(&driver_fn(&case, &mut rng, true));
+            writeln!(calls, "        run_{}();", case.lay.entry).unwrap();
+            cases.push(case);
+        }
+        writeln!(calls, "    }}").unwrap();
+        files.push((format!("gfni_{}.c", arch.name()), tu));
+    }
+    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(&calls);
+    main.push_str("    return 0;\n}\n");
+    files.push(("main.c".into(), main));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let out = build_and_run("packed_gfni", &refs, &["-D__GFNI__"], &format!("{mask}\n"));
+    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    if run.is_empty() {
+        println!("skipped: no SSE/AVX2 here");
+        return;
+    }
+    check_output(&run, &out, true);
+}
+
+/// With the C compiler targeting GFNI the hslice routines use `vgf2p8affineqb` (and never
+/// without it), on SSE/AVX2/AVX-512: a compile-and-disassemble check (no need to run).
+#[test]
+fn hslice_gfni_instruction_only_with_gfni() {
+    let dir = std::env::temp_dir().join(format!("nakiri_gfni_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    for (arch, flags) in [
+        (Arch::Sse, vec!["-msse4.2"]),
+        (Arch::Avx2, vec!["-mavx2"]),
+        (Arch::Avx512, vec!["-mavx512f", "-mavx512bw", "-mavx512vl"]),
+    ] {
+        let mut rng = Rng(7);
+        let prog = programs(arch).into_iter().find(|p| p.nodes.last().unwrap().name.starts_with("h8_")).unwrap();
+        let case = make_case(prog, arch, &mut rng);
+        let (c, h) = packed::emit(&case.prog, arch).unwrap();
+        let tu = format!("{}{}{}{}", nakiri::runtime::includes(arch), h, fake_raw_entry(&case.prog, &case.lay), c);
+        let src = dir.join(format!("g_{}.c", arch.name()));
+        std::fs::write(&src, tu).unwrap();
+        for gfni in [true, false] {
+            let obj = dir.join(format!("g_{}_{gfni}.o", arch.name()));
+            let mut cmd = std::process::Command::new(&cc);
+            cmd.args(["-O2", "-c"]).args(&flags);
+            if gfni {
+                cmd.arg("-mgfni");
+            }
+            let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
+            assert!(st.status.success(), "{}: {}", arch, String::from_utf8_lossy(&st.stderr));
+            let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+            let text = String::from_utf8_lossy(&dis.stdout);
+            assert_eq!(text.contains("gf2p8affineqb"), gfni, "{arch} with gfni={gfni}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -349,7 +349,15 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
 }
 "#;
     s.push_str(&subst(tr, arch));
+    let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
+    if simd {
+        s.push_str(v_vec_ops(arch));
+        s.push_str(&v_piece_ops(arch));
+    }
     for ub in [8u32, 16, 32, 64] {
+        if simd {
+            s.push_str(&b_group_routines(arch, ub));
+        }
         let t = r#"static NKP_UNUSED $ATTR void nkp_B_in_u$UB_$A(const uint$UB_t *src, size_t units, size_t natoms, void *regs) {
     NKP_VT_$A x[64];
     uint64_t tmp[NKP_VL_$A];
@@ -389,7 +397,19 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
     nkp_wipe(tmp, sizeof tmp);
 }
 "#;
-        s.push_str(&subst(t, arch).replace("$UB", &ub.to_string()));
+        let t = if simd {
+            t.replace(
+                "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), g, (char *)regs);\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
+            )
+            .replace(
+                "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        size_t nb",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), g, dst, x);\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
+            )
+        } else {
+            t.to_string()
+        };
+        s.push_str(&subst(&t, arch).replace("$UB", &ub.to_string()));
     }
     s.push_str(&format!("#endif /* NKP_B_DEFINED_{a} */\n"));
     s
@@ -805,6 +825,14 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
         g
     };
     let (bwd1, bwd2) = (inv(&fwd1), inv(&fwd2));
+    // With GFNI the 8x8 bit transpose of a qword x is gf2p8affine(data = bytes 1<<j, matrix =
+    // x with its bytes reversed): the reversal is folded into the shuffle before it.
+    let rev8 = |f: &[usize; 16]| -> [usize; 16] { core::array::from_fn(|k| f[k ^ 7]) };
+    let gf = match arch {
+        Arch::Sse => "_mm_gf2p8affine_epi64_epi8",
+        Arch::Avx2 => "_mm256_gf2p8affine_epi64_epi8",
+        _ => "_mm512_gf2p8affine_epi64_epi8",
+    };
     let lanes = r / 128;
     let setv = |idx: &[usize; 16]| -> String {
         // _mm*_set_epi8 takes bytes from the most significant: build the full register.
@@ -826,6 +854,11 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
     s.push_str(&v_routines(arch, m, m));
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
     let t = r#"/* hslice, $M-bit words, from/to the vslice layout (see runtime::transpose::h_routines_simd). */
+/* GFNI: out byte j of each qword, bit i = parity(a.byte[7-i] & x.byte[j]) (Intel's
+   GF2P8AFFINEQB with imm 0); a test may define the macro first (an emulation). */
+#if defined(__GFNI__) && !defined(NKP_GF2P8AFF_$A)
+#define NKP_GF2P8AFF_$A(x, a) $GF(x, a, 0)
+#endif
 #ifndef NKP_TR8X8_$A
 #define NKP_TR8X8_$A
 static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A x) {
@@ -838,26 +871,42 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x
 #endif
 static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
     (void)units;
+#if defined(__GFNI__)
+    const NKP_VT_$A f1 = $FWD1R, f2 = $FWD2, gi = NKP_SET1_$A(0x8040201008040201ULL);
+#else
     const NKP_VT_$A f1 = $FWD1, f2 = $FWD2;
+#endif
     for (size_t c = 0; c < $NC; c++) {
         char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
         nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
         for (size_t a = 0; a < W; a++) {
             NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+#if defined(__GFNI__)
+            v = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, f1)), f2);
+#else
             v = $SH(nkp_tr8x8_$A($SH(v, f1)), f2);
+#endif
             NKP_STOREU_$A(rc + a * sizeof v, v);
         }
     }
 }
 static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
     (void)units;
+#if defined(__GFNI__)
+    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2R, gi = NKP_SET1_$A(0x8040201008040201ULL);
+#else
     const NKP_VT_$A b1 = $BWD1, b2 = $BWD2;
+#endif
     NKP_VT_$A t[W];
     for (size_t c = 0; c < $NC; c++) {
         const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
         for (size_t a = 0; a < W; a++) {
             NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+#if defined(__GFNI__)
+            t[a] = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, b2)), b1);
+#else
             t[a] = $SH(nkp_tr8x8_$A($SH(v, b2)), b1);
+#endif
         }
         nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
     }
@@ -870,6 +919,9 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
             .replace("$NC", &nc.to_string())
             .replace("$INST", &inst.to_string())
             .replace("$SH", sh)
+            .replace("$GF", gf)
+            .replace("$FWD1R", &setv(&rev8(&fwd1)))
+            .replace("$BWD2R", &setv(&rev8(&bwd2)))
             .replace("$FWD1", &setv(&fwd1))
             .replace("$FWD2", &setv(&fwd2))
             .replace("$BWD1", &setv(&bwd1))
@@ -1038,4 +1090,141 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
     }
     s.push_str("#endif\n");
     s
+}
+
+/// Bitslice, x86 SIMD, one whole 64-bit group g of every instance (the R instances of one
+/// call): `nkp_Bg_in_uU_<A>(src, bpi, g, regs)` writes registers 64g..64g+63 and
+/// `nkp_Bg_out_uU_<A>(regs, bpi, g, dst, scratch)` is its inverse (`bpi` = bytes per instance,
+/// `scratch` = 64 vectors the caller wipes). Same result as the 64x64 swap network, in two
+/// stages:
+/// - a byte stage (shuffles only): with instance i = 64l + 8·K1 + K0 (l = 64-bit lane of the
+///   register, 128-bit lane L = l/2, l0 = l%2) and B the byte of the group (bit-string order),
+///   vector X[B, K0] gets at byte (l0, K1) of lane L the byte B of instance i. 16-byte loads
+///   bring two instances' groups (elements (K0%2, memory byte)); a `pshufb` reorders them to
+///   (B, K0%2) (undoing the units' little-endian order); then, for each of the 4 values of
+///   K0/2, 16 vectors indexed (l0, K1) go through 4 rounds of `unpacklo/hi_epi8` (each
+///   rotates the per-lane position string (vector bits | element bits) left by one), which
+///   leaves vector (B, K0%2) with elements (l0, K1);
+/// - a bit stage: for each B the 8 vectors X[B, 0..7] are 8x8-transposed bytewise by the last
+///   three rounds (J = 4, 2, 1) of the swap network; row c is then the register of atom
+///   64g + 8B + 7 - c.
+/// The outbound runs the bit stage first (into `scratch`), then 4 unpack rounds on 16
+/// vectors indexed (B, K0%2) (which leave them indexed (l0, K1) with elements (B, K0%2)) and
+/// the inverse `pshufb`, and stores the pieces. 3·32 masked swaps + 64 `pshufb` + 256 unpacks
+/// per group instead of 6·32 swaps and scalar row assembly.
+fn b_group_routines(arch: Arch, ub: u32) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let lanes = arch.reg_bits() as usize / 128;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let rev = (ub / 8 - 1) as usize;
+    // pshufb tables, out[e] = in[idx[e]], per 128-bit lane.
+    let fwd: [usize; 16] = core::array::from_fn(|e| {
+        let (b, k0) = (e / 2, e % 2);
+        8 * k0 + (b ^ rev)
+    });
+    let mut bwd = [0usize; 16];
+    for (e, &i) in fwd.iter().enumerate() {
+        bwd[i] = e;
+    }
+    let setv = |idx: &[usize; 16]| -> String {
+        let mut v: Vec<String> = Vec::new();
+        for _ in 0..lanes {
+            for &i in idx.iter() {
+                v.push(i.to_string());
+            }
+        }
+        v.reverse();
+        format!("{pre}_set_epi8({})", v.join(", "))
+    };
+    let build = |parts: &[String]| -> String {
+        match lanes {
+            1 => parts[0].clone(),
+            2 => format!("_mm256_inserti128_si256(_mm256_castsi128_si256({}), {}, 1)", parts[0], parts[1]),
+            _ => format!(
+                "_mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3)",
+                parts[0], parts[1], parts[2], parts[3]
+            ),
+        }
+    };
+    let lane_of = |v: &str, l: usize| -> String {
+        match (lanes, l) {
+            (1, _) => v.to_string(),
+            (2, 0) => format!("_mm256_castsi256_si128({v})"),
+            (2, _) => format!("_mm256_extracti128_si256({v}, 1)"),
+            (_, 0) => format!("_mm512_castsi512_si128({v})"),
+            _ => format!("_mm512_extracti32x4_epi32({v}, {l})"),
+        }
+    };
+    let rounds16 = |s: &mut String| {
+        for _ in 0..4 {
+            for i in 0..8 {
+                s.push_str(&format!(
+                    "        y[{}] = {pre}_unpacklo_epi8(x[{i}], x[{j}]); y[{}] = {pre}_unpackhi_epi8(x[{i}], x[{j}]);\n",
+                    2 * i,
+                    2 * i + 1,
+                    j = i + 8
+                ));
+            }
+            s.push_str("        for (int i = 0; i < 16; i++) x[i] = y[i];\n");
+        }
+    };
+    // The bit stage on 8 vectors r[0..7] (bytewise 8x8 transposes).
+    let bits = "NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 4, 0x0F0F0F0F0F0F0F0FULL);\n        \
+                NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 2, 0x3333333333333333ULL);\n        \
+                NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 1, 0x5555555555555555ULL);\n";
+    let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
+    // ---- inbound
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t g, char *regs) {{\n    const {vt} f = {};\n    const char *p0 = (const char *)src + 8 * g;\n    char *rg = regs + 64 * g * sizeof({vt});\n",
+        setv(&fwd)
+    ));
+    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
+    s.push_str(&format!("        {vt} x[16], y[16];\n"));
+    for v in 0..16 {
+        let (l0, k1) = (v / 8, v % 8);
+        let parts: Vec<String> = (0..lanes)
+            .map(|lane| {
+                let i0 = 64 * (2 * lane + l0) + 8 * k1;
+                format!("nkp_ldpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi)")
+            })
+            .collect();
+        s.push_str(&format!("        x[{v}] = {pre}_shuffle_epi8({}, f);\n", build(&parts)));
+    }
+    rounds16(&mut s);
+    // x[j], j = (B, K0%2) -> X[B, K0 = 2p + j%2] -> slot 8B + 7 - K0.
+    s.push_str(&format!(
+        "        for (int j = 0; j < 16; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n    }}\n"
+    ));
+    s.push_str(&format!(
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n}}\n"
+    ));
+    // ---- outbound
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t g, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + 8 * g;\n    const char *rg = regs + 64 * g * sizeof({vt});\n",
+        setv(&bwd)
+    ));
+    s.push_str(&format!(
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
+    ));
+    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
+    s.push_str(&format!(
+        "        {vt} x[16], y[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
+    ));
+    rounds16(&mut s);
+    for v in 0..16 {
+        let (l0, k1) = (v / 8, v % 8);
+        s.push_str(&format!("        {{ const {vt} o = {pre}_shuffle_epi8(x[{v}], b);\n"));
+        for lane in 0..lanes {
+            let i0 = 64 * (2 * lane + l0) + 8 * k1;
+            s.push_str(&format!("          nkp_stpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi, {}); ", lane_of("o", lane)));
+        }
+        s.push_str("}\n");
+    }
+    s.push_str("    }\n}\n#endif\n");
+    subst(&s, arch)
 }
