@@ -7,20 +7,36 @@
 //!   64 bits; lane l holds instances 64l..64l+63. The plain bits of one parameter of one instance
 //!   form a bit string (atom a = bit a, MSB-first); it is cut in 64-bit groups. For group g the
 //!   64 "rows" k = 0..63 are vectors whose lane l is group g of instance 64l+k; the classic
-//!   log-step swap network (6 rounds of masked shift/xor swaps) transposes all R/64 lanes at once
-//!   (plain `uint64_t` on `std`, SSE/AVX2/AVX-512/NEON 64-bit-lane shifts elsewhere), after which
-//!   row 63-b *is* the register of atom 64g+b. The same network run backwards (it is an
-//!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
+//!   log-step swap network (6 rounds of masked shift/xor swaps) transposes all R/64 lanes at once,
+//!   after which row 63-b *is* the register of atom 64g+b. The same network run backwards (it is
+//!   an involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
 //!   64x64, with R/64 blocks transposed per vector instruction.
-//!   Groups are read and written as one 8-byte word with a unit reversal (`movbe` for bytes);
-//!   the vectors of rows are built from their lanes in registers.
-//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512, K x K
-//!   in-register transposes (K = R/m; rows = instances, [`v_network`]: log2(128/m) rounds of
-//!   `unpacklo/hi` then `vperm2i128` / `vshufi64x2` across 128-bit lanes); words past the last
-//!   whole group of K by partial loads/stores (masked on AVX-512). `std` and NEON: a scalar
-//!   gather/scatter (`std` has one instance per register anyway).
-//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V network, then per register a byte
-//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]). Other word sizes and
+//!   On SSE/AVX2/AVX-512 every *whole* group (64 atoms, all inside the bit string) goes through
+//!   [`b_group_routines`] instead: the three byte-level rounds of the network are replaced by
+//!   byte shuffles (`pshufb` + 4 rounds of `unpack*_epi8`, straight from 16-byte loads of the
+//!   plain data, unit order folded into the `pshufb`), and only the three bit-level rounds
+//!   (J = 4, 2, 1) stay as masked swaps. Measured on Zen 3, `bench transpose --arch avx2`
+//!   (c/B in/out, same run): b8[16] 0.40/0.41 -> 0.20/0.21, u16x4 0.32/0.51 -> 0.17/0.19,
+//!   u32x4 0.42/0.37 -> 0.19/0.21, u64x2 0.27/0.42 -> 0.19/0.21 (memcpy 0.06).
+//!   The last, partial group (and `std`, NEON) keeps the network: `uint64_t` on `std`, 64-bit
+//!   lane shifts elsewhere; groups read and written as one 8-byte word with a unit reversal
+//!   (`movbe` for bytes), the vectors of rows built from their lanes in registers.
+//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512 the
+//!   words go in chunks that never cross a 128-bit lane ([`v_lane_chunks`]): k = 128/m words,
+//!   then k/2, ..., 1 for the rest (W need not be a multiple of anything); lane l of a chunk's
+//!   vectors is filled with 16-byte (or piecewise, when instances have more words than the
+//!   chunk) loads of the instances of that lane, and log2(k) rounds of `unpacklo/hi` in,
+//!   log2(G) out transpose them. 16/32/64-bit words still take whole groups of K = R/m words
+//!   through the K x K in-register network ([`v_network`]: log2(128/m) unpack rounds then
+//!   `vperm2i128` / `vshufi64x2` across lanes), measured slightly faster there; 8-bit words
+//!   always take the chunks (the 32x32 byte network spilled: u8x32 0.17-0.26/0.21-0.23 c/B
+//!   vs 0.07/0.08 with chunks). Before the chunks, instances with fewer than K words ran the
+//!   K x K network on a mostly empty matrix with piecewise tails (u8x4 0.99/2.26 c/B, now
+//!   0.05/0.05; u8x16 0.27/0.53, now 0.06/0.07; u16x4 0.20/0.16, now 0.05/0.05). `std` and
+//!   NEON: a scalar gather/scatter (`std` has one instance per register anyway).
+//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V routines, then per register a byte
+//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]; one `gf2p8affineqb`
+//!   per register instead of three delta swaps when the C compiler targets GFNI, `__GFNI__`). Other word sizes and
 //!   `std`: the same 64-bit groups of the instances' bit strings as in B, transposed per block
 //!   of 64 instances; each resulting row (one bit position of one word, for 64 instances) is cut
 //!   into runs of S = L/m bits, which are the slots of that word's register in consecutive lanes
@@ -525,13 +541,13 @@ static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M
 fn v_vec_ops(arch: Arch) -> &'static str {
     match arch {
         Arch::Sse => {
-            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) __m128i nkp_vldp_sse(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) void nkp_vstp_sse(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\n#endif\n"
+            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\n#endif\n"
         }
         Arch::Avx2 => {
-            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m128i nkp_vldp128_avx2(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m256i nkp_vldp_avx2(const void *p, size_t n) {\n    if (n >= 32) return _mm256_loadu_si256((const __m256i *)p);\n    if (n > 16) return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)), nkp_vldp128_avx2((const char *)p + 16, n - 16), 1);\n    return _mm256_inserti128_si256(_mm256_setzero_si256(), nkp_vldp128_avx2(p, n), 0);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp128_avx2(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp_avx2(void *p, size_t n, __m256i v) {\n    if (n >= 32) { _mm256_storeu_si256((__m256i *)p, v); return; }\n    if (n > 16) { _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(v)); nkp_vstp128_avx2((char *)p + 16, n - 16, _mm256_extracti128_si256(v, 1)); return; }\n    nkp_vstp128_avx2(p, n, _mm256_castsi256_si128(v));\n}\n#endif\n"
+            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\n#endif\n"
         }
         Arch::Avx512 => {
-            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n/* Masked byte loads/stores: bytes past n are neither read nor written (no fault either). */\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) __m512i nkp_vldp_avx512(const void *p, size_t n) {\n    return _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), p);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void nkp_vstp_avx512(void *p, size_t n, __m512i v) {\n    _mm512_mask_storeu_epi8(p, n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), v);\n}\n#endif\n"
+            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n#endif\n"
         }
         _ => "",
     }

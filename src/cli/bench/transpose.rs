@@ -31,7 +31,8 @@ fn cases(arch: Arch) -> Vec<Case> {
     let a = arch.name();
     let r = arch.reg_bits() as usize / 8;
     let mut v = Vec::new();
-    // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like).
+    // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like); 8-bit also 32 (whole
+    // 32-word groups on AVX2).
     for m in [8u32, 16, 32, 64] {
         for w in if m == 8 { vec![32usize, 16, 4] } else { vec![16usize, 4] } {
             let inst = tp::instances(arch, Slicing::V, m);
@@ -165,7 +166,6 @@ pub fn run(args: &[String]) -> i32 {
             let dir = Scratch::new("transpose")?;
             let cfile = dir.0.join("t.c");
             std::fs::write(&cfile, program(arch, &cs)).map_err(|e| e.to_string())?;
-            if let Ok(k) = std::env::var("NKB_KEEP") { let _ = std::fs::write(&k, program(arch, &cs)); }
             let exe = dir.0.join("t");
             run_tool(Command::new(cc()).args(["-O3", "-march=native"]).arg(&cfile).arg("-o").arg(&exe))?;
             run_tool(Command::new(&exe).arg(windows.to_string()))
