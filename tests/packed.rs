@@ -1015,3 +1015,137 @@ fn hslice_gfni_instruction_only_with_gfni() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Test-only plain-C emulation of the few AVX-512 intrinsics the 8-bit vslice routines use,
+/// written from Intel's documented semantics: `__m512i` becomes a struct of 64 bytes, each
+/// intrinsic a function on it (macros defined after <immintrin.h>, so the generated text is
+/// compiled unchanged), and the routines' `target("avx512...")` attribute is neutralised so
+/// that nothing is compiled for AVX-512. `__AVX512VBMI__` is defined here (not with -D: GCC's
+/// target pragmas in the intrinsics headers reset ISA macros) when `vbmi`.
+fn avx512_emulation(vbmi: bool) -> String {
+    let mut s = String::from(
+        r#"#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+typedef struct { uint8_t b[64]; } emu512;
+#define __m512i emu512
+static emu512 emu_loadu(const void *p) { emu512 r; memcpy(r.b, p, 64); return r; }
+static void emu_storeu(void *p, emu512 v) { memcpy(p, v.b, 64); }
+static emu512 emu_cast128(__m128i v) { emu512 r; memset(r.b, 0, 64); _mm_storeu_si128((__m128i *)r.b, v); return r; }
+static __m128i emu_cast512(emu512 v) { return _mm_loadu_si128((const __m128i *)v.b); }
+static __m128i emu_extract(emu512 v, int l) { return _mm_loadu_si128((const __m128i *)(v.b + 16 * (l & 3))); }
+static emu512 emu_insert(emu512 a, __m128i v, int l) { _mm_storeu_si128((__m128i *)(a.b + 16 * (l & 3)), v); return a; }
+static emu512 emu_xor(emu512 a, emu512 b) { for (int i = 0; i < 64; i++) a.b[i] ^= b.b[i]; return a; }
+static emu512 emu_zero(void) { emu512 r; memset(r.b, 0, 64); return r; }
+/* VPUNPCKLBW/VPUNPCKHBW: per 128-bit lane, interleave the low (high) 8 bytes of a and b. */
+static emu512 emu_unpack(emu512 a, emu512 b, int hi) {
+    emu512 r;
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < 8; k++) {
+            r.b[16 * l + 2 * k] = a.b[16 * l + 8 * hi + k];
+            r.b[16 * l + 2 * k + 1] = b.b[16 * l + 8 * hi + k];
+        }
+    return r;
+}
+/* VPERMI2B/VPERMT2B: byte e = (idx[e] bit 6 ? b : a)[idx[e] bits 0..5]. */
+static emu512 emu_perm2(emu512 a, emu512 idx, emu512 b) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) r.b[e] = (idx.b[e] & 64) ? b.b[idx.b[e] & 63] : a.b[idx.b[e] & 63];
+    return r;
+}
+#define _mm512_loadu_si512(p) emu_loadu(p)
+#define _mm512_storeu_si512(p, v) emu_storeu(p, v)
+#define _mm512_castsi128_si512(v) emu_cast128(v)
+#define _mm512_castsi512_si128(v) emu_cast512(v)
+#define _mm512_extracti32x4_epi32(v, l) emu_extract(v, l)
+#define _mm512_inserti32x4(a, v, l) emu_insert(a, v, l)
+#define _mm512_xor_si512(a, b) emu_xor(a, b)
+#define _mm512_setzero_si512() emu_zero()
+#define _mm512_unpacklo_epi8(a, b) emu_unpack(a, b, 0)
+#define _mm512_unpackhi_epi8(a, b) emu_unpack(a, b, 1)
+#define _mm512_permutex2var_epi8(a, i, b) emu_perm2(a, i, b)
+#define target(x) unused
+"#,
+    );
+    if vbmi {
+        s.push_str("#ifndef __AVX512VBMI__\n#define __AVX512VBMI__ 1\n#endif\n");
+    }
+    s
+}
+
+/// The avx512 8-bit vslice routines (lane chunks; their `vpermi2b` form under
+/// `__AVX512VBMI__`), run through the emulation above against the layout definition (lane i
+/// of register a = word a of instance i) for every W from 1 to 70 and 128, in and out, with
+/// and without the XOR operand, nothing written past the instances.
+#[test]
+fn avx512_vslice_u8_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static uint8_t src[64 * 128 + 64], xs[64 * 128 + 64], dst[64 * 128 + 64], regs[64 * 128];
+int main(void) {
+    unsigned seed = 12345, bad = 0, runs = 0;
+    for (size_t W = 1; W <= 128; W++) {
+        if (W > 70 && W != 128) continue;
+        for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); xs[i] = (uint8_t)(seed >> 8); }
+        memset(regs, 0xA5, sizeof regs);
+        nkp_V_in_u8_avx512(src, W, regs);
+        for (size_t a = 0; a < W; a++)
+            for (size_t i = 0; i < 64; i++)
+                if (regs[a * 64 + i] != src[i * W + a]) { if (bad++ < 5) printf("in W=%zu a=%zu i=%zu\n", W, a, i); }
+        for (size_t i = W * 64; i < sizeof regs; i++) if (regs[i] != 0xA5) { bad++; break; }
+        for (int withx = 0; withx < 2; withx++) {
+            memset(dst, 0x5A, sizeof dst);
+            nkp_V_outx_u8_avx512(regs, W, withx ? xs : NULL, dst);
+            for (size_t n = 0; n < 64 * W; n++)
+                if (dst[n] != (uint8_t)(src[n] ^ (withx ? xs[n] : 0))) { if (bad++ < 5) printf("out W=%zu x=%d n=%zu\n", W, withx, n); }
+            for (size_t n = 64 * W; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("past end W=%zu\n", W); break; }
+        }
+        runs++;
+    }
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    for vbmi in [false, true] {
+        let c = format!(
+            "{}{}{}{}",
+            avx512_emulation(vbmi),
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8),
+            body
+        );
+        let out = build_and_run(if vbmi { "emu512_vbmi" } else { "emu512" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        assert_eq!(out.trim(), "runs 71 bad 0", "vbmi={vbmi}:\n{out}");
+    }
+}
+
+/// With the C compiler targeting AVX-512 VBMI the 8-bit vslice routines use `vpermi2b` /
+/// `vpermt2b`, and never without it (compile and disassemble only).
+#[test]
+fn avx512_vbmi_instruction_only_with_vbmi() {
+    let dir = std::env::temp_dir().join(format!("nakiri_vbmi_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let c = format!(
+        "{}{}__attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void f(const uint8_t *s, void *r, uint8_t *d) {{ nkp_V_in_u8_avx512(s, 4, r); nkp_V_out_u8_avx512(r, 4, d); nkp_V_in_u8_avx512(s, 16, r); }}\n",
+        nakiri::runtime::transpose::common(),
+        nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8)
+    );
+    let src = dir.join("v.c");
+    std::fs::write(&src, c).unwrap();
+    for vbmi in [true, false] {
+        let obj = dir.join(format!("v_{vbmi}.o"));
+        let mut cmd = std::process::Command::new(&cc);
+        cmd.args(["-O2", "-c", "-mavx512f", "-mavx512bw", "-mavx512vl"]);
+        if vbmi {
+            cmd.arg("-mavx512vbmi");
+        }
+        let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
+        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+        let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+        let text = String::from_utf8_lossy(&dis.stdout);
+        assert_eq!(text.contains("vpermi2b") || text.contains("vpermt2b"), vbmi, "vbmi={vbmi}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

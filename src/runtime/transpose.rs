@@ -1065,6 +1065,12 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
     let mut g = k;
     while g >= 1 {
         let piece = g * eb;
+        let vbmi = arch == Arch::Avx512 && m == 8 && g > 1;
+        if vbmi {
+            s.push_str("#if defined(__AVX512VBMI__)\n");
+            s.push_str(&vbmi_chunk(g));
+            s.push_str("#else\n");
+        }
         // inbound
         s.push_str(&format!(
             "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_{a}_m{m}_g{g}(const char *src, size_t sb, char *regs) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
@@ -1102,9 +1108,147 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
             }
         }
         s.push_str("}\n");
+        if vbmi {
+            s.push_str("#endif /* __AVX512VBMI__ */\n");
+        }
         g /= 2;
     }
     s.push_str("#endif\n");
+    s
+}
+
+/// AVX-512 VBMI form of the 8-bit vslice chunk of G >= 2 words ([`v_lane_chunks`], same names
+/// and contract): vector r holds instances r*64/G .. (r+1)*64/G - 1 whole (byte p = word p%G
+/// of instance r*64/G + p/G: one 64-byte load when an instance has exactly G words, else
+/// pieces). log2(G) rounds of `vpermi2b` (`_mm512_permutex2var_epi8`) on pairs
+/// (x[i], x[i+G/2]): in round q, y[2i+h] takes the 64 bytes of the pair whose word has bit
+/// log2(G)-1-q equal to h (so after the last round vector w holds word w), ordered by
+/// (instance, word), and in the last round by instance, which is the register layout. The
+/// outbound does the same splitting on the instance's top bits (vector index = r), the last
+/// round ordering by byte p. The index tables are computed here by following every byte.
+fn vbmi_chunk(g: usize) -> String {
+    let lg = g.trailing_zeros() as usize;
+    let per = 64 / g; // instances per input vector
+    // An element is (instance, word); a state is g vectors of 64 elements.
+    type St = Vec<Vec<(usize, usize)>>;
+    let plain: St = (0..g).map(|r| (0..64).map(|p| (r * per + p / g, p % g)).collect()).collect();
+    let sliced: St = (0..g).map(|w| (0..64).map(|i| (i, w)).collect()).collect();
+    // One run of rounds from `from` splitting by key(q, elem); returns per round the index
+    // tables (one per output vector), checking that the result is `to`.
+    let plan = |from: &St, to: &St, key: &dyn Fn(usize, (usize, usize)) -> usize| -> Vec<Vec<[u8; 64]>> {
+        let mut x = from.clone();
+        let mut tabs = vec![];
+        for q in 0..lg {
+            let mut y: St = vec![vec![]; g];
+            let mut t = vec![];
+            for i in 0..g / 2 {
+                for h in 0..2 {
+                    let mut v: Vec<(usize, usize)> =
+                        x[i].iter().chain(x[i + g / 2].iter()).copied().filter(|&e| key(q, e) == h).collect();
+                    assert_eq!(v.len(), 64);
+                    if q + 1 == lg {
+                        let o = &to[2 * i + h];
+                        v.sort_by_key(|e| o.iter().position(|f| f == e).unwrap());
+                    } else {
+                        v.sort();
+                    }
+                    let idx: [u8; 64] = core::array::from_fn(|e| {
+                        let el = v[e];
+                        match x[i].iter().position(|&f| f == el) {
+                            Some(pp) => pp as u8,
+                            None => 64 + x[i + g / 2].iter().position(|&f| f == el).unwrap() as u8,
+                        }
+                    });
+                    t.push(idx);
+                    y[2 * i + h] = v;
+                }
+            }
+            x = y;
+            tabs.push(t);
+        }
+        assert!(x == *to, "vbmi plan for G={g}");
+        tabs
+    };
+    let tin = plan(&plain, &sliced, &|q, (_, w)| (w >> (lg - 1 - q)) & 1);
+    let tout = plan(&sliced, &plain, &|q, (i, _)| (i >> (5 - q)) & 1);
+    let attr = target_attr(Arch::Avx512);
+    let mut s = String::new();
+    let mut consts: Vec<[u8; 64]> = vec![];
+    let mut name = |t: &[u8; 64], s: &mut String| -> String {
+        let n = match consts.iter().position(|c| c == t) {
+            Some(n) => n,
+            None => {
+                consts.push(*t);
+                let n = consts.len() - 1;
+                let body: Vec<String> = t.iter().map(|b| b.to_string()).collect();
+                s.push_str(&format!(
+                    "static const uint8_t nkp_vbi_avx512_g{g}_{n}[64] __attribute__((aligned(64))) = {{{}}};\n",
+                    body.join(",")
+                ));
+                n
+            }
+        };
+        format!("_mm512_loadu_si512((const void *)nkp_vbi_avx512_g{g}_{n})")
+    };
+    let mut rounds_text = |tabs: &Vec<Vec<[u8; 64]>>, s: &mut String| -> String {
+        let mut b = String::new();
+        for t in tabs {
+            for i in 0..g / 2 {
+                for h in 0..2 {
+                    let ix = name(&t[2 * i + h], s);
+                    b.push_str(&format!(
+                        "    y[{o}] = _mm512_permutex2var_epi8(x[{i}], {ix}, x[{j}]);\n",
+                        o = 2 * i + h,
+                        j = i + g / 2
+                    ));
+                }
+            }
+            b.push_str(&format!("    for (int i = 0; i < {g}; i++) x[i] = y[i];\n"));
+        }
+        b
+    };
+    let rin = rounds_text(&tin, &mut s);
+    let rout = rounds_text(&tout, &mut s);
+    // inbound
+    s.push_str(&format!(
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_avx512_m8_g{g}(const char *src, size_t sb, char *regs) {{\n    __m512i x[{g}], y[{g}];\n"
+    ));
+    for r in 0..g {
+        let parts: Vec<String> = (0..4).map(|l| format!("nkp_ldpc_avx512(src + {} * sb, {g}, sb)", (4 * r + l) * (16 / g))).collect();
+        s.push_str(&format!(
+            "    x[{r}] = sb == {g} ? _mm512_loadu_si512((const void *)(src + {o})) : _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3);\n",
+            parts[0], parts[1], parts[2], parts[3],
+            o = 64 * r
+        ));
+    }
+    s.push_str(&rin);
+    for j in 0..g {
+        s.push_str(&format!("    _mm512_storeu_si512((void *)(regs + {j} * 64), x[{j}]);\n"));
+    }
+    s.push_str("}\n");
+    // outbound
+    s.push_str(&format!(
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_avx512_m8_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    __m512i x[{g}], y[{g}];\n"
+    ));
+    for j in 0..g {
+        s.push_str(&format!("    x[{j}] = _mm512_loadu_si512((const void *)(regs + {j} * 64));\n"));
+    }
+    s.push_str(&rout);
+    for r in 0..g {
+        s.push_str(&format!(
+            "    if (sb == {g}) {{ if (xs) x[{r}] = _mm512_xor_si512(x[{r}], _mm512_loadu_si512((const void *)(xs + {o}))); _mm512_storeu_si512((void *)(dst + {o}), x[{r}]); }}\n    else {{\n",
+            o = 64 * r
+        ));
+        for l in 0..4 {
+            let off = (4 * r + l) * (16 / g);
+            let v = if l == 0 { format!("_mm512_castsi512_si128(x[{r}])") } else { format!("_mm512_extracti32x4_epi32(x[{r}], {l})") };
+            s.push_str(&format!(
+                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_avx512(xs + {off} * sb, {g}, sb)); nkp_stpc_avx512(dst + {off} * sb, {g}, sb, v); }}\n"
+            ));
+        }
+        s.push_str("    }\n");
+    }
+    s.push_str("}\n");
     s
 }
 
