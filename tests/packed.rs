@@ -1064,6 +1064,31 @@ static emu512 emu_perm2(emu512 a, emu512 idx, emu512 b) {
 #define _mm512_unpacklo_epi8(a, b) emu_unpack(a, b, 0)
 #define _mm512_unpackhi_epi8(a, b) emu_unpack(a, b, 1)
 #define _mm512_permutex2var_epi8(a, i, b) emu_perm2(a, i, b)
+/* VPSHUFB: per 128-bit lane, byte e = idx bit 7 ? 0 : a[idx & 15]. */
+static emu512 emu_pshufb(emu512 a, emu512 i) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) r.b[e] = (i.b[e] & 0x80) ? 0 : a.b[(e & ~15) + (i.b[e] & 15)];
+    return r;
+}
+static emu512 emu_shift64(emu512 a, int j, int left) {
+    for (int q = 0; q < 8; q++) {
+        uint64_t v; memcpy(&v, a.b + 8 * q, 8);
+        v = j > 63 ? 0 : left ? v << j : v >> j;
+        memcpy(a.b + 8 * q, &v, 8);
+    }
+    return a;
+}
+static emu512 emu_and(emu512 a, emu512 b) { for (int i = 0; i < 64; i++) a.b[i] &= b.b[i]; return a; }
+static emu512 emu_set64(const long long *e) { emu512 r; for (int q = 0; q < 8; q++) memcpy(r.b + 8 * q, &e[7 - q], 8); return r; }
+static emu512 emu_set1_64(long long x) { emu512 r; for (int q = 0; q < 8; q++) memcpy(r.b + 8 * q, &x, 8); return r; }
+static emu512 emu_set8(const char *e) { emu512 r; for (int i = 0; i < 64; i++) r.b[i] = (uint8_t)e[63 - i]; return r; }
+#define _mm512_shuffle_epi8(a, i) emu_pshufb(a, i)
+#define _mm512_srli_epi64(a, j) emu_shift64(a, j, 0)
+#define _mm512_slli_epi64(a, j) emu_shift64(a, j, 1)
+#define _mm512_and_si512(a, b) emu_and(a, b)
+#define _mm512_set1_epi64(x) emu_set1_64(x)
+#define _mm512_set_epi64(...) emu_set64((const long long[]){__VA_ARGS__})
+#define _mm512_set_epi8(...) emu_set8((const char[]){__VA_ARGS__})
 #define target(x) unused
 "#,
     );
@@ -1148,4 +1173,58 @@ fn avx512_vbmi_instruction_only_with_vbmi() {
         assert_eq!(text.contains("vpermi2b") || text.contains("vpermt2b"), vbmi, "vbmi={vbmi}");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The avx512 bitslice routines (whole 64-bit groups by the byte + bit stages, the partial
+/// group by the swap network) through the same emulation, against the layout definition (bit
+/// k of 64-bit lane l of register a = bit a, MSB-first, of instance 64l+k), in and out, for
+/// every unit size, whole and partial groups and bit strings.
+#[test]
+fn avx512_bitslice_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+static uint8_t src[512 * 32 + 64], dst[512 * 32 + 64], regs[256 * 64];
+static unsigned seed = 99;
+static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
+    uint64_t u = 0; memcpy(&u, inst + (a / ub) * (ub / 8), ub / 8);
+    return (unsigned)(u >> (ub - 1 - a % ub)) & 1u;
+}
+#define CASE(UB, UNITS, NATOMS) do { \
+    const size_t bpi = (UNITS) * (UB) / 8; \
+    for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); } \
+    memset(regs, 0xA5, sizeof regs); \
+    nkp_B_in_u##UB##_avx512((const uint##UB##_t *)(const void *)src, UNITS, NATOMS, regs); \
+    for (size_t a = 0; a < (NATOMS); a++) \
+        for (size_t i = 0; i < 512; i++) { \
+            const unsigned got = (regs[a * 64 + 8 * (i / 64) + (i % 64) / 8] >> (i % 8)) & 1u; \
+            if (got != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("in u%d a=%zu i=%zu\n", UB, a, i); } \
+        } \
+    for (size_t n = (NATOMS) * 64; n < sizeof regs; n++) if (regs[n] != 0xA5) { bad++; printf("regs past end u%d\n", UB); break; } \
+    memset(dst, 0x5A, sizeof dst); \
+    nkp_B_out_u##UB##_avx512(regs, UNITS, NATOMS, (uint##UB##_t *)(void *)dst); \
+    for (size_t i = 0; i < 512; i++) \
+        for (size_t a = 0; a < (NATOMS); a++) \
+            if (bit_of(dst + i * bpi, UB, a) != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("out u%d a=%zu i=%zu\n", UB, a, i); } \
+    for (size_t n = 512 * bpi; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("dst past end u%d\n", UB); break; } \
+    runs++; \
+} while (0)
+int main(void) {
+    unsigned bad = 0, runs = 0;
+    CASE(8, 16, 128); CASE(8, 2, 13); CASE(8, 9, 72); CASE(8, 8, 64);
+    CASE(16, 4, 64); CASE(16, 7, 112); CASE(16, 1, 16);
+    CASE(32, 3, 96); CASE(32, 4, 128);
+    CASE(64, 2, 128); CASE(64, 1, 64); CASE(64, 3, 192);
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    let c = format!(
+        "{}{}{}{}",
+        avx512_emulation(false),
+        nakiri::runtime::transpose::common(),
+        nakiri::runtime::transpose::b_routines(Arch::Avx512),
+        body
+    );
+    let out = build_and_run("emu512_b", &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+    assert_eq!(out.trim(), "runs 12 bad 0", "{out}");
 }

@@ -1333,10 +1333,22 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
             s.push_str("        for (int i = 0; i < 16; i++) x[i] = y[i];\n");
         }
     };
-    // The bit stage on 8 vectors r[0..7] (bytewise 8x8 transposes).
-    let bits = "NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 4, 0x0F0F0F0F0F0F0F0FULL);\n        \
-                NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 2, 0x3333333333333333ULL);\n        \
-                NKP_TR_ROUND(NKP_VT_$A, NKP_SRL_$A, NKP_SLL_$A, NKP_AND_$A, NKP_XOR_$A, NKP_SET1_$A, r, 1, 0x5555555555555555ULL);\n";
+    // The bit stage on 8 vectors r[0..7] (bytewise 8x8 transposes): the swap network's rounds
+    // J = 4, 2, 1 on rows 0..7 (written out: NKP_TR_ROUND walks 64 rows).
+    let mut bits_s = String::new();
+    for (j, mask) in [(4u32, "0x0F0F0F0F0F0F0F0FULL"), (2, "0x3333333333333333ULL"), (1, "0x5555555555555555ULL")] {
+        bits_s.push_str(&format!("{{ const NKP_VT_$A m = NKP_SET1_$A({mask});\n"));
+        for k in 0..8u32 {
+            if k & j == 0 {
+                let kj = k | j;
+                bits_s.push_str(&format!(
+                    "          {{ const NKP_VT_$A t = NKP_AND_$A(NKP_XOR_$A(NKP_SRL_$A(r[{k}], {j}), r[{kj}]), m); r[{kj}] = NKP_XOR_$A(r[{kj}], t); r[{k}] = NKP_XOR_$A(r[{k}], NKP_SLL_$A(t, {j})); }}\n"
+                ));
+            }
+        }
+        bits_s.push_str("        }\n        ");
+    }
+    let bits = bits_s.as_str();
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // ---- inbound
     s.push_str(&format!(
