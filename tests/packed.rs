@@ -9,6 +9,12 @@
 //!   written past the n instances), and (b) the dumped registers are bit for bit the layout
 //!   `codegen::target` describes (computed here independently), for B, V and H on every arch.
 //! - `generated_code_end_to_end`: the same through `codegen::generate` (the real raw entry).
+//! - Variants this CPU may lack, run under test-only emulations written from Intel's
+//!   documented semantics: hslice with GFNI (`gf2p8affineqb` emulated, everything else native
+//!   SSE/AVX2), and the avx512 8-bit vslice (plain and VBMI `vpermi2b`) and bitslice routines
+//!   (every AVX-512 intrinsic they use emulated on a 64-byte struct), against the layout
+//!   definition; plus compile-and-`objdump` checks that the instructions appear exactly when
+//!   the compiler targets GFNI / VBMI.
 
 mod common;
 

@@ -16,8 +16,9 @@
 //!   byte shuffles (`pshufb` + 4 rounds of `unpack*_epi8`, straight from 16-byte loads of the
 //!   plain data, unit order folded into the `pshufb`), and only the three bit-level rounds
 //!   (J = 4, 2, 1) stay as masked swaps. Measured on Zen 3, `bench transpose --arch avx2`
-//!   (c/B in/out, same run): b8[16] 0.40/0.41 -> 0.20/0.21, u16x4 0.32/0.51 -> 0.17/0.19,
-//!   u32x4 0.42/0.37 -> 0.19/0.21, u64x2 0.27/0.42 -> 0.19/0.21 (memcpy 0.06).
+//!   (c/B in/out): b8[16] 0.40-0.53/0.41-0.57 -> 0.18/0.19, u16x4 0.32-0.55/0.51-0.81 ->
+//!   0.16/0.17, u32x4 0.42-0.50/0.37-0.62 -> 0.18/0.19, u64x2 0.27-0.37/0.42-0.60 -> 0.18/0.19
+//!   (memcpy 0.05-0.06); SSE about 0.29/0.30 (was 0.46-0.88/0.51-0.68).
 //!   The last, partial group (and `std`, NEON) keeps the network: `uint64_t` on `std`, 64-bit
 //!   lane shifts elsewhere; groups read and written as one 8-byte word with a unit reversal
 //!   (`movbe` for bytes), the vectors of rows built from their lanes in registers.
@@ -537,7 +538,7 @@ static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M
     s
 }
 
-/// Vector type and operations of the vslice network (x86 SIMD).
+/// Vector type and load/store macros of the vslice and bitslice SIMD routines (x86 SIMD).
 fn v_vec_ops(arch: Arch) -> &'static str {
     match arch {
         Arch::Sse => {
@@ -802,13 +803,14 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
 }
 
 /// Hslice for 8- and 16-bit words on SSE/AVX2/AVX-512 (slots of whole bytes): the vslice
-/// network first (register a gets word a of the call's R/m instances, lane i = instance i,
+/// routines first (register a gets word a of the call's R/m instances, lane i = instance i,
 /// which is already the hslice grouping: 128-bit lane l holds instances l*S .. l*S+S-1), then
 /// in every register, per 128-bit lane, the S x m bit matrix (instances x word bits) is
 /// transposed into the m slots: a `pshufb` groups the bytes so that each 64-bit half holds one
 /// byte of 8 instances, an 8x8 bit transpose per 64-bit lane (three delta swaps: byte i bit b
-/// <-> byte b bit i), and a second `pshufb` puts the resulting bytes in slot order (bit 0 of a
-/// word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
+/// <-> byte b bit i; with GFNI one `gf2p8affineqb` against the bytes 1<<j, the matrix being
+/// the qword with its bytes reversed, folded into the first `pshufb`), and a second `pshufb`
+/// puts the resulting bytes in slot order (bit 0 of a word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
 /// the generic routines of [`h_routines`].
 fn h_routines_simd(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
