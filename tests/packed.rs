@@ -960,7 +960,7 @@ fn hslice_gfni_variant_matches_layout_under_emulation() {
             let case = make_case(prog, *arch, &mut rng);
             let (c, h) = packed::emit(&case.prog, *arch).unwrap();
             assert!(c.contains("NKP_GF2P8AFF_"), "no GFNI variant emitted for {name}");
-            tu.push_str(&nakiri::runtime::includes(*arch));
+            tu.push_str(nakiri::runtime::includes(*arch));
             tu.push_str(&h);
             tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
             tu.push_str(&c);

@@ -961,8 +961,8 @@ fn subst(t: &str, arch: Arch) -> String {
 }
 
 /// Piece loads/stores of one 128-bit lane (x86 SIMD, shared by every word size):
-/// `nkp_ldpc_<A>(p, piece, stride)` gathers 16/piece pieces of `piece` bytes (16, 8, 4, 2 or
-/// 1) found `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc_<A>` scatters
+/// `nkp_ldpc_<A>(p, piece, stride)` gathers 16/piece pieces of `piece` bytes (one of 16, 8,
+/// 4, 2, 1) found `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc_<A>` scatters
 /// them back. `piece` and `stride` are public sizes (compile-time constants once inlined).
 fn v_piece_ops(arch: Arch) -> String {
     let a = suffix(arch);
@@ -1270,6 +1270,7 @@ fn vbmi_chunk(g: usize) -> String {
 /// - a bit stage: for each B the 8 vectors X[B, 0..7] are 8x8-transposed bytewise by the last
 ///   three rounds (J = 4, 2, 1) of the swap network; row c is then the register of atom
 ///   64g + 8B + 7 - c.
+///
 /// The outbound runs the bit stage first (into `scratch`), then 4 unpack rounds on 16
 /// vectors indexed (B, K0%2) (which leave them indexed (l0, K1) with elements (B, K0%2)) and
 /// the inverse `pshufb`, and stores the pieces. 3·32 masked swaps + 64 `pshufb` + 256 unpacks
