@@ -11,8 +11,9 @@
 //! - `generated_code_end_to_end`: the same through `codegen::generate` (the real raw entry).
 //! - Variants this CPU may lack, run under test-only emulations written from Intel's
 //!   documented semantics: hslice with GFNI (`gf2p8affineqb` emulated, everything else native
-//!   SSE/AVX2), and the avx512 8-bit vslice (plain and VBMI `vpermi2b`) and bitslice routines
-//!   (every AVX-512 intrinsic they use emulated on a 64-byte struct), against the layout
+//!   SSE/AVX2), and the avx512 8-bit vslice (plain and VBMI `vpermi2b`), bitslice and 8/16-bit
+//!   hslice (plain and VBMI + GFNI) routines (every AVX-512 intrinsic they use emulated on a
+//!   64-byte struct), against the layout
 //!   definition; plus compile-and-`objdump` checks that the instructions appear exactly when
 //!   the compiler targets GFNI / VBMI.
 
@@ -1095,11 +1096,46 @@ static emu512 emu_set8(const char *e) { emu512 r; for (int i = 0; i < 64; i++) r
 #define _mm512_set1_epi64(x) emu_set1_64(x)
 #define _mm512_set_epi64(...) emu_set64((const long long[]){__VA_ARGS__})
 #define _mm512_set_epi8(...) emu_set8((const char[]){__VA_ARGS__})
+/* VSHUFI64X2: lanes 0, 1 from a, 2, 3 from b, chosen by the 2-bit fields of imm. */
+static emu512 emu_shuf_i64x2(emu512 a, emu512 b, int imm) {
+    emu512 r;
+    for (int l = 0; l < 4; l++) memcpy(r.b + 16 * l, (l < 2 ? a.b : b.b) + 16 * ((imm >> (2 * l)) & 3), 16);
+    return r;
+}
+/* VPUNPCKLWD/VPUNPCKHWD: per 128-bit lane, interleave the low (high) 4 words of a and b. */
+static emu512 emu_unpack16(emu512 a, emu512 b, int hi) {
+    emu512 r;
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < 4; k++) {
+            memcpy(r.b + 16 * l + 4 * k, a.b + 16 * l + 8 * hi + 2 * k, 2);
+            memcpy(r.b + 16 * l + 4 * k + 2, b.b + 16 * l + 8 * hi + 2 * k, 2);
+        }
+    return r;
+}
+/* GF2P8AFFINEQB, imm 0: byte j of each qword, bit i = parity(a.byte[7-i] & x.byte[j]). */
+static emu512 emu_gf2p8(emu512 x, emu512 a) {
+    emu512 r;
+    for (int q = 0; q < 8; q++)
+        for (int j = 0; j < 8; j++) {
+            unsigned o = 0;
+            for (int i = 0; i < 8; i++) {
+                unsigned v = a.b[8 * q + 7 - i] & x.b[8 * q + j], p = 0;
+                for (int t = 0; t < 8; t++) p ^= (v >> t) & 1u;
+                o |= p << i;
+            }
+            r.b[8 * q + j] = (uint8_t)o;
+        }
+    return r;
+}
+#define _mm512_shuffle_i64x2(a, b, imm) emu_shuf_i64x2(a, b, imm)
+#define _mm512_unpacklo_epi16(a, b) emu_unpack16(a, b, 0)
+#define _mm512_unpackhi_epi16(a, b) emu_unpack16(a, b, 1)
+#define NKP_GF2P8AFF_avx512(x, a) emu_gf2p8(x, a)
 #define target(x) unused
 "#,
     );
     if vbmi {
-        s.push_str("#ifndef __AVX512VBMI__\n#define __AVX512VBMI__ 1\n#endif\n");
+        s.push_str("#ifndef __AVX512VBMI__\n#define __AVX512VBMI__ 1\n#endif\n#ifndef __GFNI__\n#define __GFNI__ 1\n#endif\n");
     }
     s
 }
@@ -1233,4 +1269,61 @@ int main(void) {
     );
     let out = build_and_run("emu512_b", &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
     assert_eq!(out.trim(), "runs 12 bad 0", "{out}");
+}
+
+/// The avx512 hslice 8- and 16-bit routines (vslice chunks + byte shuffles + 8x8 bit
+/// transposes; with `vbmi` also their `vpermi2b` and `gf2p8affineqb` forms) through the
+/// emulation, against the layout definition: register (call c, word a), 128-bit lane L, slot j
+/// (S = 128/m bits from the lane's LSB), bit i = bit j (MSB-first) of word a of instance
+/// c*R/m + L*S + i.
+#[test]
+fn avx512_hslice_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+static uint8_t src[512 * 16 + 64], dst[512 * 16 + 64], regs[8 * 8 * 64 * 2];
+static unsigned seed = 7;
+#define CASE(M, W) do { \
+    const size_t S = 128 / (M), NI = 512, PER = 512 / (M); \
+    for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); } \
+    memset(regs, 0xA5, sizeof regs); \
+    nkp_H_in_u##M##_avx512_m##M((const uint##M##_t *)(const void *)src, W, W, regs); \
+    for (size_t n = 0; n < NI; n++) \
+        for (size_t a = 0; a < (W); a++) { \
+            uint##M##_t w; memcpy(&w, src + (n * (W) + a) * sizeof w, sizeof w); \
+            const size_t c = n / PER, L = (n % PER) / S, i = (n % PER) % S; \
+            for (size_t j = 0; j < (M); j++) { \
+                const size_t bit = L * 128 + j * S + i; \
+                const unsigned got = (regs[(c * (W) + a) * 64 + bit / 8] >> (bit % 8)) & 1u; \
+                if (got != ((w >> ((M) - 1 - j)) & 1u)) { if (bad++ < 5) printf("in m%d W%d n=%zu a=%zu j=%zu\n", M, W, n, a, j); } \
+            } \
+        } \
+    memset(dst, 0x5A, sizeof dst); \
+    nkp_H_out_u##M##_avx512_m##M(regs, W, W, (uint##M##_t *)(void *)dst); \
+    if (memcmp(dst, src, NI * (W) * sizeof(uint##M##_t))) { bad++; printf("out m%d W%d\n", M, W); } \
+    for (size_t n = NI * (W) * sizeof(uint##M##_t); n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("past end m%d W%d\n", M, W); break; } \
+    runs++; \
+} while (0)
+int main(void) {
+    unsigned bad = 0, runs = 0;
+    CASE(8, 1); CASE(8, 3); CASE(8, 4); CASE(8, 8); CASE(8, 16);
+    CASE(16, 1); CASE(16, 3); CASE(16, 4); CASE(16, 8);
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    for vbmi in [false, true] {
+        let c = format!(
+            "{}{}{}{}{}",
+            avx512_emulation(vbmi),
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 8),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 16),
+            body
+        );
+        if vbmi {
+            assert!(c.contains("NKP_GF2P8AFF_avx512(gi"), "no GFNI form in the avx512 hslice routines");
+        }
+        let out = build_and_run(if vbmi { "emu512_h_vbmi" } else { "emu512_h" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        assert_eq!(out.trim(), "runs 9 bad 0", "vbmi+gfni={vbmi}:\n{out}");
+    }
 }
