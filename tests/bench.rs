@@ -139,7 +139,7 @@ fn bench_transpose_prints_every_layout() {
     let (code, out, err) = nakiri(&["bench", "transpose", "--quick", "--arch", arch]);
     assert_eq!(code, 0, "{err}");
     let r = rows(&out, &format!("| {arch} |"));
-    assert_eq!(r.len(), 8 + 4 + 3, "V (4 word sizes x 2 widths), B (4), H (3) rows:\n{out}");
+    assert_eq!(r.len(), 9 + 4 + 3, "V (4 word sizes x 2 widths, and u8x32), B (4), H (3) rows:\n{out}");
     for row in &r {
         assert!(["-V", "-B", "-H"].iter().any(|p| row[1].starts_with(p)), "{row:?}");
         for c in &row[2..5] {

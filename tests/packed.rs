@@ -9,6 +9,13 @@
 //!   written past the n instances), and (b) the dumped registers are bit for bit the layout
 //!   `codegen::target` describes (computed here independently), for B, V and H on every arch.
 //! - `generated_code_end_to_end`: the same through `codegen::generate` (the real raw entry).
+//! - Variants this CPU may lack, run under test-only emulations written from Intel's
+//!   documented semantics: hslice with GFNI (`gf2p8affineqb` emulated, everything else native
+//!   SSE/AVX2), and the avx512 8-bit vslice (plain and VBMI `vpermi2b`), bitslice and 8/16-bit
+//!   hslice (plain and VBMI + GFNI) routines (every AVX-512 intrinsic they use emulated on a
+//!   64-byte struct), against the layout
+//!   definition; plus compile-and-`objdump` checks that the instructions appear exactly when
+//!   the compiler targets GFNI / VBMI.
 
 mod common;
 
@@ -513,6 +520,13 @@ fn programs(arch: Arch) -> Vec<Program> {
         // group (2K+3), exactly K, and K-1.
         let k = (arch.reg_bits() / m) as usize;
         let k = if arch == Arch::Std { 5 } else { k };
+        // Instances of exactly 2, 4 and 8 words (contiguous lane chunks on SIMD).
+        progs.push(build(
+            Slicing::V,
+            &format!("vs{m}_{a}"),
+            &[sp("x", &[4], m)],
+            &[sp("y", &[8], m), sp("s", &[2], m)],
+        ));
         progs.push(build(
             Slicing::V,
             &format!("vw{m}_{a}"),
@@ -883,4 +897,433 @@ fn interleaved_prepared_consts_and_helpers() {
     }
     println!("checked {checked} outputs");
     assert!(checked > 0);
+}
+
+/// Test-only emulation of GFNI's `gf2p8affine_epi64_epi8` (imm 0), written from Intel's
+/// pseudo-code: result byte j of each qword, bit i = parity(A.byte[7-i] AND x.byte[j]).
+/// Only this instruction is emulated; everything else runs on the real SSE/AVX2 unit.
+const GFNI_EMULATION: &str = r#"#include <immintrin.h>
+#include <stdint.h>
+static void emu_gf2p8affine(const uint8_t *x, const uint8_t *a, uint8_t *o, int n) {
+    for (int q = 0; q < n / 8; q++)
+        for (int j = 0; j < 8; j++) {
+            unsigned r = 0;
+            for (int i = 0; i < 8; i++) {
+                unsigned v = a[8 * q + 7 - i] & x[8 * q + j], p = 0;
+                for (int b = 0; b < 8; b++) p ^= (v >> b) & 1u;
+                r |= p << i;
+            }
+            o[8 * q + j] = (uint8_t)r;
+        }
+}
+__attribute__((target("sse4.2"))) static __m128i emu_gf_sse(__m128i x, __m128i a) {
+    uint8_t X[16], A[16], O[16];
+    _mm_storeu_si128((__m128i *)X, x); _mm_storeu_si128((__m128i *)A, a);
+    emu_gf2p8affine(X, A, O, 16);
+    return _mm_loadu_si128((const __m128i *)O);
+}
+__attribute__((target("avx2"))) static __m256i emu_gf_avx2(__m256i x, __m256i a) {
+    uint8_t X[32], A[32], O[32];
+    _mm256_storeu_si256((__m256i *)X, x); _mm256_storeu_si256((__m256i *)A, a);
+    emu_gf2p8affine(X, A, O, 32);
+    return _mm256_loadu_si256((const __m256i *)O);
+}
+#define NKP_GF2P8AFF_sse(x, a) emu_gf_sse(x, a)
+#define NKP_GF2P8AFF_avx2(x, a) emu_gf_avx2(x, a)
+/* Defined here, after <immintrin.h>: GCC's target pragmas inside the intrinsics headers reset
+   the ISA macros to the real flags, so -D__GFNI__ on the command line would not survive. */
+#ifndef __GFNI__
+#define __GFNI__ 1
+#endif
+"#;
+
+/// The hslice 8/16-bit routines' GFNI variant (`#if defined(__GFNI__)`), which this CPU may
+/// lack: compiled with `__GFNI__` defined and the instruction emulated (above), run through the same
+/// round trips and register-layout checks as the plain path.
+#[test]
+fn hslice_gfni_variant_matches_layout_under_emulation() {
+    let mut rng = Rng(0x5eed_0003);
+    let archs = [Arch::Sse, Arch::Avx2];
+    let (mask, _) = arch_mask(&archs);
+    let mut files: Vec<(String, String)> = vec![];
+    let mut main = String::from(DRIVER_HEAD);
+    let mut cases = vec![];
+    let mut calls = String::new();
+    for (ai, arch) in archs.iter().enumerate() {
+        let mut tu = String::from(GFNI_EMULATION);
+        tu.push_str("#include <string.h>\n");
+        writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
+        for prog in programs(*arch) {
+            let name = prog.nodes.last().unwrap().name.clone();
+            if !(name.starts_with("h8_") || name.starts_with("h16_")) {
+                continue;
+            }
+            let case = make_case(prog, *arch, &mut rng);
+            let (c, h) = packed::emit(&case.prog, *arch).unwrap();
+            assert!(c.contains("NKP_GF2P8AFF_"), "no GFNI variant emitted for {name}");
+            tu.push_str(nakiri::runtime::includes(*arch));
+            tu.push_str(&h);
+            tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
+            tu.push_str(&c);
+            main.push_str(&h);
+            main.push_str(&driver_fn(&case, &mut rng, true));
+            writeln!(calls, "        run_{}();", case.lay.entry).unwrap();
+            cases.push(case);
+        }
+        writeln!(calls, "    }}").unwrap();
+        files.push((format!("gfni_{}.c", arch.name()), tu));
+    }
+    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(&calls);
+    main.push_str("    return 0;\n}\n");
+    files.push(("main.c".into(), main));
+    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let out = build_and_run("packed_gfni", &refs, &[], &format!("{mask}\n"));
+    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    if run.is_empty() {
+        println!("skipped: no SSE/AVX2 here");
+        return;
+    }
+    check_output(&run, &out, true);
+}
+
+/// With the C compiler targeting GFNI the hslice routines use `vgf2p8affineqb` (and never
+/// without it), on SSE/AVX2/AVX-512: a compile-and-disassemble check (no need to run).
+#[test]
+fn hslice_gfni_instruction_only_with_gfni() {
+    let dir = std::env::temp_dir().join(format!("nakiri_gfni_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    for (arch, flags) in [
+        (Arch::Sse, vec!["-msse4.2"]),
+        (Arch::Avx2, vec!["-mavx2"]),
+        (Arch::Avx512, vec!["-mavx512f", "-mavx512bw", "-mavx512vl"]),
+    ] {
+        let mut rng = Rng(7);
+        let prog = programs(arch).into_iter().find(|p| p.nodes.last().unwrap().name.starts_with("h8_")).unwrap();
+        let case = make_case(prog, arch, &mut rng);
+        let (c, h) = packed::emit(&case.prog, arch).unwrap();
+        let tu = format!("{}{}{}{}", nakiri::runtime::includes(arch), h, fake_raw_entry(&case.prog, &case.lay), c);
+        let src = dir.join(format!("g_{}.c", arch.name()));
+        std::fs::write(&src, tu).unwrap();
+        for gfni in [true, false] {
+            let obj = dir.join(format!("g_{}_{gfni}.o", arch.name()));
+            let mut cmd = std::process::Command::new(&cc);
+            cmd.args(["-O2", "-c"]).args(&flags);
+            if gfni {
+                cmd.arg("-mgfni");
+            }
+            let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
+            assert!(st.status.success(), "{}: {}", arch, String::from_utf8_lossy(&st.stderr));
+            let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+            let text = String::from_utf8_lossy(&dis.stdout);
+            assert_eq!(text.contains("gf2p8affineqb"), gfni, "{arch} with gfni={gfni}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Test-only plain-C emulation of the few AVX-512 intrinsics the 8-bit vslice routines use,
+/// written from Intel's documented semantics: `__m512i` becomes a struct of 64 bytes, each
+/// intrinsic a function on it (macros defined after <immintrin.h>, so the generated text is
+/// compiled unchanged), and the routines' `target("avx512...")` attribute is neutralised so
+/// that nothing is compiled for AVX-512. `__AVX512VBMI__` is defined here (not with -D: GCC's
+/// target pragmas in the intrinsics headers reset ISA macros) when `vbmi`.
+fn avx512_emulation(vbmi: bool) -> String {
+    let mut s = String::from(
+        r#"#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+typedef struct { uint8_t b[64]; } emu512;
+#define __m512i emu512
+static emu512 emu_loadu(const void *p) { emu512 r; memcpy(r.b, p, 64); return r; }
+static void emu_storeu(void *p, emu512 v) { memcpy(p, v.b, 64); }
+static emu512 emu_cast128(__m128i v) { emu512 r; memset(r.b, 0, 64); _mm_storeu_si128((__m128i *)r.b, v); return r; }
+static __m128i emu_cast512(emu512 v) { return _mm_loadu_si128((const __m128i *)v.b); }
+static __m128i emu_extract(emu512 v, int l) { return _mm_loadu_si128((const __m128i *)(v.b + 16 * (l & 3))); }
+static emu512 emu_insert(emu512 a, __m128i v, int l) { _mm_storeu_si128((__m128i *)(a.b + 16 * (l & 3)), v); return a; }
+static emu512 emu_xor(emu512 a, emu512 b) { for (int i = 0; i < 64; i++) a.b[i] ^= b.b[i]; return a; }
+static emu512 emu_zero(void) { emu512 r; memset(r.b, 0, 64); return r; }
+/* VPUNPCKLBW/VPUNPCKHBW: per 128-bit lane, interleave the low (high) 8 bytes of a and b. */
+static emu512 emu_unpack(emu512 a, emu512 b, int hi) {
+    emu512 r;
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < 8; k++) {
+            r.b[16 * l + 2 * k] = a.b[16 * l + 8 * hi + k];
+            r.b[16 * l + 2 * k + 1] = b.b[16 * l + 8 * hi + k];
+        }
+    return r;
+}
+/* VPERMI2B/VPERMT2B: byte e = (idx[e] bit 6 ? b : a)[idx[e] bits 0..5]. */
+static emu512 emu_perm2(emu512 a, emu512 idx, emu512 b) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) r.b[e] = (idx.b[e] & 64) ? b.b[idx.b[e] & 63] : a.b[idx.b[e] & 63];
+    return r;
+}
+#define _mm512_loadu_si512(p) emu_loadu(p)
+#define _mm512_storeu_si512(p, v) emu_storeu(p, v)
+#define _mm512_castsi128_si512(v) emu_cast128(v)
+#define _mm512_castsi512_si128(v) emu_cast512(v)
+#define _mm512_extracti32x4_epi32(v, l) emu_extract(v, l)
+#define _mm512_inserti32x4(a, v, l) emu_insert(a, v, l)
+#define _mm512_xor_si512(a, b) emu_xor(a, b)
+#define _mm512_setzero_si512() emu_zero()
+#define _mm512_unpacklo_epi8(a, b) emu_unpack(a, b, 0)
+#define _mm512_unpackhi_epi8(a, b) emu_unpack(a, b, 1)
+#define _mm512_permutex2var_epi8(a, i, b) emu_perm2(a, i, b)
+/* VPSHUFB: per 128-bit lane, byte e = idx bit 7 ? 0 : a[idx & 15]. */
+static emu512 emu_pshufb(emu512 a, emu512 i) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) r.b[e] = (i.b[e] & 0x80) ? 0 : a.b[(e & ~15) + (i.b[e] & 15)];
+    return r;
+}
+static emu512 emu_shift64(emu512 a, int j, int left) {
+    for (int q = 0; q < 8; q++) {
+        uint64_t v; memcpy(&v, a.b + 8 * q, 8);
+        v = j > 63 ? 0 : left ? v << j : v >> j;
+        memcpy(a.b + 8 * q, &v, 8);
+    }
+    return a;
+}
+static emu512 emu_and(emu512 a, emu512 b) { for (int i = 0; i < 64; i++) a.b[i] &= b.b[i]; return a; }
+static emu512 emu_set64(const long long *e) { emu512 r; for (int q = 0; q < 8; q++) memcpy(r.b + 8 * q, &e[7 - q], 8); return r; }
+static emu512 emu_set1_64(long long x) { emu512 r; for (int q = 0; q < 8; q++) memcpy(r.b + 8 * q, &x, 8); return r; }
+static emu512 emu_set8(const char *e) { emu512 r; for (int i = 0; i < 64; i++) r.b[i] = (uint8_t)e[63 - i]; return r; }
+#define _mm512_shuffle_epi8(a, i) emu_pshufb(a, i)
+#define _mm512_srli_epi64(a, j) emu_shift64(a, j, 0)
+#define _mm512_slli_epi64(a, j) emu_shift64(a, j, 1)
+#define _mm512_and_si512(a, b) emu_and(a, b)
+#define _mm512_set1_epi64(x) emu_set1_64(x)
+#define _mm512_set_epi64(...) emu_set64((const long long[]){__VA_ARGS__})
+#define _mm512_set_epi8(...) emu_set8((const char[]){__VA_ARGS__})
+/* VSHUFI64X2: lanes 0, 1 from a, 2, 3 from b, chosen by the 2-bit fields of imm. */
+static emu512 emu_shuf_i64x2(emu512 a, emu512 b, int imm) {
+    emu512 r;
+    for (int l = 0; l < 4; l++) memcpy(r.b + 16 * l, (l < 2 ? a.b : b.b) + 16 * ((imm >> (2 * l)) & 3), 16);
+    return r;
+}
+/* VPUNPCKLWD/VPUNPCKHWD: per 128-bit lane, interleave the low (high) 4 words of a and b. */
+static emu512 emu_unpack16(emu512 a, emu512 b, int hi) {
+    emu512 r;
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < 4; k++) {
+            memcpy(r.b + 16 * l + 4 * k, a.b + 16 * l + 8 * hi + 2 * k, 2);
+            memcpy(r.b + 16 * l + 4 * k + 2, b.b + 16 * l + 8 * hi + 2 * k, 2);
+        }
+    return r;
+}
+/* GF2P8AFFINEQB, imm 0: byte j of each qword, bit i = parity(a.byte[7-i] & x.byte[j]). */
+static emu512 emu_gf2p8(emu512 x, emu512 a) {
+    emu512 r;
+    for (int q = 0; q < 8; q++)
+        for (int j = 0; j < 8; j++) {
+            unsigned o = 0;
+            for (int i = 0; i < 8; i++) {
+                unsigned v = a.b[8 * q + 7 - i] & x.b[8 * q + j], p = 0;
+                for (int t = 0; t < 8; t++) p ^= (v >> t) & 1u;
+                o |= p << i;
+            }
+            r.b[8 * q + j] = (uint8_t)o;
+        }
+    return r;
+}
+#define _mm512_shuffle_i64x2(a, b, imm) emu_shuf_i64x2(a, b, imm)
+#define _mm512_unpacklo_epi16(a, b) emu_unpack16(a, b, 0)
+#define _mm512_unpackhi_epi16(a, b) emu_unpack16(a, b, 1)
+#define NKP_GF2P8AFF_avx512(x, a) emu_gf2p8(x, a)
+#define target(x) unused
+"#,
+    );
+    if vbmi {
+        s.push_str("#ifndef __AVX512VBMI__\n#define __AVX512VBMI__ 1\n#endif\n#ifndef __GFNI__\n#define __GFNI__ 1\n#endif\n");
+    }
+    s
+}
+
+/// The avx512 8-bit vslice routines (lane chunks; their `vpermi2b` form under
+/// `__AVX512VBMI__`), run through the emulation above against the layout definition (lane i
+/// of register a = word a of instance i) for every W from 1 to 70 and 128, in and out, with
+/// and without the XOR operand, nothing written past the instances.
+#[test]
+fn avx512_vslice_u8_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+#include <stdlib.h>
+static uint8_t src[64 * 128 + 64], xs[64 * 128 + 64], dst[64 * 128 + 64], regs[64 * 128];
+int main(void) {
+    unsigned seed = 12345, bad = 0, runs = 0;
+    for (size_t W = 1; W <= 128; W++) {
+        if (W > 70 && W != 128) continue;
+        for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); xs[i] = (uint8_t)(seed >> 8); }
+        memset(regs, 0xA5, sizeof regs);
+        nkp_V_in_u8_avx512(src, W, regs);
+        for (size_t a = 0; a < W; a++)
+            for (size_t i = 0; i < 64; i++)
+                if (regs[a * 64 + i] != src[i * W + a]) { if (bad++ < 5) printf("in W=%zu a=%zu i=%zu\n", W, a, i); }
+        for (size_t i = W * 64; i < sizeof regs; i++) if (regs[i] != 0xA5) { bad++; break; }
+        for (int withx = 0; withx < 2; withx++) {
+            memset(dst, 0x5A, sizeof dst);
+            nkp_V_outx_u8_avx512(regs, W, withx ? xs : NULL, dst);
+            for (size_t n = 0; n < 64 * W; n++)
+                if (dst[n] != (uint8_t)(src[n] ^ (withx ? xs[n] : 0))) { if (bad++ < 5) printf("out W=%zu x=%d n=%zu\n", W, withx, n); }
+            for (size_t n = 64 * W; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("past end W=%zu\n", W); break; }
+        }
+        runs++;
+    }
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    for vbmi in [false, true] {
+        let c = format!(
+            "{}{}{}{}",
+            avx512_emulation(vbmi),
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8),
+            body
+        );
+        let out = build_and_run(if vbmi { "emu512_vbmi" } else { "emu512" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        assert_eq!(out.trim(), "runs 71 bad 0", "vbmi={vbmi}:\n{out}");
+    }
+}
+
+/// With the C compiler targeting AVX-512 VBMI the 8-bit vslice routines use `vpermi2b` /
+/// `vpermt2b`, and never without it (compile and disassemble only).
+#[test]
+fn avx512_vbmi_instruction_only_with_vbmi() {
+    let dir = std::env::temp_dir().join(format!("nakiri_vbmi_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let c = format!(
+        "{}{}__attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void f(const uint8_t *s, void *r, uint8_t *d) {{ nkp_V_in_u8_avx512(s, 4, r); nkp_V_out_u8_avx512(r, 4, d); nkp_V_in_u8_avx512(s, 16, r); }}\n",
+        nakiri::runtime::transpose::common(),
+        nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8)
+    );
+    let src = dir.join("v.c");
+    std::fs::write(&src, c).unwrap();
+    for vbmi in [true, false] {
+        let obj = dir.join(format!("v_{vbmi}.o"));
+        let mut cmd = std::process::Command::new(&cc);
+        cmd.args(["-O2", "-c", "-mavx512f", "-mavx512bw", "-mavx512vl"]);
+        if vbmi {
+            cmd.arg("-mavx512vbmi");
+        }
+        let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
+        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
+        let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+        let text = String::from_utf8_lossy(&dis.stdout);
+        assert_eq!(text.contains("vpermi2b") || text.contains("vpermt2b"), vbmi, "vbmi={vbmi}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The avx512 bitslice routines (whole 64-bit groups by the byte + bit stages, the partial
+/// group by the swap network) through the same emulation, against the layout definition (bit
+/// k of 64-bit lane l of register a = bit a, MSB-first, of instance 64l+k), in and out, for
+/// every unit size, whole and partial groups and bit strings.
+#[test]
+fn avx512_bitslice_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+static uint8_t src[512 * 32 + 64], dst[512 * 32 + 64], regs[256 * 64];
+static unsigned seed = 99;
+static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
+    uint64_t u = 0; memcpy(&u, inst + (a / ub) * (ub / 8), ub / 8);
+    return (unsigned)(u >> (ub - 1 - a % ub)) & 1u;
+}
+#define CASE(UB, UNITS, NATOMS) do { \
+    const size_t bpi = (UNITS) * (UB) / 8; \
+    for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); } \
+    memset(regs, 0xA5, sizeof regs); \
+    nkp_B_in_u##UB##_avx512((const uint##UB##_t *)(const void *)src, UNITS, NATOMS, regs); \
+    for (size_t a = 0; a < (NATOMS); a++) \
+        for (size_t i = 0; i < 512; i++) { \
+            const unsigned got = (regs[a * 64 + 8 * (i / 64) + (i % 64) / 8] >> (i % 8)) & 1u; \
+            if (got != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("in u%d a=%zu i=%zu\n", UB, a, i); } \
+        } \
+    for (size_t n = (NATOMS) * 64; n < sizeof regs; n++) if (regs[n] != 0xA5) { bad++; printf("regs past end u%d\n", UB); break; } \
+    memset(dst, 0x5A, sizeof dst); \
+    nkp_B_out_u##UB##_avx512(regs, UNITS, NATOMS, (uint##UB##_t *)(void *)dst); \
+    for (size_t i = 0; i < 512; i++) \
+        for (size_t a = 0; a < (NATOMS); a++) \
+            if (bit_of(dst + i * bpi, UB, a) != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("out u%d a=%zu i=%zu\n", UB, a, i); } \
+    for (size_t n = 512 * bpi; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("dst past end u%d\n", UB); break; } \
+    runs++; \
+} while (0)
+int main(void) {
+    unsigned bad = 0, runs = 0;
+    CASE(8, 16, 128); CASE(8, 2, 13); CASE(8, 9, 72); CASE(8, 8, 64);
+    CASE(16, 4, 64); CASE(16, 7, 112); CASE(16, 1, 16);
+    CASE(32, 3, 96); CASE(32, 4, 128);
+    CASE(64, 2, 128); CASE(64, 1, 64); CASE(64, 3, 192);
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    let c = format!(
+        "{}{}{}{}",
+        avx512_emulation(false),
+        nakiri::runtime::transpose::common(),
+        nakiri::runtime::transpose::b_routines(Arch::Avx512),
+        body
+    );
+    let out = build_and_run("emu512_b", &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+    assert_eq!(out.trim(), "runs 12 bad 0", "{out}");
+}
+
+/// The avx512 hslice 8- and 16-bit routines (vslice chunks + byte shuffles + 8x8 bit
+/// transposes; with `vbmi` also their `vpermi2b` and `gf2p8affineqb` forms) through the
+/// emulation, against the layout definition: register (call c, word a), 128-bit lane L, slot j
+/// (S = 128/m bits from the lane's LSB), bit i = bit j (MSB-first) of word a of instance
+/// c*R/m + L*S + i.
+#[test]
+fn avx512_hslice_matches_layout_under_emulation() {
+    let body = r#"
+#include <stdio.h>
+static uint8_t src[512 * 16 + 64], dst[512 * 16 + 64], regs[8 * 8 * 64 * 2];
+static unsigned seed = 7;
+#define CASE(M, W) do { \
+    const size_t S = 128 / (M), NI = 512, PER = 512 / (M); \
+    for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); } \
+    memset(regs, 0xA5, sizeof regs); \
+    nkp_H_in_u##M##_avx512_m##M((const uint##M##_t *)(const void *)src, W, W, regs); \
+    for (size_t n = 0; n < NI; n++) \
+        for (size_t a = 0; a < (W); a++) { \
+            uint##M##_t w; memcpy(&w, src + (n * (W) + a) * sizeof w, sizeof w); \
+            const size_t c = n / PER, L = (n % PER) / S, i = (n % PER) % S; \
+            for (size_t j = 0; j < (M); j++) { \
+                const size_t bit = L * 128 + j * S + i; \
+                const unsigned got = (regs[(c * (W) + a) * 64 + bit / 8] >> (bit % 8)) & 1u; \
+                if (got != ((w >> ((M) - 1 - j)) & 1u)) { if (bad++ < 5) printf("in m%d W%d n=%zu a=%zu j=%zu\n", M, W, n, a, j); } \
+            } \
+        } \
+    memset(dst, 0x5A, sizeof dst); \
+    nkp_H_out_u##M##_avx512_m##M(regs, W, W, (uint##M##_t *)(void *)dst); \
+    if (memcmp(dst, src, NI * (W) * sizeof(uint##M##_t))) { bad++; printf("out m%d W%d\n", M, W); } \
+    for (size_t n = NI * (W) * sizeof(uint##M##_t); n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("past end m%d W%d\n", M, W); break; } \
+    runs++; \
+} while (0)
+int main(void) {
+    unsigned bad = 0, runs = 0;
+    CASE(8, 1); CASE(8, 3); CASE(8, 4); CASE(8, 8); CASE(8, 16);
+    CASE(16, 1); CASE(16, 3); CASE(16, 4); CASE(16, 8);
+    printf("runs %u bad %u\n", runs, bad);
+    return 0;
+}
+"#;
+    for vbmi in [false, true] {
+        let c = format!(
+            "{}{}{}{}{}",
+            avx512_emulation(vbmi),
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 8),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 16),
+            body
+        );
+        if vbmi {
+            assert!(c.contains("NKP_GF2P8AFF_avx512(gi"), "no GFNI form in the avx512 hslice routines");
+        }
+        let out = build_and_run(if vbmi { "emu512_h_vbmi" } else { "emu512_h" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        assert_eq!(out.trim(), "runs 9 bad 0", "vbmi+gfni={vbmi}:\n{out}");
+    }
 }

@@ -7,20 +7,37 @@
 //!   64 bits; lane l holds instances 64l..64l+63. The plain bits of one parameter of one instance
 //!   form a bit string (atom a = bit a, MSB-first); it is cut in 64-bit groups. For group g the
 //!   64 "rows" k = 0..63 are vectors whose lane l is group g of instance 64l+k; the classic
-//!   log-step swap network (6 rounds of masked shift/xor swaps) transposes all R/64 lanes at once
-//!   (plain `uint64_t` on `std`, SSE/AVX2/AVX-512/NEON 64-bit-lane shifts elsewhere), after which
-//!   row 63-b *is* the register of atom 64g+b. The same network run backwards (it is an
-//!   involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
+//!   log-step swap network (6 rounds of masked shift/xor swaps) transposes all R/64 lanes at once,
+//!   after which row 63-b *is* the register of atom 64g+b. The same network run backwards (it is
+//!   an involution) gives the inverse. So an R x R bit matrix is handled as R/64 x R/64 blocks of
 //!   64x64, with R/64 blocks transposed per vector instruction.
-//!   Groups are read and written as one 8-byte word with a unit reversal (`movbe` for bytes);
-//!   the vectors of rows are built from their lanes in registers.
-//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512, K x K
-//!   in-register transposes (K = R/m; rows = instances, [`v_network`]: log2(128/m) rounds of
-//!   `unpacklo/hi` then `vperm2i128` / `vshufi64x2` across 128-bit lanes); words past the last
-//!   whole group of K by partial loads/stores (masked on AVX-512). `std` and NEON: a scalar
-//!   gather/scatter (`std` has one instance per register anyway).
-//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V network, then per register a byte
-//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]). Other word sizes and
+//!   On SSE/AVX2/AVX-512 every *whole* group (64 atoms, all inside the bit string) goes through
+//!   [`b_group_routines`] instead: the three byte-level rounds of the network are replaced by
+//!   byte shuffles (`pshufb` + 4 rounds of `unpack*_epi8`, straight from 16-byte loads of the
+//!   plain data, unit order folded into the `pshufb`), and only the three bit-level rounds
+//!   (J = 4, 2, 1) stay as masked swaps. Measured on Zen 3, `bench transpose --arch avx2`
+//!   (c/B in/out): b8[16] 0.40-0.53/0.41-0.57 -> 0.18/0.19, u16x4 0.32-0.55/0.51-0.81 ->
+//!   0.16/0.17, u32x4 0.42-0.50/0.37-0.62 -> 0.18/0.19, u64x2 0.27-0.37/0.42-0.60 -> 0.18/0.19
+//!   (memcpy 0.05-0.06); SSE about 0.29/0.30 (was 0.46-0.88/0.51-0.68).
+//!   The last, partial group (and `std`, NEON) keeps the network: `uint64_t` on `std`, 64-bit
+//!   lane shifts elsewhere; groups read and written as one 8-byte word with a unit reversal
+//!   (`movbe` for bytes), the vectors of rows built from their lanes in registers.
+//! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512 the
+//!   words go in chunks that never cross a 128-bit lane ([`v_lane_chunks`]): k = 128/m words,
+//!   then k/2, ..., 1 for the rest (W need not be a multiple of anything); lane l of a chunk's
+//!   vectors is filled with 16-byte (or piecewise, when instances have more words than the
+//!   chunk) loads of the instances of that lane, and log2(k) rounds of `unpacklo/hi` in,
+//!   log2(G) out transpose them. 16/32/64-bit words still take whole groups of K = R/m words
+//!   through the K x K in-register network ([`v_network`]: log2(128/m) unpack rounds then
+//!   `vperm2i128` / `vshufi64x2` across lanes), measured slightly faster there; 8-bit words
+//!   always take the chunks (the 32x32 byte network spilled: u8x32 0.17-0.26/0.21-0.23 c/B
+//!   vs 0.07/0.08 with chunks). Before the chunks, instances with fewer than K words ran the
+//!   K x K network on a mostly empty matrix with piecewise tails (u8x4 0.99/2.26 c/B, now
+//!   0.05/0.05; u8x16 0.27/0.53, now 0.06/0.07; u16x4 0.20/0.16, now 0.05/0.05). `std` and
+//!   NEON: a scalar gather/scatter (`std` has one instance per register anyway).
+//! - **H**: 8- and 16-bit words on SSE/AVX2/AVX-512: the V routines, then per register a byte
+//!   shuffle and 8x8 bit transposes in 64-bit lanes ([`h_routines_simd`]; one `gf2p8affineqb`
+//!   per register instead of three delta swaps when the C compiler targets GFNI, `__GFNI__`). Other word sizes and
 //!   `std`: the same 64-bit groups of the instances' bit strings as in B, transposed per block
 //!   of 64 instances; each resulting row (one bit position of one word, for 64 instances) is cut
 //!   into runs of S = L/m bits, which are the slots of that word's register in consecutive lanes
@@ -349,7 +366,15 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
 }
 "#;
     s.push_str(&subst(tr, arch));
+    let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
+    if simd {
+        s.push_str(v_vec_ops(arch));
+        s.push_str(&v_piece_ops(arch));
+    }
     for ub in [8u32, 16, 32, 64] {
+        if simd {
+            s.push_str(&b_group_routines(arch, ub));
+        }
         let t = r#"static NKP_UNUSED $ATTR void nkp_B_in_u$UB_$A(const uint$UB_t *src, size_t units, size_t natoms, void *regs) {
     NKP_VT_$A x[64];
     uint64_t tmp[NKP_VL_$A];
@@ -389,7 +414,19 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
     nkp_wipe(tmp, sizeof tmp);
 }
 "#;
-        s.push_str(&subst(t, arch).replace("$UB", &ub.to_string()));
+        let t = if simd {
+            t.replace(
+                "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), g, (char *)regs);\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
+            )
+            .replace(
+                "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        size_t nb",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), g, dst, x);\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
+            )
+        } else {
+            t.to_string()
+        };
+        s.push_str(&subst(&t, arch).replace("$UB", &ub.to_string()));
     }
     s.push_str(&format!("#endif /* NKP_B_DEFINED_{a} */\n"));
     s
@@ -428,53 +465,45 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
         return s + &v_scalar_routines(arch, m);
     }
     s.push_str(&format!("#ifndef NKP_V_DEFINED_{a}_{m}\n#define NKP_V_DEFINED_{a}_{m}\n"));
-    s.push_str(&v_network(arch, m));
-    let t = r#"/* W words of $K instances <-> W registers: groups of $K words are $Kx$K transposes in
-   registers (rows = instances); the last group of W % $K words is loaded and stored with
-   partial loads/stores (`nkp_vldp`/`nkp_vstp`: masked on AVX-512, 8-byte pieces elsewhere) (nothing read or written outside the instances' words). */
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {
-    NKP_VVT_$A x[$K];
-    size_t a = 0;
-    for (; a + $K <= W; a += $K) {
-        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);
-        nkp_vtr_$A_m$M(x);
-        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
-    }
-    if (a < W) {
-        const size_t r = W - a;
-        for (size_t i = 0; i < $K; i++) x[i] = nkp_vldp_$A(src + i * W + a, r * sizeof(uint$M_t));
-        nkp_vtr_$A_m$M(x);
-        for (size_t j = 0; j < r; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);
-    }
-}
-/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {
-    NKP_VVT_$A x[$K];
-    size_t a = 0;
-    for (; a + $K <= W; a += $K) {
-        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);
-        nkp_vtr_$A_m$M(x);
-        for (size_t i = 0; i < $K; i++) {
-            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));
-            NKP_VSTOREU_$A(dst + i * W + a, x[i]);
-        }
-    }
-    if (a < W) {
-        const size_t r = W - a;
-        for (size_t j = 0; j < $K; j++) x[j] = j < r ? NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]) : NKP_VZERO_$A();
-        nkp_vtr_$A_m$M(x);
-        for (size_t i = 0; i < $K; i++) {
-            if (xs) x[i] = NKP_VXOR_$A(x[i], nkp_vldp_$A(xs + i * W + a, r * sizeof(uint$M_t)));
-            nkp_vstp_$A(dst + i * W + a, r * sizeof(uint$M_t), x[i]);
-        }
-    }
-}
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {
-    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
-}
-"#;
     let k = instances(arch, Slicing::V, m);
-    s.push_str(&subst(t, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()));
+    s.push_str(&v_lane_chunks(arch, m));
+    let kl = 128 / m;
+    let mut tin = String::new();
+    let mut tout = String::new();
+    if m >= 16 {
+        s.push_str(&v_network(arch, m));
+        tin.push_str("    for (; a + $K <= W; a += $K) {\n        NKP_VVT_$A x[$K];\n        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);\n        nkp_vtr_$A_m$M(x);\n        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);\n    }\n");
+        tout.push_str("    for (; a + $K <= W; a += $K) {\n        NKP_VVT_$A x[$K];\n        for (size_t j = 0; j < $K; j++) x[j] = NKP_VLOADU_$A((const char *)regs + (a + j) * sizeof x[0]);\n        nkp_vtr_$A_m$M(x);\n        for (size_t i = 0; i < $K; i++) {\n            if (xs) x[i] = NKP_VXOR_$A(x[i], NKP_VLOADU_$A(xs + i * W + a));\n            NKP_VSTOREU_$A(dst + i * W + a, x[i]);\n        }\n    }\n");
+    }
+    let mut g = kl;
+    while g >= 1 {
+        let cond = if g == kl { "while" } else { "if" };
+        tin.push_str(&format!(
+            "    {cond} (W - a >= {g}) {{ nkp_vg_in_$A_m$M_g{g}((const char *)(src + a), sb, (char *)regs + a * RB); a += {g}; }}\n"
+        ));
+        tout.push_str(&format!(
+            "    {cond} (W - a >= {g}) {{ nkp_vg_outx_$A_m$M_g{g}((const char *)regs + a * RB, sb, xs ? (const char *)(xs + a) : NULL, (char *)(dst + a)); a += {g}; }}\n"
+        ));
+        g /= 2;
+    }
+    let t2 = format!(
+        r#"/* W words of $K instances <-> W registers: chunks of 128/$M words, then of 64/$M, ..., 1
+   (runtime::transpose::v_lane_chunks); nothing read or written outside the instances' words. */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_in_u$M_$A(const uint$M_t *src, size_t W, void *regs) {{
+    const size_t sb = W * sizeof(uint$M_t), RB = $RB;
+    size_t a = 0;
+{tin}}}
+/* The inverse; with xs != NULL, dst = xs ^ (the instances) word by word (xs may equal dst). */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_outx_u$M_$A(const void *regs, size_t W, const uint$M_t *xs, uint$M_t *dst) {{
+    const size_t sb = W * sizeof(uint$M_t), RB = $RB;
+    size_t a = 0;
+{tout}}}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M_t *dst) {{
+    nkp_V_outx_u$M_$A(regs, W, NULL, dst);
+}}
+"#
+    );
+    s.push_str(&subst(&t2, arch).replace("$M", &m.to_string()).replace("$K", &k.to_string()).replace("$RB", &(arch.reg_bits() / 8).to_string()));
     s.push_str("#endif\n");
     s
 }
@@ -509,17 +538,17 @@ static NKP_UNUSED $ATTR void nkp_V_out_u$M_$A(const void *regs, size_t W, uint$M
     s
 }
 
-/// Vector type and operations of the vslice network (x86 SIMD).
+/// Vector type and load/store macros of the vslice and bitslice SIMD routines (x86 SIMD).
 fn v_vec_ops(arch: Arch) -> &'static str {
     match arch {
         Arch::Sse => {
-            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) __m128i nkp_vldp_sse(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"sse4.2\"))) void nkp_vstp_sse(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\n#endif\n"
+            "#ifndef NKP_VVT_sse\n#define NKP_VVT_sse __m128i\n#define NKP_VLOADU_sse(p) _mm_loadu_si128((const __m128i *)(const void *)(p))\n#define NKP_VSTOREU_sse(p, v) _mm_storeu_si128((__m128i *)(void *)(p), v)\n#define NKP_VZERO_sse() _mm_setzero_si128()\n#define NKP_VXOR_sse(a, b) _mm_xor_si128(a, b)\n#endif\n"
         }
         Arch::Avx2 => {
-            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m128i nkp_vldp128_avx2(const void *p, size_t n) {\n    if (n >= 16) return _mm_loadu_si128((const __m128i *)p);\n    uint64_t lo = 0, hi = 0;\n    if (n >= 8) { memcpy(&lo, p, 8); memcpy(&hi, (const char *)p + 8, n - 8); }\n    else memcpy(&lo, p, n);\n    return _mm_insert_epi64(_mm_cvtsi64_si128((long long)lo), (long long)hi, 1);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) __m256i nkp_vldp_avx2(const void *p, size_t n) {\n    if (n >= 32) return _mm256_loadu_si256((const __m256i *)p);\n    if (n > 16) return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)p)), nkp_vldp128_avx2((const char *)p + 16, n - 16), 1);\n    return _mm256_inserti128_si256(_mm256_setzero_si256(), nkp_vldp128_avx2(p, n), 0);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp128_avx2(void *p, size_t n, __m128i v) {\n    if (n >= 16) { _mm_storeu_si128((__m128i *)p, v); return; }\n    uint64_t lo = (uint64_t)_mm_cvtsi128_si64(v), hi = (uint64_t)_mm_extract_epi64(v, 1);\n    if (n >= 8) { memcpy(p, &lo, 8); memcpy((char *)p + 8, &hi, n - 8); }\n    else memcpy(p, &lo, n);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx2\"))) void nkp_vstp_avx2(void *p, size_t n, __m256i v) {\n    if (n >= 32) { _mm256_storeu_si256((__m256i *)p, v); return; }\n    if (n > 16) { _mm_storeu_si128((__m128i *)p, _mm256_castsi256_si128(v)); nkp_vstp128_avx2((char *)p + 16, n - 16, _mm256_extracti128_si256(v, 1)); return; }\n    nkp_vstp128_avx2(p, n, _mm256_castsi256_si128(v));\n}\n#endif\n"
+            "#ifndef NKP_VVT_avx2\n#define NKP_VVT_avx2 __m256i\n#define NKP_VLOADU_avx2(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))\n#define NKP_VSTOREU_avx2(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)\n#define NKP_VZERO_avx2() _mm256_setzero_si256()\n#define NKP_VXOR_avx2(a, b) _mm256_xor_si256(a, b)\n#endif\n"
         }
         Arch::Avx512 => {
-            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n/* Masked byte loads/stores: bytes past n are neither read nor written (no fault either). */\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) __m512i nkp_vldp_avx512(const void *p, size_t n) {\n    return _mm512_maskz_loadu_epi8(n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), p);\n}\nstatic inline __attribute__((always_inline)) NKP_UNUSED __attribute__((target(\"avx512f,avx512bw,avx512vl\"))) void nkp_vstp_avx512(void *p, size_t n, __m512i v) {\n    _mm512_mask_storeu_epi8(p, n >= 64 ? ~(__mmask64)0 : (((__mmask64)1 << n) - 1), v);\n}\n#endif\n"
+            "#ifndef NKP_VVT_avx512\n#define NKP_VVT_avx512 __m512i\n#define NKP_VLOADU_avx512(p) _mm512_loadu_si512((const void *)(p))\n#define NKP_VSTOREU_avx512(p, v) _mm512_storeu_si512((void *)(p), v)\n#define NKP_VZERO_avx512() _mm512_setzero_si512()\n#define NKP_VXOR_avx512(a, b) _mm512_xor_si512(a, b)\n#endif\n"
         }
         _ => "",
     }
@@ -774,13 +803,14 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
 }
 
 /// Hslice for 8- and 16-bit words on SSE/AVX2/AVX-512 (slots of whole bytes): the vslice
-/// network first (register a gets word a of the call's R/m instances, lane i = instance i,
+/// routines first (register a gets word a of the call's R/m instances, lane i = instance i,
 /// which is already the hslice grouping: 128-bit lane l holds instances l*S .. l*S+S-1), then
 /// in every register, per 128-bit lane, the S x m bit matrix (instances x word bits) is
 /// transposed into the m slots: a `pshufb` groups the bytes so that each 64-bit half holds one
 /// byte of 8 instances, an 8x8 bit transpose per 64-bit lane (three delta swaps: byte i bit b
-/// <-> byte b bit i), and a second `pshufb` puts the resulting bytes in slot order (bit 0 of a
-/// word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
+/// <-> byte b bit i; with GFNI one `gf2p8affineqb` against the bytes 1<<j, the matrix being
+/// the qword with its bytes reversed, folded into the first `pshufb`), and a second `pshufb`
+/// puts the resulting bytes in slot order (bit 0 of a word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
 /// the generic routines of [`h_routines`].
 fn h_routines_simd(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
@@ -813,6 +843,14 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
         g
     };
     let (bwd1, bwd2) = (inv(&fwd1), inv(&fwd2));
+    // With GFNI the 8x8 bit transpose of a qword x is gf2p8affine(data = bytes 1<<j, matrix =
+    // x with its bytes reversed): the reversal is folded into the shuffle before it.
+    let rev8 = |f: &[usize; 16]| -> [usize; 16] { core::array::from_fn(|k| f[k ^ 7]) };
+    let gf = match arch {
+        Arch::Sse => "_mm_gf2p8affine_epi64_epi8",
+        Arch::Avx2 => "_mm256_gf2p8affine_epi64_epi8",
+        _ => "_mm512_gf2p8affine_epi64_epi8",
+    };
     let lanes = r / 128;
     let setv = |idx: &[usize; 16]| -> String {
         // _mm*_set_epi8 takes bytes from the most significant: build the full register.
@@ -834,6 +872,11 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
     s.push_str(&v_routines(arch, m, m));
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
     let t = r#"/* hslice, $M-bit words, from/to the vslice layout (see runtime::transpose::h_routines_simd). */
+/* GFNI: out byte j of each qword, bit i = parity(a.byte[7-i] & x.byte[j]) (Intel's
+   GF2P8AFFINEQB with imm 0); a test may define the macro first (an emulation). */
+#if defined(__GFNI__) && !defined(NKP_GF2P8AFF_$A)
+#define NKP_GF2P8AFF_$A(x, a) $GF(x, a, 0)
+#endif
 #ifndef NKP_TR8X8_$A
 #define NKP_TR8X8_$A
 static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A x) {
@@ -846,26 +889,42 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x
 #endif
 static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
     (void)units;
+#if defined(__GFNI__)
+    const NKP_VT_$A f1 = $FWD1R, f2 = $FWD2, gi = NKP_SET1_$A(0x8040201008040201ULL);
+#else
     const NKP_VT_$A f1 = $FWD1, f2 = $FWD2;
+#endif
     for (size_t c = 0; c < $NC; c++) {
         char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
         nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
         for (size_t a = 0; a < W; a++) {
             NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+#if defined(__GFNI__)
+            v = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, f1)), f2);
+#else
             v = $SH(nkp_tr8x8_$A($SH(v, f1)), f2);
+#endif
             NKP_STOREU_$A(rc + a * sizeof v, v);
         }
     }
 }
 static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
     (void)units;
+#if defined(__GFNI__)
+    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2R, gi = NKP_SET1_$A(0x8040201008040201ULL);
+#else
     const NKP_VT_$A b1 = $BWD1, b2 = $BWD2;
+#endif
     NKP_VT_$A t[W];
     for (size_t c = 0; c < $NC; c++) {
         const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
         for (size_t a = 0; a < W; a++) {
             NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
+#if defined(__GFNI__)
+            t[a] = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, b2)), b1);
+#else
             t[a] = $SH(nkp_tr8x8_$A($SH(v, b2)), b1);
+#endif
         }
         nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
     }
@@ -878,6 +937,9 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
             .replace("$NC", &nc.to_string())
             .replace("$INST", &inst.to_string())
             .replace("$SH", sh)
+            .replace("$GF", gf)
+            .replace("$FWD1R", &setv(&rev8(&fwd1)))
+            .replace("$BWD2R", &setv(&rev8(&bwd2)))
             .replace("$FWD1", &setv(&fwd1))
             .replace("$FWD2", &setv(&fwd2))
             .replace("$BWD1", &setv(&bwd1))
@@ -896,4 +958,448 @@ fn subst(t: &str, arch: Arch) -> String {
     let attr = target_attr(arch);
     let vl = (arch.reg_bits() / 64).to_string();
     t.replace("$ATTR", attr).replace("$VL", &vl).replace("$A", suffix(arch))
+}
+
+/// Piece loads/stores of one 128-bit lane (x86 SIMD, shared by every word size):
+/// `nkp_ldpc_<A>(p, piece, stride)` gathers 16/piece pieces of `piece` bytes (one of 16, 8,
+/// 4, 2, 1) found `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc_<A>` scatters
+/// them back. `piece` and `stride` are public sizes (compile-time constants once inlined).
+fn v_piece_ops(arch: Arch) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let t = r#"#ifndef NKP_PC_DEFINED_$A
+#define NKP_PC_DEFINED_$A
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc_$A(const char *p, size_t piece, size_t stride) {
+    if (piece == 16 || stride == piece) return _mm_loadu_si128((const __m128i *)(const void *)p);
+    if (piece == 8) return _mm_set_epi64x((long long)nkp_ld_u64(p + stride), (long long)nkp_ld_u64(p));
+    if (piece == 4) return _mm_set_epi32((int)nkp_ld_u32(p + 3 * stride), (int)nkp_ld_u32(p + 2 * stride), (int)nkp_ld_u32(p + stride), (int)nkp_ld_u32(p));
+    if (piece == 2) return _mm_set_epi16((short)nkp_ld_u16(p + 7 * stride), (short)nkp_ld_u16(p + 6 * stride), (short)nkp_ld_u16(p + 5 * stride), (short)nkp_ld_u16(p + 4 * stride),
+                                         (short)nkp_ld_u16(p + 3 * stride), (short)nkp_ld_u16(p + 2 * stride), (short)nkp_ld_u16(p + stride), (short)nkp_ld_u16(p));
+    return _mm_set_epi8((char)p[15 * stride], (char)p[14 * stride], (char)p[13 * stride], (char)p[12 * stride], (char)p[11 * stride], (char)p[10 * stride], (char)p[9 * stride], (char)p[8 * stride],
+                        (char)p[7 * stride], (char)p[6 * stride], (char)p[5 * stride], (char)p[4 * stride], (char)p[3 * stride], (char)p[2 * stride], (char)p[stride], (char)p[0]);
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc_$A(char *p, size_t piece, size_t stride, __m128i v) {
+    if (piece == 16 || stride == piece) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
+    if (piece == 8) { nkp_st_u64(p, (uint64_t)_mm_cvtsi128_si64(v)); nkp_st_u64(p + stride, (uint64_t)_mm_extract_epi64(v, 1)); return; }
+    if (piece == 4) {
+        nkp_st_u32(p, (uint32_t)_mm_cvtsi128_si32(v)); nkp_st_u32(p + stride, (uint32_t)_mm_extract_epi32(v, 1));
+        nkp_st_u32(p + 2 * stride, (uint32_t)_mm_extract_epi32(v, 2)); nkp_st_u32(p + 3 * stride, (uint32_t)_mm_extract_epi32(v, 3)); return;
+    }
+    if (piece == 2) {
+        nkp_st_u16(p, (uint16_t)_mm_extract_epi16(v, 0)); nkp_st_u16(p + stride, (uint16_t)_mm_extract_epi16(v, 1));
+        nkp_st_u16(p + 2 * stride, (uint16_t)_mm_extract_epi16(v, 2)); nkp_st_u16(p + 3 * stride, (uint16_t)_mm_extract_epi16(v, 3));
+        nkp_st_u16(p + 4 * stride, (uint16_t)_mm_extract_epi16(v, 4)); nkp_st_u16(p + 5 * stride, (uint16_t)_mm_extract_epi16(v, 5));
+        nkp_st_u16(p + 6 * stride, (uint16_t)_mm_extract_epi16(v, 6)); nkp_st_u16(p + 7 * stride, (uint16_t)_mm_extract_epi16(v, 7)); return;
+    }
+    p[0] = (char)_mm_extract_epi8(v, 0); p[stride] = (char)_mm_extract_epi8(v, 1); p[2 * stride] = (char)_mm_extract_epi8(v, 2); p[3 * stride] = (char)_mm_extract_epi8(v, 3);
+    p[4 * stride] = (char)_mm_extract_epi8(v, 4); p[5 * stride] = (char)_mm_extract_epi8(v, 5); p[6 * stride] = (char)_mm_extract_epi8(v, 6); p[7 * stride] = (char)_mm_extract_epi8(v, 7);
+    p[8 * stride] = (char)_mm_extract_epi8(v, 8); p[9 * stride] = (char)_mm_extract_epi8(v, 9); p[10 * stride] = (char)_mm_extract_epi8(v, 10); p[11 * stride] = (char)_mm_extract_epi8(v, 11);
+    p[12 * stride] = (char)_mm_extract_epi8(v, 12); p[13 * stride] = (char)_mm_extract_epi8(v, 13); p[14 * stride] = (char)_mm_extract_epi8(v, 14); p[15 * stride] = (char)_mm_extract_epi8(v, 15);
+}
+#endif
+"#;
+    t.replace("$ATTR", attr).replace("$A", a)
+}
+
+/// Vslice chunks of G words (G = 128/m, ..., 2, 1) for all K = R/m instances of one call, with
+/// no data crossing a 128-bit lane: `nkp_vg_in_<A>_m<M>_g<G>(src, sb, regs)` reads words
+/// a..a+G-1 of the K instances (`src` = word a of instance 0, `sb` = bytes per instance) and
+/// writes the G registers at `regs`; `nkp_vg_outx_<A>_m<M>_g<G>(regs, sb, xs, dst)` the inverse
+/// (XORed with the same words of `xs` when it is not NULL).
+///
+/// With k = 128/m elements per 128-bit lane: lane l of input vector r holds instances
+/// l*k + r*(k/G) + t (t < k/G), each as its G consecutive words (pieces of G*m/8 bytes, one
+/// 16-byte load when the instance has exactly G words). Within a lane an element's position
+/// is the bit string (r, t, w) = (i_hi, i_lo, w) over log2(G) + log2(k) bits, and the target
+/// layout wants (w, i_hi, i_lo): a left rotation by log2(k). One round of perfect shuffles,
+/// y[2i] = unpacklo(x[i], x[i+G/2]), y[2i+1] = unpackhi(x[i], x[i+G/2]), rotates that string
+/// left by one bit (the classic argument), so log2(k) rounds go in and log2(G) rounds come
+/// back out (left rotation by log2(G) undoes it). G·log2(k) unpacks per G registers in,
+/// G·log2(G) out; no lane crossing; G+1 vectors live at most.
+fn v_lane_chunks(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let k = (128 / m) as usize;
+    let lanes = arch.reg_bits() as usize / 128;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let eb = (m / 8) as usize; // bytes per element
+    let mut s = v_vec_ops(arch).to_string();
+    s.push_str(&v_piece_ops(arch));
+    s.push_str(&format!("#ifndef NKP_VG_DEFINED_{a}_{m}\n#define NKP_VG_DEFINED_{a}_{m}\n"));
+    // Assembles a vector from its lanes' 128-bit values / takes one lane out.
+    let build = |parts: &[String]| -> String {
+        match lanes {
+            1 => parts[0].clone(),
+            2 => format!("_mm256_inserti128_si256(_mm256_castsi128_si256({}), {}, 1)", parts[0], parts[1]),
+            _ => format!(
+                "_mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3)",
+                parts[0], parts[1], parts[2], parts[3]
+            ),
+        }
+    };
+    let lane_of = |v: &str, l: usize| -> String {
+        match (lanes, l) {
+            (1, _) => v.to_string(),
+            (2, 0) => format!("_mm256_castsi256_si128({v})"),
+            (2, _) => format!("_mm256_extracti128_si256({v}, 1)"),
+            (_, 0) => format!("_mm512_castsi512_si128({v})"),
+            _ => format!("_mm512_extracti32x4_epi32({v}, {l})"),
+        }
+    };
+    let rounds = |s: &mut String, g: usize, n: usize| {
+        for _ in 0..n {
+            for i in 0..g / 2 {
+                s.push_str(&format!(
+                    "    y[{}] = {pre}_unpacklo_epi{m}(x[{i}], x[{j}]); y[{}] = {pre}_unpackhi_epi{m}(x[{i}], x[{j}]);\n",
+                    2 * i,
+                    2 * i + 1,
+                    j = i + g / 2
+                ));
+            }
+            s.push_str(&format!("    for (int i = 0; i < {g}; i++) x[i] = y[i];\n"));
+        }
+    };
+    let log2 = |x: usize| x.trailing_zeros() as usize;
+    let mut g = k;
+    while g >= 1 {
+        let piece = g * eb;
+        let vbmi = arch == Arch::Avx512 && m == 8 && g > 1;
+        if vbmi {
+            s.push_str("#if defined(__AVX512VBMI__)\n");
+            s.push_str(&vbmi_chunk(g));
+            s.push_str("#else\n");
+        }
+        // inbound
+        s.push_str(&format!(
+            "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_{a}_m{m}_g{g}(const char *src, size_t sb, char *regs) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
+        ));
+        for r in 0..g {
+            let parts: Vec<String> = (0..lanes)
+                .map(|l| format!("nkp_ldpc_{a}(src + {} * sb, {piece}, sb)", l * k + r * (k / g)))
+                .collect();
+            s.push_str(&format!("    x[{r}] = {};\n", build(&parts)));
+        }
+        if g > 1 {
+            rounds(&mut s, g, log2(k));
+        }
+        for j in 0..g {
+            s.push_str(&format!("    NKP_VSTOREU_{a}(regs + {j} * sizeof x[0], x[{j}]);\n"));
+        }
+        s.push_str("}\n");
+        // outbound
+        s.push_str(&format!(
+            "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_{a}_m{m}_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
+        ));
+        for j in 0..g {
+            s.push_str(&format!("    x[{j}] = NKP_VLOADU_{a}(regs + {j} * sizeof x[0]);\n"));
+        }
+        if g > 1 {
+            rounds(&mut s, g, log2(g));
+        }
+        for r in 0..g {
+            for l in 0..lanes {
+                let off = l * k + r * (k / g);
+                let v = lane_of(&format!("x[{r}]"), l);
+                s.push_str(&format!(
+                    "    {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_{a}(xs + {off} * sb, {piece}, sb)); nkp_stpc_{a}(dst + {off} * sb, {piece}, sb, v); }}\n"
+                ));
+            }
+        }
+        s.push_str("}\n");
+        if vbmi {
+            s.push_str("#endif /* __AVX512VBMI__ */\n");
+        }
+        g /= 2;
+    }
+    s.push_str("#endif\n");
+    s
+}
+
+/// AVX-512 VBMI form of the 8-bit vslice chunk of G >= 2 words ([`v_lane_chunks`], same names
+/// and contract): vector r holds instances r*64/G .. (r+1)*64/G - 1 whole (byte p = word p%G
+/// of instance r*64/G + p/G: one 64-byte load when an instance has exactly G words, else
+/// pieces). log2(G) rounds of `vpermi2b` (`_mm512_permutex2var_epi8`) on pairs
+/// (x[i], x[i+G/2]): in round q, y[2i+h] takes the 64 bytes of the pair whose word has bit
+/// log2(G)-1-q equal to h (so after the last round vector w holds word w), ordered by
+/// (instance, word), and in the last round by instance, which is the register layout. The
+/// outbound does the same splitting on the instance's top bits (vector index = r), the last
+/// round ordering by byte p. The index tables are computed here by following every byte.
+fn vbmi_chunk(g: usize) -> String {
+    let lg = g.trailing_zeros() as usize;
+    let per = 64 / g; // instances per input vector
+    // An element is (instance, word); a state is g vectors of 64 elements.
+    type St = Vec<Vec<(usize, usize)>>;
+    let plain: St = (0..g).map(|r| (0..64).map(|p| (r * per + p / g, p % g)).collect()).collect();
+    let sliced: St = (0..g).map(|w| (0..64).map(|i| (i, w)).collect()).collect();
+    // One run of rounds from `from` splitting by key(q, elem); returns per round the index
+    // tables (one per output vector), checking that the result is `to`.
+    let plan = |from: &St, to: &St, key: &dyn Fn(usize, (usize, usize)) -> usize| -> Vec<Vec<[u8; 64]>> {
+        let mut x = from.clone();
+        let mut tabs = vec![];
+        for q in 0..lg {
+            let mut y: St = vec![vec![]; g];
+            let mut t = vec![];
+            for i in 0..g / 2 {
+                for h in 0..2 {
+                    let mut v: Vec<(usize, usize)> =
+                        x[i].iter().chain(x[i + g / 2].iter()).copied().filter(|&e| key(q, e) == h).collect();
+                    assert_eq!(v.len(), 64);
+                    if q + 1 == lg {
+                        let o = &to[2 * i + h];
+                        v.sort_by_key(|e| o.iter().position(|f| f == e).unwrap());
+                    } else {
+                        v.sort();
+                    }
+                    let idx: [u8; 64] = core::array::from_fn(|e| {
+                        let el = v[e];
+                        match x[i].iter().position(|&f| f == el) {
+                            Some(pp) => pp as u8,
+                            None => 64 + x[i + g / 2].iter().position(|&f| f == el).unwrap() as u8,
+                        }
+                    });
+                    t.push(idx);
+                    y[2 * i + h] = v;
+                }
+            }
+            x = y;
+            tabs.push(t);
+        }
+        assert!(x == *to, "vbmi plan for G={g}");
+        tabs
+    };
+    let tin = plan(&plain, &sliced, &|q, (_, w)| (w >> (lg - 1 - q)) & 1);
+    let tout = plan(&sliced, &plain, &|q, (i, _)| (i >> (5 - q)) & 1);
+    let attr = target_attr(Arch::Avx512);
+    let mut s = String::new();
+    let mut consts: Vec<[u8; 64]> = vec![];
+    let mut name = |t: &[u8; 64], s: &mut String| -> String {
+        let n = match consts.iter().position(|c| c == t) {
+            Some(n) => n,
+            None => {
+                consts.push(*t);
+                let n = consts.len() - 1;
+                let body: Vec<String> = t.iter().map(|b| b.to_string()).collect();
+                s.push_str(&format!(
+                    "static const uint8_t nkp_vbi_avx512_g{g}_{n}[64] __attribute__((aligned(64))) = {{{}}};\n",
+                    body.join(",")
+                ));
+                n
+            }
+        };
+        format!("_mm512_loadu_si512((const void *)nkp_vbi_avx512_g{g}_{n})")
+    };
+    let mut rounds_text = |tabs: &Vec<Vec<[u8; 64]>>, s: &mut String| -> String {
+        let mut b = String::new();
+        for t in tabs {
+            for i in 0..g / 2 {
+                for h in 0..2 {
+                    let ix = name(&t[2 * i + h], s);
+                    b.push_str(&format!(
+                        "    y[{o}] = _mm512_permutex2var_epi8(x[{i}], {ix}, x[{j}]);\n",
+                        o = 2 * i + h,
+                        j = i + g / 2
+                    ));
+                }
+            }
+            b.push_str(&format!("    for (int i = 0; i < {g}; i++) x[i] = y[i];\n"));
+        }
+        b
+    };
+    let rin = rounds_text(&tin, &mut s);
+    let rout = rounds_text(&tout, &mut s);
+    // inbound
+    s.push_str(&format!(
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_avx512_m8_g{g}(const char *src, size_t sb, char *regs) {{\n    __m512i x[{g}], y[{g}];\n"
+    ));
+    for r in 0..g {
+        let parts: Vec<String> = (0..4).map(|l| format!("nkp_ldpc_avx512(src + {} * sb, {g}, sb)", (4 * r + l) * (16 / g))).collect();
+        s.push_str(&format!(
+            "    x[{r}] = sb == {g} ? _mm512_loadu_si512((const void *)(src + {o})) : _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3);\n",
+            parts[0], parts[1], parts[2], parts[3],
+            o = 64 * r
+        ));
+    }
+    s.push_str(&rin);
+    for j in 0..g {
+        s.push_str(&format!("    _mm512_storeu_si512((void *)(regs + {j} * 64), x[{j}]);\n"));
+    }
+    s.push_str("}\n");
+    // outbound
+    s.push_str(&format!(
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_avx512_m8_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    __m512i x[{g}], y[{g}];\n"
+    ));
+    for j in 0..g {
+        s.push_str(&format!("    x[{j}] = _mm512_loadu_si512((const void *)(regs + {j} * 64));\n"));
+    }
+    s.push_str(&rout);
+    for r in 0..g {
+        s.push_str(&format!(
+            "    if (sb == {g}) {{ if (xs) x[{r}] = _mm512_xor_si512(x[{r}], _mm512_loadu_si512((const void *)(xs + {o}))); _mm512_storeu_si512((void *)(dst + {o}), x[{r}]); }}\n    else {{\n",
+            o = 64 * r
+        ));
+        for l in 0..4 {
+            let off = (4 * r + l) * (16 / g);
+            let v = if l == 0 { format!("_mm512_castsi512_si128(x[{r}])") } else { format!("_mm512_extracti32x4_epi32(x[{r}], {l})") };
+            s.push_str(&format!(
+                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_avx512(xs + {off} * sb, {g}, sb)); nkp_stpc_avx512(dst + {off} * sb, {g}, sb, v); }}\n"
+            ));
+        }
+        s.push_str("    }\n");
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Bitslice, x86 SIMD, one whole 64-bit group g of every instance (the R instances of one
+/// call): `nkp_Bg_in_uU_<A>(src, bpi, g, regs)` writes registers 64g..64g+63 and
+/// `nkp_Bg_out_uU_<A>(regs, bpi, g, dst, scratch)` is its inverse (`bpi` = bytes per instance,
+/// `scratch` = 64 vectors the caller wipes). Same result as the 64x64 swap network, in two
+/// stages:
+/// - a byte stage (shuffles only): with instance i = 64l + 8·K1 + K0 (l = 64-bit lane of the
+///   register, 128-bit lane L = l/2, l0 = l%2) and B the byte of the group (bit-string order),
+///   vector X[B, K0] gets at byte (l0, K1) of lane L the byte B of instance i. 16-byte loads
+///   bring two instances' groups (elements (K0%2, memory byte)); a `pshufb` reorders them to
+///   (B, K0%2) (undoing the units' little-endian order); then, for each of the 4 values of
+///   K0/2, 16 vectors indexed (l0, K1) go through 4 rounds of `unpacklo/hi_epi8` (each
+///   rotates the per-lane position string (vector bits | element bits) left by one), which
+///   leaves vector (B, K0%2) with elements (l0, K1);
+/// - a bit stage: for each B the 8 vectors X[B, 0..7] are 8x8-transposed bytewise by the last
+///   three rounds (J = 4, 2, 1) of the swap network; row c is then the register of atom
+///   64g + 8B + 7 - c.
+///
+/// The outbound runs the bit stage first (into `scratch`), then 4 unpack rounds on 16
+/// vectors indexed (B, K0%2) (which leave them indexed (l0, K1) with elements (B, K0%2)) and
+/// the inverse `pshufb`, and stores the pieces. 3·32 masked swaps + 64 `pshufb` + 256 unpacks
+/// per group instead of 6·32 swaps and scalar row assembly.
+fn b_group_routines(arch: Arch, ub: u32) -> String {
+    let a = suffix(arch);
+    let attr = target_attr(arch);
+    let lanes = arch.reg_bits() as usize / 128;
+    let (pre, vt) = match arch {
+        Arch::Sse => ("_mm", "__m128i"),
+        Arch::Avx2 => ("_mm256", "__m256i"),
+        _ => ("_mm512", "__m512i"),
+    };
+    let rev = (ub / 8 - 1) as usize;
+    // pshufb tables, out[e] = in[idx[e]], per 128-bit lane.
+    let fwd: [usize; 16] = core::array::from_fn(|e| {
+        let (b, k0) = (e / 2, e % 2);
+        8 * k0 + (b ^ rev)
+    });
+    let mut bwd = [0usize; 16];
+    for (e, &i) in fwd.iter().enumerate() {
+        bwd[i] = e;
+    }
+    let setv = |idx: &[usize; 16]| -> String {
+        let mut v: Vec<String> = Vec::new();
+        for _ in 0..lanes {
+            for &i in idx.iter() {
+                v.push(i.to_string());
+            }
+        }
+        v.reverse();
+        format!("{pre}_set_epi8({})", v.join(", "))
+    };
+    let build = |parts: &[String]| -> String {
+        match lanes {
+            1 => parts[0].clone(),
+            2 => format!("_mm256_inserti128_si256(_mm256_castsi128_si256({}), {}, 1)", parts[0], parts[1]),
+            _ => format!(
+                "_mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3)",
+                parts[0], parts[1], parts[2], parts[3]
+            ),
+        }
+    };
+    let lane_of = |v: &str, l: usize| -> String {
+        match (lanes, l) {
+            (1, _) => v.to_string(),
+            (2, 0) => format!("_mm256_castsi256_si128({v})"),
+            (2, _) => format!("_mm256_extracti128_si256({v}, 1)"),
+            (_, 0) => format!("_mm512_castsi512_si128({v})"),
+            _ => format!("_mm512_extracti32x4_epi32({v}, {l})"),
+        }
+    };
+    let rounds16 = |s: &mut String| {
+        for _ in 0..4 {
+            for i in 0..8 {
+                s.push_str(&format!(
+                    "        y[{}] = {pre}_unpacklo_epi8(x[{i}], x[{j}]); y[{}] = {pre}_unpackhi_epi8(x[{i}], x[{j}]);\n",
+                    2 * i,
+                    2 * i + 1,
+                    j = i + 8
+                ));
+            }
+            s.push_str("        for (int i = 0; i < 16; i++) x[i] = y[i];\n");
+        }
+    };
+    // The bit stage on 8 vectors r[0..7] (bytewise 8x8 transposes): the swap network's rounds
+    // J = 4, 2, 1 on rows 0..7 (written out: NKP_TR_ROUND walks 64 rows).
+    let mut bits_s = String::new();
+    for (j, mask) in [(4u32, "0x0F0F0F0F0F0F0F0FULL"), (2, "0x3333333333333333ULL"), (1, "0x5555555555555555ULL")] {
+        bits_s.push_str(&format!("{{ const NKP_VT_$A m = NKP_SET1_$A({mask});\n"));
+        for k in 0..8u32 {
+            if k & j == 0 {
+                let kj = k | j;
+                bits_s.push_str(&format!(
+                    "          {{ const NKP_VT_$A t = NKP_AND_$A(NKP_XOR_$A(NKP_SRL_$A(r[{k}], {j}), r[{kj}]), m); r[{kj}] = NKP_XOR_$A(r[{kj}], t); r[{k}] = NKP_XOR_$A(r[{k}], NKP_SLL_$A(t, {j})); }}\n"
+                ));
+            }
+        }
+        bits_s.push_str("        }\n        ");
+    }
+    let bits = bits_s.as_str();
+    let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
+    // ---- inbound
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t g, char *regs) {{\n    const {vt} f = {};\n    const char *p0 = (const char *)src + 8 * g;\n    char *rg = regs + 64 * g * sizeof({vt});\n",
+        setv(&fwd)
+    ));
+    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
+    s.push_str(&format!("        {vt} x[16], y[16];\n"));
+    for v in 0..16 {
+        let (l0, k1) = (v / 8, v % 8);
+        let parts: Vec<String> = (0..lanes)
+            .map(|lane| {
+                let i0 = 64 * (2 * lane + l0) + 8 * k1;
+                format!("nkp_ldpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi)")
+            })
+            .collect();
+        s.push_str(&format!("        x[{v}] = {pre}_shuffle_epi8({}, f);\n", build(&parts)));
+    }
+    rounds16(&mut s);
+    // x[j], j = (B, K0%2) -> X[B, K0 = 2p + j%2] -> slot 8B + 7 - K0.
+    s.push_str(&format!(
+        "        for (int j = 0; j < 16; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n    }}\n"
+    ));
+    s.push_str(&format!(
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n}}\n"
+    ));
+    // ---- outbound
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t g, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + 8 * g;\n    const char *rg = regs + 64 * g * sizeof({vt});\n",
+        setv(&bwd)
+    ));
+    s.push_str(&format!(
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
+    ));
+    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
+    s.push_str(&format!(
+        "        {vt} x[16], y[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
+    ));
+    rounds16(&mut s);
+    for v in 0..16 {
+        let (l0, k1) = (v / 8, v % 8);
+        s.push_str(&format!("        {{ const {vt} o = {pre}_shuffle_epi8(x[{v}], b);\n"));
+        for lane in 0..lanes {
+            let i0 = 64 * (2 * lane + l0) + 8 * k1;
+            s.push_str(&format!("          nkp_stpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi, {}); ", lane_of("o", lane)));
+        }
+        s.push_str("}\n");
+    }
+    s.push_str("    }\n}\n#endif\n");
+    subst(&s, arch)
 }

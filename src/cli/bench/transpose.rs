@@ -31,9 +31,10 @@ fn cases(arch: Arch) -> Vec<Case> {
     let a = arch.name();
     let r = arch.reg_bits() as usize / 8;
     let mut v = Vec::new();
-    // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like).
+    // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like); 8-bit also 32 (whole
+    // 32-word groups on AVX2).
     for m in [8u32, 16, 32, 64] {
-        for w in [16usize, 4] {
+        for w in if m == 8 { vec![32usize, 16, 4] } else { vec![16usize, 4] } {
             let inst = tp::instances(arch, Slicing::V, m);
             let (cin, cout, rb) = if arch == Arch::Std {
                 (
