@@ -12,8 +12,14 @@
  * the FIPS-197 bytes of the keystream (a register copy, below), and that helper transposes them
  * while XORing them into the buffer. Only the final partial batch is staged.
  *
- * Other slicings: batches of aes128_rk__INSTANCES counter blocks (at least 64) converted to
- * planes (aes128_bytes_to_planes), aes128_rk__packed_with, back to bytes, then XOR. */
+ * Hslice with 128-bit lanes and at least 8 instances (SSE, AVX2, AVX-512, NEON): fused as well.
+ * Counter blocks are formed as 64-bit rows, bit-transposed inside their byte lanes and written
+ * straight into the sliced registers; aes128_rk__unpack_cipher XORs the keystream into the
+ * buffer (second branch below).
+ *
+ * Other slicings (vslice, hslice on std): batches of aes128_rk__INSTANCES counter blocks (at
+ * least 64) converted to planes (aes128_bytes_to_planes), aes128_rk__packed_with, back to
+ * bytes, then XOR. */
 #include <string.h>
 #include "aes_ctr.h"
 #include "aes_rk.h"

@@ -961,36 +961,60 @@ fn subst(t: &str, arch: Arch) -> String {
 }
 
 /// Piece loads/stores of one 128-bit lane (x86 SIMD, shared by every word size):
-/// `nkp_ldpc_<A>(p, piece, stride)` gathers 16/piece pieces of `piece` bytes (one of 16, 8,
-/// 4, 2, 1) found `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc_<A>` scatters
-/// them back. `piece` and `stride` are public sizes (compile-time constants once inlined).
+/// `nkp_ldpc<P>_<A>(p, stride)` gathers 16/P pieces of P bytes (P one of 16, 8, 4, 2, 1) found
+/// `stride` bytes apart into one `__m128i` (piece 0 lowest); `nkp_stpc<P>_<A>` scatters them
+/// back. `stride` is a public size. One function per piece size, not a `piece` argument: at
+/// -O0 nothing folds, and a generic body inlined at every call site made a trivial program's
+/// packed helpers hundreds of KiB (a 7 s compile).
 fn v_piece_ops(arch: Arch) -> String {
     let a = suffix(arch);
     let attr = target_attr(arch);
     let t = r#"#ifndef NKP_PC_DEFINED_$A
 #define NKP_PC_DEFINED_$A
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc_$A(const char *p, size_t piece, size_t stride) {
-    if (piece == 16 || stride == piece) return _mm_loadu_si128((const __m128i *)(const void *)p);
-    if (piece == 8) return _mm_set_epi64x((long long)nkp_ld_u64(p + stride), (long long)nkp_ld_u64(p));
-    if (piece == 4) return _mm_set_epi32((int)nkp_ld_u32(p + 3 * stride), (int)nkp_ld_u32(p + 2 * stride), (int)nkp_ld_u32(p + stride), (int)nkp_ld_u32(p));
-    if (piece == 2) return _mm_set_epi16((short)nkp_ld_u16(p + 7 * stride), (short)nkp_ld_u16(p + 6 * stride), (short)nkp_ld_u16(p + 5 * stride), (short)nkp_ld_u16(p + 4 * stride),
-                                         (short)nkp_ld_u16(p + 3 * stride), (short)nkp_ld_u16(p + 2 * stride), (short)nkp_ld_u16(p + stride), (short)nkp_ld_u16(p));
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc16_$A(const char *p, size_t stride) {
+    (void)stride;
+    return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc8_$A(const char *p, size_t stride) {
+    if (stride == 8) return _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm_set_epi64x((long long)nkp_ld_u64(p + stride), (long long)nkp_ld_u64(p));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc4_$A(const char *p, size_t stride) {
+    if (stride == 4) return _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm_set_epi32((int)nkp_ld_u32(p + 3 * stride), (int)nkp_ld_u32(p + 2 * stride), (int)nkp_ld_u32(p + stride), (int)nkp_ld_u32(p));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc2_$A(const char *p, size_t stride) {
+    if (stride == 2) return _mm_loadu_si128((const __m128i *)(const void *)p);
+    return _mm_set_epi16((short)nkp_ld_u16(p + 7 * stride), (short)nkp_ld_u16(p + 6 * stride), (short)nkp_ld_u16(p + 5 * stride), (short)nkp_ld_u16(p + 4 * stride),
+                         (short)nkp_ld_u16(p + 3 * stride), (short)nkp_ld_u16(p + 2 * stride), (short)nkp_ld_u16(p + stride), (short)nkp_ld_u16(p));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR __m128i nkp_ldpc1_$A(const char *p, size_t stride) {
+    if (stride == 1) return _mm_loadu_si128((const __m128i *)(const void *)p);
     return _mm_set_epi8((char)p[15 * stride], (char)p[14 * stride], (char)p[13 * stride], (char)p[12 * stride], (char)p[11 * stride], (char)p[10 * stride], (char)p[9 * stride], (char)p[8 * stride],
                         (char)p[7 * stride], (char)p[6 * stride], (char)p[5 * stride], (char)p[4 * stride], (char)p[3 * stride], (char)p[2 * stride], (char)p[stride], (char)p[0]);
 }
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc_$A(char *p, size_t piece, size_t stride, __m128i v) {
-    if (piece == 16 || stride == piece) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
-    if (piece == 8) { nkp_st_u64(p, (uint64_t)_mm_cvtsi128_si64(v)); nkp_st_u64(p + stride, (uint64_t)_mm_extract_epi64(v, 1)); return; }
-    if (piece == 4) {
-        nkp_st_u32(p, (uint32_t)_mm_cvtsi128_si32(v)); nkp_st_u32(p + stride, (uint32_t)_mm_extract_epi32(v, 1));
-        nkp_st_u32(p + 2 * stride, (uint32_t)_mm_extract_epi32(v, 2)); nkp_st_u32(p + 3 * stride, (uint32_t)_mm_extract_epi32(v, 3)); return;
-    }
-    if (piece == 2) {
-        nkp_st_u16(p, (uint16_t)_mm_extract_epi16(v, 0)); nkp_st_u16(p + stride, (uint16_t)_mm_extract_epi16(v, 1));
-        nkp_st_u16(p + 2 * stride, (uint16_t)_mm_extract_epi16(v, 2)); nkp_st_u16(p + 3 * stride, (uint16_t)_mm_extract_epi16(v, 3));
-        nkp_st_u16(p + 4 * stride, (uint16_t)_mm_extract_epi16(v, 4)); nkp_st_u16(p + 5 * stride, (uint16_t)_mm_extract_epi16(v, 5));
-        nkp_st_u16(p + 6 * stride, (uint16_t)_mm_extract_epi16(v, 6)); nkp_st_u16(p + 7 * stride, (uint16_t)_mm_extract_epi16(v, 7)); return;
-    }
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc16_$A(char *p, size_t stride, __m128i v) {
+    (void)stride;
+    _mm_storeu_si128((__m128i *)(void *)p, v);
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc8_$A(char *p, size_t stride, __m128i v) {
+    if (stride == 8) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
+    nkp_st_u64(p, (uint64_t)_mm_cvtsi128_si64(v)); nkp_st_u64(p + stride, (uint64_t)_mm_extract_epi64(v, 1));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc4_$A(char *p, size_t stride, __m128i v) {
+    if (stride == 4) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
+    nkp_st_u32(p, (uint32_t)_mm_cvtsi128_si32(v)); nkp_st_u32(p + stride, (uint32_t)_mm_extract_epi32(v, 1));
+    nkp_st_u32(p + 2 * stride, (uint32_t)_mm_extract_epi32(v, 2)); nkp_st_u32(p + 3 * stride, (uint32_t)_mm_extract_epi32(v, 3));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc2_$A(char *p, size_t stride, __m128i v) {
+    if (stride == 2) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
+    nkp_st_u16(p, (uint16_t)_mm_extract_epi16(v, 0)); nkp_st_u16(p + stride, (uint16_t)_mm_extract_epi16(v, 1));
+    nkp_st_u16(p + 2 * stride, (uint16_t)_mm_extract_epi16(v, 2)); nkp_st_u16(p + 3 * stride, (uint16_t)_mm_extract_epi16(v, 3));
+    nkp_st_u16(p + 4 * stride, (uint16_t)_mm_extract_epi16(v, 4)); nkp_st_u16(p + 5 * stride, (uint16_t)_mm_extract_epi16(v, 5));
+    nkp_st_u16(p + 6 * stride, (uint16_t)_mm_extract_epi16(v, 6)); nkp_st_u16(p + 7 * stride, (uint16_t)_mm_extract_epi16(v, 7));
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc1_$A(char *p, size_t stride, __m128i v) {
+    if (stride == 1) { _mm_storeu_si128((__m128i *)(void *)p, v); return; }
     p[0] = (char)_mm_extract_epi8(v, 0); p[stride] = (char)_mm_extract_epi8(v, 1); p[2 * stride] = (char)_mm_extract_epi8(v, 2); p[3 * stride] = (char)_mm_extract_epi8(v, 3);
     p[4 * stride] = (char)_mm_extract_epi8(v, 4); p[5 * stride] = (char)_mm_extract_epi8(v, 5); p[6 * stride] = (char)_mm_extract_epi8(v, 6); p[7 * stride] = (char)_mm_extract_epi8(v, 7);
     p[8 * stride] = (char)_mm_extract_epi8(v, 8); p[9 * stride] = (char)_mm_extract_epi8(v, 9); p[10 * stride] = (char)_mm_extract_epi8(v, 10); p[11 * stride] = (char)_mm_extract_epi8(v, 11);
@@ -1079,7 +1103,7 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
         ));
         for r in 0..g {
             let parts: Vec<String> = (0..lanes)
-                .map(|l| format!("nkp_ldpc_{a}(src + {} * sb, {piece}, sb)", l * k + r * (k / g)))
+                .map(|l| format!("nkp_ldpc{piece}_{a}(src + {} * sb, sb)", l * k + r * (k / g)))
                 .collect();
             s.push_str(&format!("    x[{r}] = {};\n", build(&parts)));
         }
@@ -1105,7 +1129,7 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
                 let off = l * k + r * (k / g);
                 let v = lane_of(&format!("x[{r}]"), l);
                 s.push_str(&format!(
-                    "    {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_{a}(xs + {off} * sb, {piece}, sb)); nkp_stpc_{a}(dst + {off} * sb, {piece}, sb, v); }}\n"
+                    "    {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc{piece}_{a}(xs + {off} * sb, sb)); nkp_stpc{piece}_{a}(dst + {off} * sb, sb, v); }}\n"
                 ));
             }
         }
@@ -1216,7 +1240,7 @@ fn vbmi_chunk(g: usize) -> String {
         "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_avx512_m8_g{g}(const char *src, size_t sb, char *regs) {{\n    __m512i x[{g}], y[{g}];\n"
     ));
     for r in 0..g {
-        let parts: Vec<String> = (0..4).map(|l| format!("nkp_ldpc_avx512(src + {} * sb, {g}, sb)", (4 * r + l) * (16 / g))).collect();
+        let parts: Vec<String> = (0..4).map(|l| format!("nkp_ldpc{g}_avx512(src + {} * sb, sb)", (4 * r + l) * (16 / g))).collect();
         s.push_str(&format!(
             "    x[{r}] = sb == {g} ? _mm512_loadu_si512((const void *)(src + {o})) : _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3);\n",
             parts[0], parts[1], parts[2], parts[3],
@@ -1245,7 +1269,7 @@ fn vbmi_chunk(g: usize) -> String {
             let off = (4 * r + l) * (16 / g);
             let v = if l == 0 { format!("_mm512_castsi512_si128(x[{r}])") } else { format!("_mm512_extracti32x4_epi32(x[{r}], {l})") };
             s.push_str(&format!(
-                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc_avx512(xs + {off} * sb, {g}, sb)); nkp_stpc_avx512(dst + {off} * sb, {g}, sb, v); }}\n"
+                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc{g}_avx512(xs + {off} * sb, sb)); nkp_stpc{g}_avx512(dst + {off} * sb, sb, v); }}\n"
             ));
         }
         s.push_str("    }\n");
@@ -1365,7 +1389,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         let parts: Vec<String> = (0..lanes)
             .map(|lane| {
                 let i0 = 64 * (2 * lane + l0) + 8 * k1;
-                format!("nkp_ldpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi)")
+                format!("nkp_ldpc8_{a}(p0 + ({i0} + 2 * p) * bpi, bpi)")
             })
             .collect();
         s.push_str(&format!("        x[{v}] = {pre}_shuffle_epi8({}, f);\n", build(&parts)));
@@ -1396,7 +1420,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         s.push_str(&format!("        {{ const {vt} o = {pre}_shuffle_epi8(x[{v}], b);\n"));
         for lane in 0..lanes {
             let i0 = 64 * (2 * lane + l0) + 8 * k1;
-            s.push_str(&format!("          nkp_stpc_{a}(p0 + ({i0} + 2 * p) * bpi, 8, bpi, {}); ", lane_of("o", lane)));
+            s.push_str(&format!("          nkp_stpc8_{a}(p0 + ({i0} + 2 * p) * bpi, bpi, {}); ", lane_of("o", lane)));
         }
         s.push_str("}\n");
     }
