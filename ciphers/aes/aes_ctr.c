@@ -37,6 +37,15 @@ static void wipe(void *p, size_t n) {
 #endif
 }
 
+/* The round keys of `key` in the sliced form the kernel takes (computed once per call); the
+ * plain round keys are cleared before returning. */
+static void prepare_round_keys(aes128_rk__consts *ks, const uint8_t key[16]) {
+    uint16_t rk[88];
+    aes128_round_key_planes(key, rk);
+    aes128_rk__prepare_consts(ks, rk);
+    wipe(rk, sizeof rk);
+}
+
 #if defined(aes128_rk__SLICING_B) && defined(aes128_rk__INTERLEAVE) && aes128_rk__INTERLEAVE == 1 && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define AES_RB sizeof(aes128_rk__DATATYPE)
 #define AES_CI aes128_rk__INSTANCES
@@ -107,12 +116,10 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     unsigned char creg[128 * AES_RB] __attribute__((aligned(64)));
     unsigned char oreg[128 * AES_RB] __attribute__((aligned(64)));
     unsigned char ureg[128 * AES_RB] __attribute__((aligned(64)));
-    uint16_t rk[88];
     uint64_t hi = 0, lo = 0;
     if (len == 0) return;
     for (int i = 0; i < 8; i++) { hi = hi << 8 | iv[i]; lo = lo << 8 | iv[8 + i]; }
-    aes128_round_key_planes(key, rk);
-    aes128_rk__prepare_consts(&ks, rk);
+    prepare_round_keys(&ks, key);
     const size_t batch = 16 * AES_CI;
     size_t done = 0;
     for (;;) {
@@ -140,7 +147,6 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
         }
     }
     aes128_rk__wipe_consts(&ks);
-    wipe(rk, sizeof rk);
     wipe(creg, sizeof creg);
     wipe(oreg, sizeof oreg);
     wipe(ureg, sizeof ureg);
@@ -191,12 +197,10 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     aes128_rk__DATATYPE creg[8], oreg[8];
     uint64_t rows[8][AES_HU];
     uint8_t last[16 * AES_CI];
-    uint16_t rk[88];
     uint64_t hi = 0, lo = 0;
     if (len == 0) return;
     for (int i = 0; i < 8; i++) { hi = hi << 8 | iv[i]; lo = lo << 8 | iv[8 + i]; }
-    aes128_round_key_planes(key, rk);
-    aes128_rk__prepare_consts(&ks, rk);
+    prepare_round_keys(&ks, key);
     size_t done = 0;
     while (done < len) {
         /* Counter blocks T+n, n = 8L + k: rows[k][2L] = bytes 0..7, rows[k][2L+1] = bytes 8..15
@@ -236,7 +240,6 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
         lo = nlo;
     }
     aes128_rk__wipe_consts(&ks);
-    wipe(rk, sizeof rk);
     wipe(creg, sizeof creg);
     wipe(oreg, sizeof oreg);
     wipe(rows, sizeof rows);
@@ -265,11 +268,9 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     uint16_t planes[AES_CTR_BATCH * 8];
     uint8_t block[16];
     uint8_t ctr[16];
-    uint16_t rk[88];
     if (len == 0) return;
     memcpy(ctr, iv, 16);
-    aes128_round_key_planes(key, rk);
-    aes128_rk__prepare_consts(&ks, rk);
+    prepare_round_keys(&ks, key);
     size_t done = 0;
     while (done < len) {
         size_t left = len - done;
@@ -291,6 +292,5 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     aes128_rk__wipe_consts(&ks);
     wipe(planes, sizeof planes);
     wipe(block, sizeof block);
-    wipe(rk, sizeof rk);
 }
 #endif
