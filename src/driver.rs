@@ -26,6 +26,9 @@ pub struct Config {
     /// The work budget (`--max-ops`): bounds operations, loop iterations and atoms in sema,
     /// instructions copied by inlining (N / 8), and bytes of C (× `codegen::C_BYTES_PER_OP`).
     pub max_ops: usize,
+    /// Explicit spilling of kept-loop bodies on SIMD targets (`--spill` / `--no-spill`;
+    /// `codegen::spill`).
+    pub spill: bool,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -50,6 +53,7 @@ impl Default for Config {
             keep_tables: false,
             abi: codegen::AbiConfig::default(),
             max_ops: sema::elab::DEFAULT_MAX_OPS,
+            spill: codegen::SPILL_DEFAULT,
         }
     }
 }
@@ -162,7 +166,7 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();
     abi.entry_bit_params = front.checked.as_ref().is_some_and(|c| c.entry_bit_params);
-    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner }, &abi, max_bytes) {
+    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill }, &abi, max_bytes) {
         Ok(out) => (front, Some(out)),
         Err(e) if e.0.contains("--max-ops") => {
             // The work budget: point at the entry node (the C is generated for all of it).

@@ -191,7 +191,7 @@ fn kept_loops_run_natively() {
 #[test]
 fn kept_loops_are_c_for_loops() {
     let prog = common::lower_file("ciphers/chacha20/chacha20.ua", Slicing::V);
-    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new() }).unwrap();
+    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
     assert!(out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"), "the 10 double rounds are one loop");
     assert_eq!(out.c.matches("double_round(").count(), 2, "one definition and one call of double_round");
     // warning-free C in every slicing and policy (no unused loop results)
@@ -199,7 +199,7 @@ fn kept_loops_are_c_for_loops() {
     for s in [Slicing::V, Slicing::B, Slicing::H] {
         for loops in [nakiri::opt::LoopPolicy::All, nakiri::opt::LoopPolicy::Chains, nakiri::opt::LoopPolicy::Unroll] {
             let prog = lower_with("tests/in/loops.ua", s, loops);
-            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new() }).unwrap();
+            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
             let c = dir.join("l.c");
             std::fs::write(&c, &out.c).unwrap();
             std::fs::write(dir.join("l.h"), &out.h).unwrap();

@@ -768,7 +768,7 @@ fn generated_code_end_to_end() {
         for prog in progs {
             let case = make_case(prog, *arch, &mut rng);
             let e = case.lay.entry.clone();
-            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into() };
+            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into(), spill: nakiri::codegen::SPILL_DEFAULT };
             let out = nakiri::codegen::generate(&case.prog, &cfg).unwrap_or_else(|err| panic!("generate {e}: {err}"));
             assert!(out.c.contains(&format!("{e}__packed(")) && out.h.contains(&format!("{e}__packed(")), "{e}: no packed entry point in the generated files");
             files.push((format!("{e}.c"), out.c));
@@ -822,7 +822,7 @@ fn interleaved_prepared_consts_and_helpers() {
                 assert_eq!(prog.interleave, k);
                 let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{arch} -{slicing} k={k}: {e}"));
                 assert_eq!(lay.params.len(), 5, "copies are not parameters of the packed API");
-                let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch, header_name: "f.h".into(), banner: "t".into() }).unwrap();
+                let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch, header_name: "f.h".into(), banner: "t".into(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
                 assert!(out.h.contains("f__packed_with(") && out.h.contains("f__prepare_consts("), "{arch} -{slicing} k={k}: no packed API\n{}", out.h);
                 let step = lay.step();
                 let maxn = 2 * step + 7;

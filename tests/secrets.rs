@@ -15,7 +15,7 @@ fn generated(file: &str, s: Slicing, header: &str) -> (codegen::COutput, packed:
     let path = common::root().join(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let prog = common::lower_src(path.to_str().unwrap(), &src, s);
-    let out = codegen::generate(&prog, &CodegenConfig { arch: Arch::Std, header_name: header.into(), banner: "secrets".into() }).unwrap();
+    let out = codegen::generate(&prog, &CodegenConfig { arch: Arch::Std, header_name: header.into(), banner: "secrets".into(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
     (out, packed::layout(&prog, Arch::Std).unwrap())
 }
 

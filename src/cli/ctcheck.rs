@@ -198,7 +198,7 @@ pub fn check_file(file: &str, cfg: &Config, secrets: Option<&[String]>, cflags: 
     };
     let header = "ct_entry.h";
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
-    let out = codegen::generate_limited(&prog, &CodegenConfig { arch: cfg.arch, header_name: header.into(), banner: format!("nakiri ctcheck {}", file) }, max_bytes)
+    let out = codegen::generate_limited(&prog, &CodegenConfig { arch: cfg.arch, header_name: header.into(), banner: format!("nakiri ctcheck {}", file), spill: cfg.spill }, max_bytes)
         .map_err(|e| e.to_string())?;
     let stem = Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let dir = scratch(&format!("{}-{}", stem, cfg.slicing));

@@ -135,6 +135,8 @@ OPTIONS:
                           (instructions, atoms, most values live at once) and its rewrites
     --sched-window N      run the m-slice scheduler (off by default) with this window
                           (default 10; usubac -sched-n)
+    --spill, --no-spill   explicit spilling of kept-loop bodies on SSE/AVX2/AVX-512
+                          (on by default; codegen/spill.rs)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
     --compat usubac|nakiri
@@ -188,6 +190,7 @@ struct Args {
     verbose: bool,
     sched_window: Option<usize>,
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
+    spill: Option<bool>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -327,6 +330,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some(v) => a.sched_bits_in = Some(v),
                 None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
             },
+            "--spill" => a.spill = Some(true),
+            "--no-spill" => a.spill = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
             "--disable" | "--dump-after" | "--enable" => {
@@ -424,6 +429,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(w) = a.sched_window {
         cfg.opt.sched_window = w;
+    }
+    if let Some(v) = a.spill {
+        cfg.spill = v;
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;

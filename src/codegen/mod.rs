@@ -11,6 +11,7 @@
 pub mod c_emit;
 mod ops;
 pub mod packed;
+pub mod spill;
 pub use crate::target::{instances_per_call, layout as target, Arch};
 
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, VarId};
@@ -38,7 +39,12 @@ pub struct CodegenConfig {
     pub header_name: String,
     /// Comment put at the top of both files (compiler version, input file, flags).
     pub banner: String,
+    /// Spill explicitly in kept-loop bodies on SIMD targets (`spill`); [`SPILL_DEFAULT`].
+    pub spill: bool,
 }
+
+/// Explicit spilling is on by default (measured: README "Explicit spilling").
+pub const SPILL_DEFAULT: bool = true;
 
 /// Entry ABI options from usubac's command line (all off by default).
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
@@ -232,7 +238,7 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     let mut entry_proto = String::new();
     for (i, n) in prog.nodes.iter().enumerate() {
         let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, i, is_entry)
+        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, i, is_entry, cfg.spill)
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
@@ -396,6 +402,7 @@ fn emit_function(
     is_loop_body: &[bool],
     idx: usize,
     is_entry: bool,
+    spill: bool,
 ) -> Result<(String, String), String> {
     let node = &prog.nodes[idx];
     // `globals` already holds every function name (`fresh` or `reserve`d above).
@@ -558,10 +565,39 @@ fn emit_function(
             }
         }
     }
-    let nm = |v: VarId| cname[v.0 as usize].clone().unwrap_or_else(|| "/*undefined*/0".to_string());
+    // Explicit spills (`spill.rs`): vsliced kept-loop bodies on SIMD targets, where every
+    // atom is a DATATYPE. Not in hslice: its big S-box bodies ran 1.6-2.8x slower (AES, GIFT,
+    // SPONGENT; gcc's own allocator rematerialises constants and copies, this plan does not).
+    let plan = if spill && t.slicing == Slicing::V && is_loop_body[idx] && !is_entry && node.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
+        spill::registers(t.arch).and_then(|r| spill::plan(node, t.arch, r))
+    } else {
+        None
+    };
+    let cname = std::cell::RefCell::new(cname);
+    let nm = |v: VarId| cname.borrow()[v.0 as usize].clone().unwrap_or_else(|| "/*undefined*/0".to_string());
 
     let mut body: Vec<String> = prologue;
-    for ins in &node.body {
+    if let Some(p) = &plan {
+        body.push(format!("/* explicit spills: {} values (codegen/spill.rs) */", p.spills));
+        body.push(format!("DATATYPE nk_sp[{}];", p.slots));
+    }
+    let mut emit_actions = |body: &mut Vec<String>, k: usize| {
+        let Some(p) = &plan else { return };
+        for a in &p.before[k] {
+            match a {
+                spill::Action::Spill(v, s) => {
+                    body.push(format!("nk_sp[{s}] = {}; __asm__ volatile(\"\" : \"+m\"(nk_sp[{s}]));", nm(*v)));
+                }
+                spill::Action::Reload(v, s) => {
+                    let r = names.fresh("nk_rl");
+                    body.push(format!("DATATYPE {r} = nk_sp[{s}];"));
+                    cname.borrow_mut()[v.0 as usize] = Some(r);
+                }
+            }
+        }
+    };
+    for (k, ins) in node.body.iter().enumerate() {
+        emit_actions(&mut body, k);
         for u in ins.uses() {
             if let Some(l) = loads[u.0 as usize].take() {
                 body.push(l);
@@ -642,6 +678,7 @@ fn emit_function(
             }
         }
     }
+    emit_actions(&mut body, node.body.len());
     for (_, a) in &epilogue {
         if let Some(l) = loads[a.0 as usize].take() {
             body.push(l);

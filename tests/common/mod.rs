@@ -36,8 +36,12 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
         }
     }
     let exe = dir.join("prog");
-    let out = Command::new(cc())
-        .args(["-O0", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"])
+    let mut cmd = Command::new(cc());
+    cmd.args(["-O0", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"]);
+    if let Some(h) = precompiled_header() {
+        cmd.arg("-include").arg(h);
+    }
+    let out = cmd
         .args(extra_flags)
         .args(&cfiles)
         .arg("-o")
@@ -67,6 +71,31 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
         panic!("program in {} failed ({}):\n{}", dir.display(), out.status, String::from_utf8_lossy(&out.stderr));
     }
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// A precompiled header of the system headers every generated file includes (`immintrin.h`
+/// alone takes gcc ~0.5 s to parse at -O0, about half of a small test program's build), made
+/// once per test process and force-included by [`build_and_run`]: the corpus test builds ~270
+/// programs. None if the compiler cannot make one; gcc also ignores a header it finds
+/// incompatible with a build's flags and reads the text instead, so this only changes speed.
+pub fn precompiled_header() -> Option<PathBuf> {
+    static PCH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    PCH.get_or_init(|| {
+        let dir = scratch_dir("pch");
+        let h = dir.join("nk_sys.h");
+        let text = "#include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
+        std::fs::write(&h, text).ok()?;
+        let ok = Command::new(cc())
+            .args(["-O0", "-std=gnu11", "-x", "c-header"])
+            .arg(&h)
+            .arg("-o")
+            .arg(dir.join("nk_sys.h.gch"))
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false);
+        ok.then_some(h)
+    })
+    .clone()
 }
 
 /// A small deterministic PRNG (splitmix64) for random test inputs.
@@ -191,7 +220,7 @@ fn unpack_bits(bytes: &[u64], n_words: usize, m: u32) -> Vec<u64> {
 pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
     use nakiri::codegen::{generate, CodegenConfig};
     use std::fmt::Write as _;
-    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into() })
+    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into(), spill: nakiri::codegen::SPILL_DEFAULT })
         .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
     let entry = prog.entry();
     let name = &entry.name;
@@ -205,7 +234,8 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
         _ => "%llx",
     };
     let mut d = String::new();
-    d.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include \"out.h\"\n");
+    // One translation unit (the generated C is included): the system headers are read once.
+    d.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include \"out.c.inc\"\n");
     d.push_str("int main(void) {\n  size_t n;\n  while (scanf(\"%zu\", &n) == 1) {\n");
     for (i, p) in entry.inputs.iter().enumerate() {
         let cnt = if p.is_const { format!("{}", per_inst(p)) } else { format!("n*{}", per_inst(p)) };
@@ -253,7 +283,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             input.push('\n');
         }
     }
-    let stdout = build_and_run(&format!("native-{}", arch), &[("out.c", &out.c), ("out.h", &out.h), ("driver.c", &d)], &[], &input);
+    let stdout = build_and_run(&format!("native-{}", arch), &[("out.c.inc", &out.c), ("out.h", &out.h), ("driver.c", &d)], &[], &input);
     let mut lines = stdout.lines();
     let mut results: Vec<Instance> = vec![Vec::new(); insts.len()];
     for (_, members) in &groups {
