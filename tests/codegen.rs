@@ -971,11 +971,12 @@ fn small_nodes_are_inlined_at_o2() {
 /// with the default, spilling on) and below, natively, against the code without spills.
 #[test]
 fn explicit_spills_in_vsliced_loop_bodies() {
-    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String {
+    let gen_out = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> COutput {
         let lcfg = nakiri::driver::Config { slicing, arch, ..nakiri::driver::Config::default() };
         let prog = common::lower_file_cfg(file, &lcfg);
-        generate(&prog, &CodegenConfig { spill, ..cfg(arch, "ch.h") }).unwrap().c
+        generate(&prog, &CodegenConfig { spill, ..cfg(arch, "ch.h") }).unwrap()
     };
+    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String { gen_out(arch, slicing, file, spill).c };
     const CH: &str = "ciphers/chacha20/chacha20.ua";
     for arch in [Arch::Sse, Arch::Avx2] {
         let on = gen(arch, Slicing::V, CH, true);
@@ -1008,11 +1009,9 @@ fn explicit_spills_in_vsliced_loop_bodies() {
     }
     let mut outs = Vec::new();
     for spill in [true, false] {
-        let c = gen(Arch::Avx2, Slicing::V, CH, spill);
+        let out = gen_out(Arch::Avx2, Slicing::V, CH, spill);
         let driver = "#include <stdio.h>\n#include \"ch.h\"\nint main(void) {\n  static uint32_t s[16][8] __attribute__((aligned(64))), o[16][8] __attribute__((aligned(64)));\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) if (scanf(\"%u\", &s[i][j]) != 1) return 2;\n  chacha20__((chacha20__DATATYPE *)s, (chacha20__DATATYPE *)o);\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) printf(\"%08x \", o[i][j]);\n  return 0;\n}\n";
-        let lcfg = nakiri::driver::Config { slicing: Slicing::V, arch: Arch::Avx2, ..nakiri::driver::Config::default() };
-        let h = generate(&common::lower_file_cfg(CH, &lcfg), &cfg(Arch::Avx2, "ch.h")).unwrap().h;
-        outs.push(build_and_run(&format!("spill-{spill}"), &[("ch.c", &c), ("ch.h", &h), ("main.c", driver)], &["-O2", "-mavx2"], &input));
+        outs.push(build_and_run(&format!("spill-{spill}"), &[("ch.c", &out.c), ("ch.h", &out.h), ("main.c", driver)], &["-O2", "-mavx2"], &input));
     }
     assert_eq!(outs[0], outs[1], "explicit spills changed ChaCha20's result");
     assert_eq!(outs[0].split_whitespace().count(), 128);

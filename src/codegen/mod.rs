@@ -565,11 +565,9 @@ fn emit_function(
             }
         }
     }
-    // Explicit spills (`spill.rs`): vsliced kept-loop bodies on SIMD targets, where every
-    // atom is a DATATYPE. Not in hslice: its big S-box bodies ran 1.6-2.8x slower (AES, GIFT,
-    // SPONGENT; gcc's own allocator rematerialises constants and copies, this plan does not).
-    let plan = if spill && t.slicing == Slicing::V && is_loop_body[idx] && !is_entry && node.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
-        spill::registers(t.arch).and_then(|r| spill::plan(node, t.arch, r))
+    // Explicit spills (`spill.rs`, which says where they apply), where every atom is a DATATYPE.
+    let plan = if spill && !is_entry && node.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
+        spill::plan_for(node, t.arch, t.slicing, is_loop_body[idx])
     } else {
         None
     };
@@ -578,7 +576,7 @@ fn emit_function(
 
     let mut body: Vec<String> = prologue;
     if let Some(p) = &plan {
-        body.push(format!("/* explicit spills: {} values (codegen/spill.rs) */", p.spills));
+        body.push(format!("/* explicit spills: {} values (codegen/spill.rs) */", p.slots));
         body.push(format!("DATATYPE nk_sp[{}];", p.slots));
     }
     let mut emit_actions = |body: &mut Vec<String>, k: usize| {

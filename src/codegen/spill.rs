@@ -1,5 +1,5 @@
-//! Explicit spilling of kept-loop bodies (`--spill`, on by default for SSE/AVX2/AVX-512 loop
-//! bodies; `--no-spill` turns it off).
+//! Explicit spilling of vsliced kept-loop bodies on SSE/AVX2/AVX-512 (`--spill`, on by
+//! default; `--no-spill` turns it off). Where it applies is [`plan_for`]'s rule.
 //!
 //! gcc does not schedule before register allocation on x86, and its allocator handles a loop
 //! whose body keeps every register busy badly: ChaCha20's double round has 16 state rows
@@ -28,7 +28,7 @@
 //! extra register for the shifted copy. Values the body's inputs bring in are in registers at
 //! the start (the loop keeps them there), as far as there is room.
 
-use crate::ir::{Instr, Node, Op, VarId};
+use crate::ir::{Instr, Node, Op, Slicing, VarId};
 use crate::target::Arch;
 
 /// What to emit before an instruction.
@@ -45,18 +45,26 @@ pub struct Plan {
     /// `before[k]`: actions before body instruction k; `before[body.len()]`: before the outputs
     /// are written.
     pub before: Vec<Vec<Action>>,
+    /// Spill slots, one per spilled value (a value is stored once, reloaded as often as needed).
     pub slots: usize,
-    pub spills: usize,
 }
 
-/// Vector registers of the target, or None where explicit spilling is not used (GP
-/// registers: gcc's allocator does well there, and NEON is not measured).
-pub fn registers(arch: Arch) -> Option<usize> {
-    match arch {
-        Arch::Sse | Arch::Avx2 => Some(16),
-        Arch::Avx512 => Some(32),
-        Arch::Std | Arch::Neon => None,
+/// The plan for node `node` compiled for `arch` in `slicing`, if explicit spilling applies:
+/// a kept-loop body (`loop_body`) in vslice on SSE/AVX2/AVX-512 that needs more registers than
+/// the target has. Not in hslice: its big S-box bodies ran 1.6-2.8x slower (AES, GIFT,
+/// SPONGENT; gcc's own allocator rematerialises constants and copies, this plan does not).
+/// GP registers are left to the C compiler (its allocator does well there), NEON is not
+/// measured.
+pub fn plan_for(node: &Node, arch: Arch, slicing: Slicing, loop_body: bool) -> Option<Plan> {
+    let regs = match arch {
+        Arch::Sse | Arch::Avx2 => 16,
+        Arch::Avx512 => 32,
+        Arch::Std | Arch::Neon => return None,
+    };
+    if slicing != Slicing::V || !loop_body {
+        return None;
     }
+    plan(node, arch, regs)
 }
 
 /// Extra registers an operation needs while it runs.
@@ -65,6 +73,64 @@ fn temps(op: &Op, arch: Arch) -> usize {
         // shift left, shift right, or: the first shift's result waits for the second.
         Op::Rotl(..) | Op::Rotr(..) if arch != Arch::Avx512 => 1,
         _ => 0,
+    }
+}
+
+const NEVER: usize = usize::MAX;
+
+/// The register file during the walk over the body.
+struct Regs {
+    /// Uses of every value, in order: instruction index, or the body's length for an output.
+    uses: Vec<Vec<usize>>,
+    /// Per value, the index in `uses` of its next use (advanced as the walk goes).
+    cursor: Vec<usize>,
+    /// Values in registers.
+    live: Vec<VarId>,
+    /// The slot of every value stored so far.
+    slot: Vec<Option<usize>>,
+    slots: usize,
+    regs: usize,
+}
+
+impl Regs {
+    /// The first use of `v` at or after instruction `k`.
+    fn next_use(&mut self, v: VarId, k: usize) -> usize {
+        let us = &self.uses[v.0 as usize];
+        let c = &mut self.cursor[v.0 as usize];
+        while *c < us.len() && us[*c] < k {
+            *c += 1;
+        }
+        us.get(*c).copied().unwrap_or(NEVER)
+    }
+
+    /// Gives `v` a slot and records its store, unless it is already in memory.
+    fn store(&mut self, v: VarId, acts: &mut Vec<Action>) {
+        if self.slot[v.0 as usize].is_none() {
+            self.slot[v.0 as usize] = Some(self.slots);
+            acts.push(Action::Spill(v, self.slots));
+            self.slots += 1;
+        }
+    }
+
+    /// Evicts values (the one used furthest from instruction `k` first, never one of `keep`)
+    /// until `want` more fit.
+    fn evict(&mut self, want: usize, keep: &[VarId], k: usize, acts: &mut Vec<Action>) {
+        while self.live.len() + want > self.regs {
+            let mut best: Option<(usize, usize)> = None;
+            for i in 0..self.live.len() {
+                let v = self.live[i];
+                if keep.contains(&v) {
+                    continue;
+                }
+                let nu = self.next_use(v, k);
+                if best.is_none_or(|(_, b)| nu > b) {
+                    best = Some((i, nu));
+                }
+            }
+            let Some((i, _)) = best else { return };
+            let v = self.live.swap_remove(i);
+            self.store(v, acts);
+        }
     }
 }
 
@@ -77,7 +143,6 @@ pub fn plan(node: &Node, arch: Arch, regs: usize) -> Option<Plan> {
     }
     let n = node.body.len();
     let nv = node.vars.len();
-    // Uses of every value, in order: instruction index, or n for an output.
     let mut uses: Vec<Vec<usize>> = vec![Vec::new(); nv];
     for (k, ins) in node.body.iter().enumerate() {
         for u in ins.uses() {
@@ -89,92 +154,54 @@ pub fn plan(node: &Node, arch: Arch, regs: usize) -> Option<Plan> {
     for a in node.flat_outputs() {
         uses[a.0 as usize].push(n);
     }
-    let mut cursor = vec![0usize; nv];
-    const NEVER: usize = usize::MAX;
-    let next_use = |cursor: &mut Vec<usize>, v: VarId, k: usize| -> usize {
-        let us = &uses[v.0 as usize];
-        let c = &mut cursor[v.0 as usize];
-        while *c < us.len() && us[*c] < k {
-            *c += 1;
-        }
-        us.get(*c).copied().unwrap_or(NEVER)
-    };
     let mut before: Vec<Vec<Action>> = vec![Vec::new(); n + 1];
-    let mut slot: Vec<Option<usize>> = vec![None; nv];
-    let mut slots = 0usize;
-    let mut spills = 0usize;
-    let mut inregs: Vec<VarId> = Vec::new();
 
-    // Inputs: the ones used soonest start in registers.
+    // Inputs: the ones used soonest start in registers, the others are stored at once.
     let mut ins: Vec<VarId> = node.flat_inputs().into_iter().filter(|a| !uses[a.0 as usize].is_empty()).collect();
     ins.sort_by_key(|a| uses[a.0 as usize][0]);
     ins.dedup();
+    let mut r = Regs { uses, cursor: vec![0; nv], live: Vec::new(), slot: vec![None; nv], slots: 0, regs };
     for (i, a) in ins.iter().enumerate() {
         if i < regs - 1 {
-            inregs.push(*a);
+            r.live.push(*a);
         } else {
-            slot[a.0 as usize] = Some(slots);
-            before[0].push(Action::Spill(*a, slots));
-            slots += 1;
-            spills += 1;
+            r.store(*a, &mut before[0]);
         }
     }
-    // Evicts values until `inregs` has room for `want` more, never one of `keep`.
-    let evict = |inregs: &mut Vec<VarId>, cursor: &mut Vec<usize>, want: usize, keep: &[VarId], k: usize, acts: &mut Vec<Action>, slot: &mut Vec<Option<usize>>, slots: &mut usize, spills: &mut usize| {
-        while inregs.len() + want > regs {
-            let mut best: Option<(usize, usize)> = None;
-            for (i, v) in inregs.iter().enumerate() {
-                if keep.contains(v) {
-                    continue;
-                }
-                let nu = next_use(cursor, *v, k);
-                if best.map_or(true, |(_, b)| nu > b) {
-                    best = Some((i, nu));
-                }
-            }
-            let Some((i, _)) = best else { return };
-            let v = inregs.swap_remove(i);
-            if slot[v.0 as usize].is_none() {
-                slot[v.0 as usize] = Some(*slots);
-                acts.push(Action::Spill(v, *slots));
-                *slots += 1;
-                *spills += 1;
-            }
-        }
-    };
-    for k in 0..n {
-        let Instr::Assign { dst, op } = &node.body[k] else { unreachable!() };
+    for (k, ins) in node.body.iter().enumerate() {
+        let Instr::Assign { dst, op } = ins else { unreachable!() };
         let mut ops = op.operands();
         ops.sort_unstable_by_key(|v| v.0);
         ops.dedup();
         let mut acts = std::mem::take(&mut before[k]);
         for &u in &ops {
-            if !inregs.contains(&u) {
-                evict(&mut inregs, &mut cursor, 1, &ops, k, &mut acts, &mut slot, &mut slots, &mut spills);
-                let s = slot[u.0 as usize].expect("a value not in a register was spilled");
+            if !r.live.contains(&u) {
+                r.evict(1, &ops, k, &mut acts);
+                let s = r.slot[u.0 as usize].expect("a value not in a register was spilled");
                 acts.push(Action::Reload(u, s));
-                inregs.push(u);
+                r.live.push(u);
             }
         }
         // Operands used for the last time free their registers for the result.
-        inregs.retain(|v| next_use(&mut cursor, *v, k + 1) != NEVER);
-        evict(&mut inregs, &mut cursor, 1 + temps(op, arch), &[], k + 1, &mut acts, &mut slot, &mut slots, &mut spills);
-        if next_use(&mut cursor, *dst, k + 1) != NEVER {
-            inregs.push(*dst);
+        let live = std::mem::take(&mut r.live);
+        r.live = live.into_iter().filter(|v| r.next_use(*v, k + 1) != NEVER).collect();
+        r.evict(1 + temps(op, arch), &[], k + 1, &mut acts);
+        if r.next_use(*dst, k + 1) != NEVER {
+            r.live.push(*dst);
         }
         before[k] = acts;
     }
     // Outputs still in memory are reloaded before they are written out.
     let mut seen = std::collections::HashSet::new();
     for a in node.flat_outputs() {
-        if !inregs.contains(&a) && seen.insert(a) {
-            if let Some(s) = slot[a.0 as usize] {
+        if !r.live.contains(&a) && seen.insert(a) {
+            if let Some(s) = r.slot[a.0 as usize] {
                 before[n].push(Action::Reload(a, s));
             }
         }
     }
-    if spills == 0 {
+    if r.slots == 0 {
         return None;
     }
-    Some(Plan { before, slots, spills })
+    Some(Plan { before, slots: r.slots })
 }
