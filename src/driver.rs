@@ -27,7 +27,7 @@ pub struct Config {
     /// instructions copied by inlining (N / 8), and bytes of C (× `codegen::C_BYTES_PER_OP`).
     pub max_ops: usize,
     /// Explicit spilling of kept-loop bodies on SIMD targets (`--spill` / `--no-spill`;
-    /// `codegen::spill`).
+    /// `target::spill`).
     pub spill: bool,
 }
 

@@ -18,7 +18,7 @@ struct NB {
 
 impl NB {
     fn new(name: &str) -> NB {
-        NB { n: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None } }
+        NB { n: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false } }
     }
     /// A parameter of `count(dims)` atoms of `bits` bits (`word_bits` = source word size).
     fn input(&mut self, pname: &str, dims: &[usize], bits: u32, word_bits: u32, is_const: bool) -> Vec<VarId> {
@@ -963,20 +963,26 @@ fn small_nodes_are_inlined_at_o2() {
     }
 }
 
-/// Explicit spilling (`codegen/spill.rs`): ChaCha20's double-round loop body keeps 16 rows
+/// Explicit spilling (`target/spill.rs`): ChaCha20's double-round loop body keeps 16 rows
 /// live; on avx2 and sse (16 registers, and rotates by 12 and 7 need a temporary) the plan
-/// spills a few of them, on avx512 (32 registers) none. Hslice bodies are left alone
+/// spills a few of them, on avx512 (32 registers) none. With the body in lockstep order
+/// (`sched-pairs`, default), a row the plan stores before its first use stays in memory across
+/// iterations (`nk_home`); without that pass, none does. Hslice bodies are left alone
 /// (measured slower), and `--no-spill` switches it off. The results of the spilling code are
 /// checked against the interpreter by the KATs (kat_b runs ChaCha20 -V on every native target
-/// with the default, spilling on) and below, natively, against the code without spills.
+/// with the default, spilling on) and below, natively, against the code without spills and
+/// without homes.
 #[test]
 fn explicit_spills_in_vsliced_loop_bodies() {
-    let gen_out = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> COutput {
-        let lcfg = nakiri::driver::Config { slicing, arch, ..nakiri::driver::Config::default() };
+    let gen_out = |arch: Arch, slicing: Slicing, file: &str, spill: bool, pairs: bool| -> COutput {
+        let mut lcfg = nakiri::driver::Config { slicing, arch, ..nakiri::driver::Config::default() };
+        if !pairs {
+            lcfg.opt.disable(nakiri::opt::PassId::SchedPairs);
+        }
         let prog = common::lower_file_cfg(file, &lcfg);
         generate(&prog, &CodegenConfig { spill, ..cfg(arch, "ch.h") }).unwrap()
     };
-    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String { gen_out(arch, slicing, file, spill).c };
+    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String { gen_out(arch, slicing, file, spill, true).c };
     const CH: &str = "ciphers/chacha20/chacha20.ua";
     for arch in [Arch::Sse, Arch::Avx2] {
         let on = gen(arch, Slicing::V, CH, true);
@@ -992,12 +998,30 @@ fn explicit_spills_in_vsliced_loop_bodies() {
                 assert!(on.lines().take(k).any(|l| l.contains(&slot)), "{arch}: slot read before written: {line}");
             }
         }
+        // Homes: the body reads each one and writes it once (kept in memory by the empty asm);
+        // the loop around stores every home before its `for` and reads it after.
+        let homes: usize = on.split("values, ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+        assert!((1..=4).contains(&homes), "{arch}: {homes} homes in:\n{on}");
+        let body = on.split("void double_round(").nth(1).unwrap().split("\n}\n").next().unwrap();
+        assert!(body.contains(&format!("DATATYPE nk_home[{homes}])")), "{arch}: the body takes the homes");
+        let caller = on.split("/* kept loop: 10 calls of double_round */").nth(1).unwrap();
+        let (pre, post) = caller.split_once("for (int nk_i = 0;").unwrap();
+        for h in 0..homes {
+            assert_eq!(body.matches(&format!("nk_home[{h}] = ")).count(), 1, "{arch}: home {h} written once per iteration");
+            assert!(body.contains(&format!("__asm__ volatile(\"\" : \"+m\"(nk_home[{h}]))")), "{arch}: home {h} kept in memory");
+            assert!(body.contains(&format!("= nk_home[{h}];")), "{arch}: home {h} read");
+            assert!(pre.contains(&format!("nk_l0_home[{h}] = ")), "{arch}: home {h} set before the loop");
+            assert!(post.split_once("\n    }\n").unwrap().1.contains(&format!("= nk_l0_home[{h}];")), "{arch}: home {h} read after the loop");
+        }
+        let unpaired = gen_out(arch, Slicing::V, CH, true, false).c;
+        assert!(unpaired.contains("nk_sp[") && !unpaired.contains("nk_home"), "{arch}: homes without the lockstep order");
         assert!(!gen(arch, Slicing::V, CH, false).contains("nk_sp["), "{arch}: --no-spill still spills");
         assert!(!gen(arch, Slicing::H, "ciphers/aes/aes.ua", true).contains("nk_sp["), "{arch}: hslice got explicit spills");
     }
     assert!(!gen(Arch::Avx512, Slicing::V, CH, true).contains("nk_sp["), "avx512 has 32 registers: no spill needed");
     assert!(!gen(Arch::Std, Slicing::V, CH, true).contains("nk_sp["), "GP registers are left to the C compiler");
-    // Natively: the spilling and the non-spilling code agree on random states.
+    // Natively: the code with spills and homes, with spills only, and without either agree on
+    // random states.
     if !Arch::Avx2.runs_here() {
         println!("skipped: the native comparison needs avx2");
         return;
@@ -1008,11 +1032,12 @@ fn explicit_spills_in_vsliced_loop_bodies() {
         input.push_str(&format!("{} ", rng.next() as u32));
     }
     let mut outs = Vec::new();
-    for spill in [true, false] {
-        let out = gen_out(Arch::Avx2, Slicing::V, CH, spill);
+    for (spill, pairs) in [(true, true), (true, false), (false, true)] {
+        let out = gen_out(Arch::Avx2, Slicing::V, CH, spill, pairs);
         let driver = "#include <stdio.h>\n#include \"ch.h\"\nint main(void) {\n  static uint32_t s[16][8] __attribute__((aligned(64))), o[16][8] __attribute__((aligned(64)));\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) if (scanf(\"%u\", &s[i][j]) != 1) return 2;\n  chacha20__((chacha20__DATATYPE *)s, (chacha20__DATATYPE *)o);\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) printf(\"%08x \", o[i][j]);\n  return 0;\n}\n";
-        outs.push(build_and_run(&format!("spill-{spill}"), &[("ch.c", &out.c), ("ch.h", &out.h), ("main.c", driver)], &["-O2", "-mavx2"], &input));
+        outs.push(build_and_run(&format!("spill-{spill}-{pairs}"), &[("ch.c", &out.c), ("ch.h", &out.h), ("main.c", driver)], &["-O2", "-mavx2"], &input));
     }
-    assert_eq!(outs[0], outs[1], "explicit spills changed ChaCha20's result");
+    assert_eq!(outs[0], outs[1], "homes changed ChaCha20's result");
+    assert_eq!(outs[0], outs[2], "explicit spills changed ChaCha20's result");
     assert_eq!(outs[0].split_whitespace().count(), 128);
 }

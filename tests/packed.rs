@@ -71,6 +71,7 @@ fn build(slicing: Slicing, name: &str, ins: &[Spec], outs: &[Spec]) -> Program {
         vars: vec![],
         body: vec![],
         inline: None,
+        lockstep: false,
     };
     let inputs: Vec<Param> = ins.iter().map(|s| make_param(&mut node, slicing, s)).collect();
     let outputs: Vec<Param> = outs.iter().map(|s| make_param(&mut node, slicing, s)).collect();
@@ -633,7 +634,7 @@ struct Builder {
 impl Builder {
     fn new(name: &str) -> Builder {
         Builder {
-            node: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None },
+            node: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false },
             tmp: 0,
         }
     }

@@ -124,7 +124,7 @@ fn tune(src: &str, slicing: Slicing, params: &Params, compile_s: f64, score: fn(
     if let Some(d) = dims {
         space.restrict(d);
     }
-    let default = space.default_knobs(&base.opt);
+    let default = space.default_knobs(&base.opt, base.spill);
     let clock = Rc::new(Cell::new(0.0));
     let batches = Rc::new(RefCell::new(Vec::new()));
     let mut prep = Charging { inner: CheckedPreparer { checked: &ch, base, header_name: "t.h".into() }, clock: clock.clone(), compile_s };
@@ -317,7 +317,7 @@ fn final_check_keeps_the_default_when_the_choice_is_slower() {
     let mut space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     space.restrict(&[Dim::Loops]);
     space.dims.retain(|d| *d == Dim::Loops);
-    let default = space.default_knobs(&base.opt);
+    let default = space.default_knobs(&base.opt, base.spill);
     let clock = Rc::new(Cell::new(0.0));
     let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
     let mut m = Drifting(clock.clone(), default.clone(), 0);
@@ -334,7 +334,7 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
     let ch = checked(SRC, Slicing::V);
     let base = Config { slicing: Slicing::V, ..Config::default() };
     let space = Space::new(Slicing::V, Arch::Std, ccs(), false);
-    let default = space.default_knobs(&base.opt);
+    let default = space.default_knobs(&base.opt, base.spill);
     let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
     let kept = prep.compile(&default).unwrap();
     assert_eq!(prep.loops(&kept, 6), ["round"], "the round loop is kept by default in -V");
@@ -355,4 +355,39 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
     let flat = prep.compile(&Knobs { unrolled_loops: body, ..all }).unwrap();
     assert_eq!(flat.prog.nodes.len(), 1, "{}", flat.prog);
     assert_eq!(common::run_interp(&flat.prog, &insts), common::run_interp(&kept.prog, &insts));
+}
+
+/// The `spill` knob: only where explicit spilling can change the C (vslice on SIMD targets);
+/// its three values give ChaCha20 `-V` avx2 homes + spills (the default), spills only, and
+/// neither, all computing the same; the knob line round-trips.
+#[test]
+fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
+    use nakiri::tune::SpillKnob;
+    assert!(Space::new(Slicing::V, Arch::Avx2, ccs(), false).dims.contains(&Dim::Spill));
+    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false).dims.contains(&Dim::Spill));
+    assert!(!Space::new(Slicing::H, Arch::Avx2, ccs(), false).dims.contains(&Dim::Spill));
+    let src = std::fs::read_to_string(common::root().join("ciphers/chacha20/chacha20.ua")).unwrap();
+    let ch = checked(&src, Slicing::V);
+    let base = Config { slicing: Slicing::V, arch: Arch::Avx2, ..Config::default() };
+    let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert_eq!(default.spill, SpillKnob::Lockstep);
+    assert_eq!(Space::new(Slicing::V, Arch::Std, ccs(), false).default_knobs(&base.opt, base.spill).spill, SpillKnob::Off, "recorded off where it does not apply");
+    let alts = space.alternatives(Dim::Spill, &default);
+    assert_eq!(alts.iter().map(|k| k.spill).collect::<Vec<_>>(), [SpillKnob::Off, SpillKnob::Plan]);
+    let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
+    let mut rng = common::Rng(3);
+    let insts: Vec<common::Instance> = (0..8).map(|_| vec![(0..16).map(|_| rng.bits(32)).collect()]).collect();
+    let mut results = Vec::new();
+    for (s, sp, home) in [(SpillKnob::Lockstep, true, true), (SpillKnob::Plan, true, false), (SpillKnob::Off, false, false)] {
+        let k = Knobs { spill: s, ..default.clone() };
+        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()));
+        let c = prep.compile(&k).unwrap();
+        assert_eq!(c.out.c.contains("nk_sp["), sp, "{}: explicit spills", s.name());
+        assert_eq!(c.out.c.contains("nk_home["), home, "{}: homes", s.name());
+        assert_eq!(c.prog.nodes.iter().any(|n| n.lockstep), home, "{}: lockstep body", s.name());
+        results.push(common::run_interp(&c.prog, &insts));
+    }
+    assert_eq!(results[0], results[1]);
+    assert_eq!(results[0], results[2]);
 }

@@ -63,7 +63,7 @@ fn tuned_ciphers_match_the_default() {
         let mut space = Space::new(slicing, Arch::Std, vec![Cc { name: "cc".into(), flags: vec!["-O3".into()] }], false);
         space.restrict(&[Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp]);
         space.dims.retain(|d| ![Dim::InlineNode, Dim::Loop].contains(d));
-        let default = space.default_knobs(&cfg.opt);
+        let default = space.default_knobs(&cfg.opt, cfg.spill);
         let clock = Rc::new(Cell::new(0.0));
         let mut prep = Charging(CheckedPreparer { checked, base: cfg.clone(), header_name: "t.h".into() }, clock.clone());
         let params = Params { max_passes: 1, ..Params::new(Goal::Hot, 12.0) };

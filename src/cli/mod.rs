@@ -136,7 +136,7 @@ OPTIONS:
     --sched-window N      run the m-slice scheduler (off by default) with this window
                           (default 10; usubac -sched-n)
     --spill, --no-spill   explicit spilling of vsliced kept-loop bodies on SSE/AVX2/AVX-512
-                          (on by default; codegen/spill.rs)
+                          (on by default; target/spill.rs)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
     --compat usubac|nakiri

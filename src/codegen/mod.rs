@@ -11,10 +11,11 @@
 pub mod c_emit;
 mod ops;
 pub mod packed;
-pub mod spill;
+
 pub use crate::target::{instances_per_call, layout as target, Arch};
 
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, VarId};
+use crate::target::spill;
 use c_emit::{comment_lines, Namer};
 use ops::{Helpers, OpTarget};
 use std::fmt;
@@ -226,19 +227,33 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
         }
     }
 
-    // Nodes that are the body of a kept loop (computed once: per function it was quadratic).
+    // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
+    // and the loop-carried values each may keep in memory.
     let mut is_loop_body = vec![false; prog.nodes.len()];
     for ins in prog.nodes.iter().flat_map(|n| &n.body) {
         if let Instr::Loop { callee, .. } = ins {
             is_loop_body[callee.0 as usize] = true;
         }
     }
+    let carried = spill::carried(prog);
+    // Explicit spill plans (`spill.rs` says where they apply), where every atom is a DATATYPE.
+    let plans: Vec<Option<spill::Plan>> = prog
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if !cfg.spill || i + 1 == prog.nodes.len() || !n.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
+                return None;
+            }
+            spill::plan_for(n, t.arch, t.slicing, is_loop_body[i], if n.lockstep { &carried[i] } else { &[] })
+        })
+        .collect();
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
     let mut entry_proto = String::new();
     for (i, n) in prog.nodes.iter().enumerate() {
         let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, i, is_entry, cfg.spill)
+        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, &plans, i, is_entry)
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
         funcs.push_str(&text);
         funcs.push('\n');
@@ -400,9 +415,9 @@ fn emit_function(
     globals: &Namer,
     fn_names: &[String],
     is_loop_body: &[bool],
+    plans: &[Option<spill::Plan>],
     idx: usize,
     is_entry: bool,
-    spill: bool,
 ) -> Result<(String, String), String> {
     let node = &prog.nodes[idx];
     // `globals` already holds every function name (`fresh` or `reserve`d above).
@@ -565,30 +580,38 @@ fn emit_function(
             }
         }
     }
-    // Explicit spills (`spill.rs`, which says where they apply), where every atom is a DATATYPE.
-    let plan = if spill && !is_entry && node.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
-        spill::plan_for(node, t.arch, t.slicing, is_loop_body[idx])
-    } else {
-        None
-    };
+    let plan = &plans[idx];
+    if let Some(p) = plan {
+        if !p.homes.is_empty() {
+            params.push(format!("DATATYPE nk_home[{}]", p.homes.len()));
+        }
+    }
     let cname = std::cell::RefCell::new(cname);
     let nm = |v: VarId| cname.borrow()[v.0 as usize].clone().unwrap_or_else(|| "/*undefined*/0".to_string());
 
     let mut body: Vec<String> = prologue;
-    if let Some(p) = &plan {
-        body.push(format!("/* explicit spills: {} values (codegen/spill.rs) */", p.slots));
-        body.push(format!("DATATYPE nk_sp[{}];", p.slots));
+    if let Some(p) = plan {
+        let homes = if p.homes.is_empty() { String::new() } else { format!(", {} kept in memory across iterations", p.homes.len()) };
+        body.push(format!("/* explicit spills: {} values{} (target/spill.rs) */", p.slots, homes));
+        if p.slots > 0 {
+            body.push(format!("DATATYPE nk_sp[{}];", p.slots));
+        }
     }
     let mut emit_actions = |body: &mut Vec<String>, k: usize| {
-        let Some(p) = &plan else { return };
+        let Some(p) = plan else { return };
+        let at = |l: &spill::Loc| match l {
+            spill::Loc::Slot(s) => format!("nk_sp[{s}]"),
+            spill::Loc::Home(h) => format!("nk_home[{h}]"),
+        };
         for a in &p.before[k] {
             match a {
-                spill::Action::Spill(v, s) => {
-                    body.push(format!("nk_sp[{s}] = {}; __asm__ volatile(\"\" : \"+m\"(nk_sp[{s}]));", nm(*v)));
+                spill::Action::Spill(v, l) => {
+                    let m = at(l);
+                    body.push(format!("{m} = {}; __asm__ volatile(\"\" : \"+m\"({m}));", nm(*v)));
                 }
-                spill::Action::Reload(v, s) => {
+                spill::Action::Reload(v, l) => {
                     let r = names.fresh("nk_rl");
-                    body.push(format!("DATATYPE {r} = nk_sp[{s}];"));
+                    body.push(format!("DATATYPE {r} = {};", at(l)));
                     cname.borrow_mut()[v.0 as usize] = Some(r);
                 }
             }
@@ -611,7 +634,7 @@ fn emit_function(
                 let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
                 let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), if used[d.0 as usize] { nm(*d) } else { String::new() })).collect();
                 let k = body.len();
-                emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string());
+                emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string(), None);
             }
             Instr::Loop { callee, count, state, args, results } => {
                 let k = body.len();
@@ -620,6 +643,20 @@ fn emit_function(
                 let sname = |j: usize| format!("nk_l{}_s{}", k, j);
                 for (j, (init, _)) in state.iter().enumerate() {
                     body.push(format!("{} {} = {};", ty(*init), sname(j), nm(*init)));
+                }
+                // Loop-carried values the body keeps in memory (`spill::Home`): state j of
+                // each, stored before the first iteration, read after the last.
+                let homes = plans[callee.0 as usize].as_ref().map_or(&[][..], |p| &p.homes[..]);
+                let home_state = |h: &spill::Home| match args[h.input] {
+                    LoopArg::State(j) => j as usize,
+                    _ => unreachable!("a home is a loop state"),
+                };
+                let hname = format!("nk_l{}_home", k);
+                if !homes.is_empty() {
+                    body.push(format!("DATATYPE {}[{}];", hname, homes.len()));
+                    for (h, home) in homes.iter().enumerate() {
+                        body.push(format!("{}[{}] = {};", hname, h, sname(home_state(home))));
+                    }
                 }
                 let ci = c.flat_inputs();
                 let co = c.flat_outputs();
@@ -640,6 +677,10 @@ fn emit_function(
                 for (o, res) in results.iter().enumerate() {
                     let tyo = t.atom_type(c.bits(co[o])).to_string();
                     let tmp = format!("nk_l{}_t{}", k, o);
+                    if homes.iter().any(|h| h.output == o) {
+                        r.push((tyo, String::new()));
+                        continue;
+                    }
                     let kept = match res {
                         LoopResult::State { state: j, each } => {
                             updates.push(format!("{} = {};", sname(*j as usize), tmp));
@@ -655,14 +696,18 @@ fn emit_function(
                 }
                 body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
                 let mut inner = Vec::new();
-                emit_call(&mut inner, prog, t, fn_names, *callee, &a, &r, &k.to_string());
+                emit_call(&mut inner, prog, t, fn_names, *callee, &a, &r, &k.to_string(), (!homes.is_empty()).then_some(&hname));
                 inner.extend(updates);
                 body.extend(inner.into_iter().map(|l| format!("    {}", l)));
                 body.push("}".to_string());
                 // (results nothing reads are not declared: no unused-variable warnings)
                 for (j, (_, last)) in state.iter().enumerate() {
                     if used[last.0 as usize] {
-                        body.push(format!("{} {} = {};", ty(*last), nm(*last), sname(j)));
+                        let from = match homes.iter().position(|h| home_state(h) == j) {
+                            Some(h) => format!("{}[{}]", hname, h),
+                            None => sname(j),
+                        };
+                        body.push(format!("{} {} = {};", ty(*last), nm(*last), from));
                     }
                 }
                 for (o, res) in results.iter().enumerate() {
@@ -682,7 +727,11 @@ fn emit_function(
             body.push(l);
         }
     }
-    for (lv, a) in &epilogue {
+    for (o, (lv, a)) in epilogue.iter().enumerate() {
+        // (a homed output is in `nk_home`, where the loop around reads it)
+        if plan.as_ref().is_some_and(|p| p.home_of_output(o).is_some()) {
+            continue;
+        }
         body.push(format!("{} = {};", lv, nm(*a)));
     }
 
@@ -729,7 +778,10 @@ const SMALL_NODE_LINES: usize = 32;
 /// local `(C type, name)` of `results` (an empty name: a result nothing reads). `tag` makes
 /// the temporaries' names unique.
 #[allow(clippy::too_many_arguments)]
-fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str) {
+/// A call of `callee`; `home`: the array of its loop-carried values kept in memory
+/// (`spill::Home`), passed last.
+#[allow(clippy::too_many_arguments)]
+fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str, home: Option<&String>) {
     let c = &prog.nodes[callee.0 as usize];
     if let Some(elem) = array_abi_type(c, t) {
         let mut call_args = Vec::new();
@@ -741,6 +793,7 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
             body.push(format!("{} nk_r{}[{}];", elem, tag, results.len()));
             call_args.push(format!("nk_r{}", tag));
         }
+        call_args.extend(home.cloned());
         body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
         for (i, (ty, name)) in results.iter().enumerate() {
             // an empty name: a result nothing reads
@@ -766,6 +819,7 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
         }
         let mut a: Vec<String> = args.to_vec();
         a.extend(results.iter().map(|(_, d)| format!("&{}", d)));
+        a.extend(home.cloned());
         body.push(format!("{}({});", fn_names[callee.0 as usize], a.join(", ")));
     }
 }

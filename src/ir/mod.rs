@@ -173,6 +173,10 @@ pub struct Node {
     pub body: Vec<Instr>,
     /// Hint from `_inline` (true) / `_no_inline` (false) / none.
     pub inline: Option<bool>,
+    /// Set by `opt::sched_pairs`: the body (of a kept loop) runs its long chains two at a time,
+    /// and the explicit spill plan may keep loop-carried values in memory across iterations
+    /// (`target::spill::Home`; measured faster only in this order). Printed as `lockstep`.
+    pub lockstep: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -67,13 +67,17 @@ pub fn parse(text: &str) -> Result<Program, String> {
             }
             "node" => {
                 let Some(name) = words.get(1) else { return err(ln, "node needs a name") };
-                let inline = match words.get(2).copied() {
-                    Some("inline") => Some(true),
-                    Some("noinline") => Some(false),
-                    _ => None,
+                let attrs = &words[2.min(words.len())..];
+                let inline = if attrs.contains(&"inline") {
+                    Some(true)
+                } else if attrs.contains(&"noinline") {
+                    Some(false)
+                } else {
+                    None
                 };
+                let lockstep = attrs.contains(&"lockstep");
                 cur = Some(NodeBuilder {
-                    node: Node { name: name.to_string(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline },
+                    node: Node { name: name.to_string(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline, lockstep },
                     ids: HashMap::new(),
                 });
             }

@@ -14,6 +14,8 @@
 //! `loop 10 round state s0->s0_out:8 args @0 k [r0 r1 ...] results @0 [y0:8 y1:8 ...]`
 //! (`@j` = state j, a bare atom = the same in every iteration, `[..]` = one atom per iteration;
 //! a result `@j+[..]` also keeps state j after every iteration but the last).
+//! A node line may carry attributes: `inline` / `noinline` (`_inline` / `_no_inline`) and
+//! `lockstep` (`Node::lockstep`, set by `sched-pairs`).
 //! `ir::parse::parse` reads the same text back.
 
 use super::*;
@@ -71,7 +73,7 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
         Some(false) => " noinline",
         None => "",
     };
-    let _ = writeln!(s, "node {}{}", node.name, attr);
+    let _ = writeln!(s, "node {}{}{}", node.name, attr, if node.lockstep { " lockstep" } else { "" });
     for p in &node.inputs {
         s.push_str(&param_text(node, "input", p));
     }

@@ -86,7 +86,7 @@ fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: boo
     // inliner would otherwise stop inlining what it inlined at k = 1, and the calls would
     // pass their arguments through memory: Serpent -V std 2.7x slower), unless `_no_inline`.
     let inline = if is_entry { old.inline } else { Some(old.inline != Some(false)) };
-    let mut node = Node { name: if is_entry { old.name.clone() } else { format!("{}_x{}", old.name, k) }, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline };
+    let mut node = Node { name: if is_entry { old.name.clone() } else { format!("{}_x{}", old.name, k) }, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline, lockstep: false };
     // map[c][v]: the atom of copy c for old atom v.
     let mut map: Vec<Vec<Option<VarId>>> = vec![vec![None; old.vars.len()]; k];
     let copy_name = |name: &str, c: usize| if c == 0 { name.to_string() } else { format!("{}__{}", name, c + 1) };

@@ -15,6 +15,7 @@ pub mod outline;
 pub mod reroll;
 pub mod sched_bits;
 pub mod sched_ilp;
+pub mod sched_pairs;
 pub mod ternlog;
 
 pub use inline::InlinePolicy;
@@ -66,10 +67,11 @@ pub enum PassId {
     Ternlog,
     SchedBits,
     SchedIlp,
+    SchedPairs,
 }
 
 impl PassId {
-    pub const ALL: [PassId; 10] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Interleave, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits, PassId::SchedIlp];
+    pub const ALL: [PassId; 11] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Interleave, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits, PassId::SchedIlp, PassId::SchedPairs];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
     pub fn name(self) -> &'static str {
@@ -84,6 +86,7 @@ impl PassId {
             PassId::Ternlog => "ternlog",
             PassId::SchedBits => "sched-bits",
             PassId::SchedIlp => "sched-ilp",
+            PassId::SchedPairs => "sched-pairs",
         }
     }
 
@@ -113,6 +116,7 @@ pub const PIPELINE: &[PassId] = &[
     CopyProp,       // removes the operations folded into ternlogs
     SchedBits,      // last: nothing reorders after the schedulers (bitslice only)
     SchedIlp,       // (vslice and hslice only)
+    SchedPairs,     // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
 ];
 
 #[derive(Clone, Debug)]
@@ -332,6 +336,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
                 Stats::default()
             }
         }
+        SchedPairs => sched_pairs::run(prog, cfg),
         SchedBits => {
             if cfg.sched_bits_in.contains(prog.slicing) {
                 sched_bits::run(prog, cfg)

@@ -324,7 +324,7 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
     }
     name = format!("{}{}", name, n);
     taken.insert(name.clone());
-    let mut new = Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None };
+    let mut new = Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false };
     // Operands are renamed by their role (a constant read twice has two slots).
     let mut slot_var: Vec<VarId> = Vec::with_capacity(first.outside.len());
     for (s, &a) in first.outside.iter().enumerate() {

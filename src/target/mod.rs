@@ -4,6 +4,7 @@
 //! of keeping target facts of their own.
 
 pub mod layout;
+pub mod spill;
 
 pub use layout::{instances_per_call, Arch};
 

@@ -4,7 +4,7 @@
 //! `OptConfig::unrolled_loops`); the optimiser and codegen run as in `driver::compile`.
 
 use super::estimate::{self, Estimate};
-use super::Knobs;
+use super::{Knobs, SpillKnob};
 use crate::codegen::{self, CodegenConfig, COutput};
 use crate::driver::Config;
 use crate::ir::{self, LoopHints, Program};
@@ -51,6 +51,12 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     } else {
         o.disable(PassId::Ternlog);
     }
+    if k.spill == SpillKnob::Lockstep {
+        o.enable(PassId::SchedPairs);
+    } else {
+        o.disable(PassId::SchedPairs);
+    }
+    cfg.spill = k.spill != SpillKnob::Off;
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line()).trim().to_string();
     cfg
 }

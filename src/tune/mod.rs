@@ -78,7 +78,36 @@ pub struct Knobs {
     /// Interleaving factor and granularity (factor 1: off).
     pub interleave: (u32, usize),
     pub ternlog: bool,
+    /// Explicit spilling and the lockstep scheduler (vslice on SSE/AVX2/AVX-512).
+    pub spill: SpillKnob,
     pub cc: Cc,
+}
+
+/// Explicit spilling of kept vsliced loop bodies (`--spill`/`--no-spill`) and the lockstep
+/// scheduler that lets it keep loop-carried values in memory (`sched-pairs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SpillKnob {
+    /// No explicit spills: the C compiler allocates (`--no-spill`; sched-pairs off too).
+    Off,
+    /// Explicit spills in the body's order (`--disable sched-pairs`).
+    Plan,
+    /// Both (the default).
+    Lockstep,
+}
+
+impl SpillKnob {
+    pub const ALL: [SpillKnob; 3] = [SpillKnob::Off, SpillKnob::Plan, SpillKnob::Lockstep];
+    pub fn name(self) -> &'static str {
+        match self {
+            SpillKnob::Off => "off",
+            SpillKnob::Plan => "plan",
+            SpillKnob::Lockstep => "lockstep",
+        }
+    }
+    /// Whether explicit spilling can change the C for this slicing and target.
+    pub fn applies(s: Slicing, a: Arch) -> bool {
+        crate::opt::sched_pairs::applies(s, a)
+    }
 }
 
 /// [`LoopPolicy`] without `Auto` (the tuner always says which), orderable.
@@ -154,6 +183,7 @@ pub enum Dim {
     SchedIlp,
     Interleave,
     Ternlog,
+    Spill,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -162,7 +192,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 9] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Cc, Dim::InlineNode, Dim::Loop];
+    pub const ALL: [Dim; 10] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Spill, Dim::Cc, Dim::InlineNode, Dim::Loop];
     pub fn name(self) -> &'static str {
         match self {
             Dim::Loops => "loops",
@@ -171,6 +201,7 @@ impl Dim {
             Dim::SchedIlp => "sched-ilp",
             Dim::Interleave => "interleave",
             Dim::Ternlog => "ternlog",
+            Dim::Spill => "spill",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -209,6 +240,7 @@ impl Space {
                 Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
                 Dim::Ternlog => arch == Arch::Avx512,
+                Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 Dim::Cc => ccs.len() > 1,
                 _ => true,
@@ -225,7 +257,8 @@ impl Space {
     }
 
     /// nakiri's defaults for this slicing and target (what `nakiri compile` emits).
-    pub fn default_knobs(&self, opt: &crate::opt::OptConfig) -> Knobs {
+    /// (`spill`: the driver's `--spill`/`--no-spill`.)
+    pub fn default_knobs(&self, opt: &crate::opt::OptConfig, spill: bool) -> Knobs {
         Knobs {
             loops: LoopPolicyKnob::of(opt.loops, self.slicing),
             unrolled_loops: vec![],
@@ -236,6 +269,11 @@ impl Space {
             sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B { Some(opt.sched_window) } else { None },
             interleave: (opt.interleave.max(1), opt.interleave_granularity),
             ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
+            spill: match (SpillKnob::applies(self.slicing, self.arch) && spill, opt.enabled(crate::opt::PassId::SchedPairs)) {
+                (false, _) => SpillKnob::Off,
+                (true, false) => SpillKnob::Plan,
+                (true, true) => SpillKnob::Lockstep,
+            },
             cc: self.ccs[0].clone(),
         }
     }
@@ -272,6 +310,11 @@ impl Space {
                 }
             }
             Dim::Ternlog => push(Knobs { ternlog: !cur.ternlog, ..cur.clone() }),
+            Dim::Spill => {
+                for s in SpillKnob::ALL {
+                    push(Knobs { spill: s, ..cur.clone() });
+                }
+            }
             Dim::Interleave => {
                 push(Knobs { interleave: (1, cur.interleave.1), ..cur.clone() });
                 for k in 2..=4u32 {
@@ -307,6 +350,7 @@ impl Knobs {
         s.push_str(&format!(" sched-ilp={}", self.sched_ilp.map(|w| w.to_string()).unwrap_or_else(|| "off".into())));
         s.push_str(&format!(" interleave={}x{}", self.interleave.0, self.interleave.1));
         s.push_str(&format!(" ternlog={}", if self.ternlog { "on" } else { "off" }));
+        s.push_str(&format!(" spill={}", self.spill.name()));
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -324,6 +368,7 @@ impl Knobs {
             sched_ilp: None,
             interleave: (1, 10),
             ternlog: false,
+            spill: SpillKnob::Off,
             cc: Cc { name: String::new(), flags: vec![] },
         };
         let on = |v: &str| match v {
@@ -350,6 +395,7 @@ impl Knobs {
                     k.interleave = (a.parse().ok()?, b.parse().ok()?);
                 }
                 "ternlog" => k.ternlog = on(v)?,
+                "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,

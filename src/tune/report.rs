@@ -109,6 +109,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::SchedIlp) => "#d62728",
         Some(Dim::Interleave) => "#9467bd",
         Some(Dim::Ternlog) => "#8c564b",
+        Some(Dim::Spill) => "#bcbd22",
         Some(Dim::Cc) => "#e377c2",
         Some(Dim::InlineNode) => "#7f7f7f",
         Some(Dim::Loop) => "#17becf",

@@ -95,7 +95,7 @@ pub fn cpu_model() -> String {
 /// `-bench-inter` implies `--allow-abi-change` (usubac's interleaved entry is its ABI).
 pub fn usubac_bench_args(argv: &[String]) -> Option<Vec<String>> {
     let map: &[(&str, &[&str])] = &[
-        ("-bench-all", &["loops", "inline", "sched-bits", "sched-ilp", "interleave", "ternlog", "cc"]),
+        ("-bench-all", &["loops", "inline", "sched-bits", "sched-ilp", "interleave", "ternlog", "spill", "cc"]),
         ("-bench-inline", &["inline"]),
         ("-bench-inter", &["interleave"]),
         ("-bench-bitsched", &["sched-bits"]),
@@ -268,7 +268,7 @@ pub fn run(args: &[String]) -> i32 {
         return 1;
     }
     let Some(checked) = front.checked.as_ref() else { return fail("no program") };
-    let default = space.default_knobs(&cfg.opt);
+    let default = space.default_knobs(&cfg.opt, cfg.spill);
     let mut prep = CheckedPreparer { checked, base: cfg.clone(), header_name: h_name.clone() };
     let mut measurer = match measure::HarnessMeasurer::new(t.quick) {
         Ok(m) => m,

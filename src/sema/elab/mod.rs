@@ -397,7 +397,7 @@ fn c_ident(s: &str) -> std::borrow::Cow<'_, str> {
 impl Inst {
     fn new(name: String, slicing: Slicing, inline: Option<bool>) -> Inst {
         Inst {
-            node: ir::Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline },
+            node: ir::Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline, lockstep: false },
             vars: HashMap::default(),
             nats: HashMap::default(),
             loops: vec![],
