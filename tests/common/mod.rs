@@ -8,7 +8,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// A fresh scratch directory under the target dir (kept for inspection after a failure).
 pub fn scratch_dir(tag: &str) -> PathBuf {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
-    let base = std::env::var_os("CARGO_TARGET_TMPDIR")
+    // Cargo sets CARGO_TARGET_TMPDIR when it *compiles* an integration test (not in the
+    // environment it runs it in): read at run time it was unset, and ~26 000 scratch dirs
+    // piled up in /tmp on the development machine. `cargo clean` removes these.
+    let base = option_env!("CARGO_TARGET_TMPDIR")
         .map(PathBuf::from)
         .unwrap_or_else(std::env::temp_dir);
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
