@@ -776,10 +776,8 @@ const SMALL_NODE_LINES: usize = 32;
 
 /// Lines calling node `callee` with argument expressions `args`, declaring each result as a
 /// local `(C type, name)` of `results` (an empty name: a result nothing reads). `tag` makes
-/// the temporaries' names unique.
-#[allow(clippy::too_many_arguments)]
-/// A call of `callee`; `home`: the array of its loop-carried values kept in memory
-/// (`spill::Home`), passed last.
+/// the temporaries' names unique; `home`: the array of the callee's loop-carried values kept
+/// in memory (`spill::Home`), passed last.
 #[allow(clippy::too_many_arguments)]
 fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str, home: Option<&String>) {
     let c = &prog.nodes[callee.0 as usize];
