@@ -14,8 +14,8 @@
  *
  * Hslice with 128-bit lanes and at least 8 instances (SSE, AVX2, AVX-512, NEON): fused as well.
  * Counter blocks are formed as 64-bit rows, bit-transposed inside their byte lanes and written
- * straight into the sliced registers; aes128_rk__unpack_cipher XORs the keystream into the
- * buffer (second branch below).
+ * straight into the sliced registers; the keystream comes back the same way and is XORed into
+ * the buffer 16 bytes at a time (second branch below).
  *
  * Other slicings (vslice, hslice on std): batches of aes128_rk__INSTANCES counter blocks (at
  * least 64) converted to planes (aes128_bytes_to_planes), aes128_rk__packed_with, back to
@@ -165,25 +165,26 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
 #define AES_CI aes128_rk__INSTANCES
 #define AES_HU (AES_RB / 8) /* half lanes per register */
 
-static uint64_t ld64(const void *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static void st64(void *p, uint64_t v) { memcpy(p, &v, 8); }
+/* One register's bytes as uint64_t lanes, for the C compiler's vector extensions (GCC, clang):
+ * the swaps below are then a few vector instructions per register instead of scalar loops.
+ * `nakiri bench modes --arch avx2`, 1 MiB: 3.42 -> 2.82 c/B (0.94x -> 0.78x OpenSSL's bsaes);
+ * the same with the swaps inlined into the caller measured 2.91, with the counters built in a
+ * scalar array and copied 2.87. */
+typedef uint64_t aes_v64 __attribute__((vector_size(AES_RB), aligned(AES_RB)));
 
-/* rows[r][u] <-> its transpose inside each byte lane: afterwards bit r of byte i of rows[k][u]
- * is what bit k of byte i of rows[r][u] was. */
-static void tr8_bytes(uint64_t rows[8][AES_HU]) {
-    static const uint64_t mask[3] = {0x0F0F0F0F0F0F0F0Full, 0x3333333333333333ull, 0x5555555555555555ull};
-    for (int s = 0; s < 3; s++) {
-        const unsigned d = 4u >> s;
-        for (unsigned a = 0; a < 8; a++) {
-            if (a & d) continue; /* public: the row index, not data */
-            for (size_t u = 0; u < AES_HU; u++) {
-                const uint64_t t = ((rows[a][u] >> d) ^ rows[a + d][u]) & mask[s];
-                rows[a + d][u] ^= t;
-                rows[a][u] ^= t << d;
-            }
-        }
-    }
+/* rows[r] <-> its transpose inside each byte lane: afterwards bit r of byte i of rows[k] is
+ * what bit k of byte i of rows[r] was. Written out (constant shifts, no loop) so that the
+ * rows stay in registers. */
+#define AES_SWAP(a, b, d, m) do { const aes_v64 t_ = ((rows[a] >> (d)) ^ rows[b]) & (m); rows[b] ^= t_; rows[a] ^= t_ << (d); } while (0)
+static void tr8_bytes(aes_v64 rows[8]) {
+    const aes_v64 m4 = (aes_v64){0} + 0x0F0F0F0F0F0F0F0Full;
+    const aes_v64 m2 = (aes_v64){0} + 0x3333333333333333ull;
+    const aes_v64 m1 = (aes_v64){0} + 0x5555555555555555ull;
+    AES_SWAP(0, 4, 4, m4); AES_SWAP(1, 5, 4, m4); AES_SWAP(2, 6, 4, m4); AES_SWAP(3, 7, 4, m4);
+    AES_SWAP(0, 2, 2, m2); AES_SWAP(1, 3, 2, m2); AES_SWAP(4, 6, 2, m2); AES_SWAP(5, 7, 2, m2);
+    AES_SWAP(0, 1, 1, m1); AES_SWAP(2, 3, 1, m1); AES_SWAP(4, 5, 1, m1); AES_SWAP(6, 7, 1, m1);
 }
+#undef AES_SWAP
 
 static uint64_t bswap64(uint64_t x) {
     x = (x >> 32) | (x << 32);
@@ -195,7 +196,7 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[16], const uint8_t iv[16]) {
     aes128_rk__consts ks __attribute__((aligned(64)));
     aes128_rk__DATATYPE creg[8], oreg[8];
-    uint64_t rows[8][AES_HU];
+    aes_v64 rows[8];
     uint8_t last[16 * AES_CI];
     uint64_t hi = 0, lo = 0;
     if (len == 0) return;
@@ -203,8 +204,8 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     prepare_round_keys(&ks, key);
     size_t done = 0;
     while (done < len) {
-        /* Counter blocks T+n, n = 8L + k: rows[k][2L] = bytes 0..7, rows[k][2L+1] = bytes 8..15
-         * (big-endian integer, so byte-swapped into the little-endian uint64_t). */
+        /* Counter blocks T+n, n = 8L + k: lane 2L of row k = bytes 0..7, lane 2L+1 = bytes
+         * 8..15 (big-endian integer, so byte-swapped into the little-endian uint64_t). */
         for (size_t L = 0; L < AES_HU / 2; L++)
             for (unsigned k = 0; k < 8; k++) {
                 const uint64_t n = 8 * (uint64_t)L + k, clo = lo + n, chi = hi + (uint64_t)(clo < lo);
@@ -212,25 +213,27 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
                 rows[k][2 * L + 1] = bswap64(clo);
             }
         tr8_bytes(rows);
-        for (unsigned j = 0; j < 8; j++)
-            for (size_t u = 0; u < AES_HU; u++) st64((unsigned char *)&creg[j] + 8 * u, rows[7 - j][u]);
+        for (unsigned j = 0; j < 8; j++) memcpy(&creg[j], &rows[7 - j], AES_RB);
         aes128_rk__(creg, ks.rk, oreg);
-        for (unsigned r = 0; r < 8; r++)
-            for (size_t u = 0; u < AES_HU; u++) rows[r][u] = ld64((const unsigned char *)&oreg[7 - r] + 8 * u);
+        for (unsigned r = 0; r < 8; r++) memcpy(&rows[r], &oreg[7 - r], AES_RB);
         tr8_bytes(rows);
+        /* Row k, lanes 2L and 2L+1: keystream block 8L + k. */
         const size_t left = len - done;
         if (left >= 16 * AES_CI) {
             for (size_t L = 0; L < AES_HU / 2; L++)
-                for (unsigned k = 0; k < 8; k++)
-                    for (unsigned h = 0; h < 2; h++) {
-                        const size_t o = done + 16 * (8 * L + k) + 8 * h;
-                        st64(out + o, ld64(in + o) ^ rows[k][2 * L + h]);
-                    }
+                for (unsigned k = 0; k < 8; k++) {
+                    typedef uint64_t aes_v2 __attribute__((vector_size(16)));
+                    aes_v2 ks16, x;
+                    const size_t o = done + 16 * (8 * L + k);
+                    memcpy(&ks16, (const unsigned char *)&rows[k] + 16 * L, 16);
+                    memcpy(&x, in + o, 16);
+                    x ^= ks16;
+                    memcpy(out + o, &x, 16);
+                }
             done += 16 * AES_CI;
         } else {
             for (size_t L = 0; L < AES_HU / 2; L++)
-                for (unsigned k = 0; k < 8; k++)
-                    for (unsigned h = 0; h < 2; h++) st64(last + 16 * (8 * L + k) + 8 * h, rows[k][2 * L + h]);
+                for (unsigned k = 0; k < 8; k++) memcpy(last + 16 * (8 * L + k), (const unsigned char *)&rows[k] + 16 * L, 16);
             for (size_t k = 0; k < left; k++) out[done + k] = in[done + k] ^ last[k];
             done = len;
         }
