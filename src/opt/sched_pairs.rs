@@ -24,6 +24,9 @@
 //! order) 4-9% slower: the gain is the two together. ChaCha20's raw kernel goes from 1.11x
 //! OpenSSL's AVX2 time to 1.05-1.12x. Xoodoo's short chains were 1.035x slower when
 //! paired, hence [`MIN_CHAIN`]; no other shipped cipher has long chains in a kept loop body.
+//! Four chains at a time instead of two (ChaCha20's whole column round in lockstep) needed
+//! more spills (10 plan memory operations instead of 6; the keep rule rejects it) and, forced,
+//! was 1.24x slower.
 //!
 //! Stats: `pairs` (chains merged), `moved`, `spill-ops-before`/`spill-ops-after` (the spill
 //! plan's stores and loads per run of the body).
