@@ -223,8 +223,8 @@ pub struct Space {
     pub dims: Vec<Dim>,
     /// Compilers with their flag sets (first = the default).
     pub ccs: Vec<Cc>,
-    /// Whether the raw entry's ABI may change (interleaving doubles its parameters and has no
-    /// packed entry yet): without it, interleaving is not searched.
+    /// Whether the raw entry's ABI may change (interleaving doubles its parameters; the packed
+    /// entry keeps its signature): without it, interleaving is not searched.
     pub allow_abi_change: bool,
     /// At most this many per-node inlining and per-loop candidates (largest work first).
     pub max_node_candidates: usize,
