@@ -229,12 +229,7 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
 
     // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
     // and the loop-carried values each may keep in memory.
-    let mut is_loop_body = vec![false; prog.nodes.len()];
-    for ins in prog.nodes.iter().flat_map(|n| &n.body) {
-        if let Instr::Loop { callee, .. } = ins {
-            is_loop_body[callee.0 as usize] = true;
-        }
-    }
+    let is_loop_body = prog.loop_bodies();
     let carried = spill::carried(prog);
     // Explicit spill plans (`spill.rs` says where they apply), where every atom is a DATATYPE.
     let plans: Vec<Option<spill::Plan>> = prog

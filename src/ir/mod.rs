@@ -208,6 +208,17 @@ impl Program {
         }
     }
 
+    /// Per node, whether it is the body of a kept loop (`Instr::Loop`).
+    pub fn loop_bodies(&self) -> Vec<bool> {
+        let mut b = vec![false; self.nodes.len()];
+        for ins in self.nodes.iter().flat_map(|n| &n.body) {
+            if let Instr::Loop { callee, .. } = ins {
+                b[callee.0 as usize] = true;
+            }
+        }
+        b
+    }
+
     pub fn entry(&self) -> &Node {
         self.nodes.last().expect("program has an entry node")
     }

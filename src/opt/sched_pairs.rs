@@ -55,22 +55,15 @@
 //! ```
 
 use super::{OptConfig, Stats};
-use crate::ir::{Instr, Node, Program, Slicing};
-use crate::target::{spill, Arch};
+use crate::ir::{Instr, Node, Program};
+use crate::target::spill;
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
-    if !applies(prog.slicing, cfg.arch) {
+    if !spill::applies(prog.slicing, cfg.arch) {
         return st;
     }
-    let mut body_of_loop = vec![false; prog.nodes.len()];
-    for n in &prog.nodes {
-        for ins in &n.body {
-            if let Instr::Loop { callee, .. } = ins {
-                body_of_loop[callee.0 as usize] = true;
-            }
-        }
-    }
+    let body_of_loop = prog.loop_bodies();
     let carried = spill::carried(prog);
     let mem = |node: &Node, homes: &[spill::Home]| spill::plan_for(node, cfg.arch, prog.slicing, true, homes).map_or(0, |p| p.memory_ops());
     let mut reorder = Vec::new();
@@ -100,11 +93,6 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         prog.nodes[i].lockstep = true;
     }
     st
-}
-
-/// Where the pass runs: vslice on the targets where `target/spill.rs` plans the spills.
-pub fn applies(slicing: Slicing, arch: Arch) -> bool {
-    slicing == Slicing::V && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
 }
 
 /// Chains shorter than this are left alone: the out-of-order core overlaps them anyway, and

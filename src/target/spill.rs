@@ -80,6 +80,12 @@ pub struct Plan {
     pub homes: Vec<Home>,
 }
 
+/// The slicings and targets where explicit spilling (and so the lockstep scheduler, and the
+/// tuner's `spill` knob) can change the C: vslice on SSE/AVX2/AVX-512 ([`plan_for`] says why).
+pub fn applies(slicing: Slicing, arch: Arch) -> bool {
+    slicing == Slicing::V && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
+}
+
 /// Per node, the loop-carried values that may get a [`Home`]: for a node that is the body
 /// of exactly one kept loop and called nowhere else, each state the loop passes from output
 /// `output` of one iteration to input `input` of the next (and does not also collect per
@@ -138,14 +144,10 @@ impl Plan {
 /// memory across the iteration boundary instead of being reloaded into registers at its end
 /// and stored again at the start of the next (ChaCha20 `-V`: two `c` rows, as in OpenSSL).
 pub fn plan_for(node: &Node, arch: Arch, slicing: Slicing, loop_body: bool, carried: &[Home]) -> Option<Plan> {
-    let regs = match arch {
-        Arch::Sse | Arch::Avx2 => 16,
-        Arch::Avx512 => 32,
-        Arch::Std | Arch::Neon => return None,
-    };
-    if slicing != Slicing::V || !loop_body {
+    if !applies(slicing, arch) || !loop_body {
         return None;
     }
+    let regs = super::Target::new(arch).n_regs as usize;
     let (plan0, cold) = plan(node, arch, regs, &[]);
     let plan0 = plan0?;
     let ins = node.flat_inputs();

@@ -106,7 +106,7 @@ impl SpillKnob {
     }
     /// Whether explicit spilling can change the C for this slicing and target.
     pub fn applies(s: Slicing, a: Arch) -> bool {
-        crate::opt::sched_pairs::applies(s, a)
+        crate::target::spill::applies(s, a)
     }
 }
 
