@@ -29,6 +29,9 @@ pub struct Config {
     /// Explicit spilling of kept-loop bodies on SIMD targets (`--spill` / `--no-spill`;
     /// `target::spill`).
     pub spill: bool,
+    /// Interleaving factor of the kernel behind the packed entry (`--packed-interleave K`;
+    /// `None` = the measured rule of [`packed_factor`]; 1 = the packed entry calls the raw one).
+    pub packed_interleave: Option<u32>,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -54,6 +57,7 @@ impl Default for Config {
             abi: codegen::AbiConfig::default(),
             max_ops: sema::elab::DEFAULT_MAX_OPS,
             spill: codegen::SPILL_DEFAULT,
+            packed_interleave: None,
         }
     }
 }
@@ -134,22 +138,94 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
 pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Front, Option<ir::Program>) {
     let mut front = check(name, text, cfg, loader);
     let Some(checked) = &front.checked else { return (front, None) };
-    let mut prog = checked.ir.clone();
+    match optimize(checked.ir.clone(), &checked.loop_hints, cfg) {
+        Ok((prog, r)) => {
+            front.report = Some(r);
+            (front, Some(prog))
+        }
+        Err(e) => {
+            front.diags.push(Diagnostic::error_nospan(e));
+            (front, None)
+        }
+    }
+}
+
+/// Runs the optimisation pipeline of `cfg` on `prog` (elaborated IR) and verifies the result.
+pub fn optimize(mut prog: ir::Program, hints: &ir::LoopHints, cfg: &Config) -> Result<(ir::Program, crate::opt::Report), String> {
     let mut ocfg = cfg.opt.clone();
     ocfg.arch = cfg.arch;
     ocfg.max_ops = cfg.max_ops / 8;
-    match crate::opt::optimize(&mut prog, &checked.loop_hints, &ocfg) {
-        Ok(r) => front.report = Some(r),
-        Err(e) => {
-            front.diags.push(Diagnostic::error_nospan(e.to_string()));
-            return (front, None);
-        }
+    let r = crate::opt::optimize(&mut prog, hints, &ocfg).map_err(|e| e.to_string())?;
+    ir::verify(&prog).map_err(|e| e.to_string())?;
+    Ok((prog, r))
+}
+
+/// The interleaving factor of the kernel behind the packed entry for `prog` (optimised, not
+/// interleaved) under `cfg`: `cfg.packed_interleave`, or the candidate of the measured rule
+/// ([`packed_kernel`]). 1 means none: the packed entry calls the raw entry.
+pub fn packed_factor(prog: &ir::Program, cfg: &Config) -> u32 {
+    if prog.interleave > 1 || cfg.opt.interleave > 1 {
+        return 1;
     }
-    if let Err(e) = ir::verify(&prog) {
-        front.diags.push(Diagnostic::error_nospan(e.to_string()));
-        return (front, None);
+    match cfg.packed_interleave {
+        Some(k) => k.max(1),
+        // A candidate: `packed_kernel` keeps it only where the estimate says two copies fit.
+        None if prog.slicing == ir::Slicing::V => 2,
+        None => 1,
     }
-    (front, Some(prog))
+}
+
+/// The most excess spills per instruction (Belady's estimate beyond the input loads,
+/// `tune::estimate::excess_spills`) a 2-way kernel may have for the rule to take it.
+pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
+
+/// The interleaved kernel behind the packed entry (see [`packed_factor`]): `ir` (elaborated)
+/// optimised again with interleaving, or `None` when the factor is 1 or interleaving fails
+/// (the packed entry then calls the raw entry, as without a kernel).
+///
+/// The rule (no `--packed-interleave`): vslice only; a 2-way kernel when its estimated excess
+/// spills stay at most [`PACKED_KERNEL_MAX_EXCESS`] per instruction, i.e. when two copies
+/// still fit the target's registers. Measured on avx2/sse/std (README "Interleaving behind
+/// the packed entry"): every vsliced program under the bound gained (Serpent, ACE, Ascon,
+/// RECTANGLE, Clyde on std: 0.64-0.88x the time); those over it (ChaCha20, Xoodoo, BLAKE2s,
+/// AES, DES, GIFT bitsliced-in-vslice) were neutral or slower. In hslice the same estimate
+/// did not predict the measurements (Ascon, ChaCha20 neutral; BLAKE2s, Clyde both ways), so
+/// hslice and bitslice get a kernel only on request.
+pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program, cfg: &Config) -> Option<ir::Program> {
+    let k = packed_factor(prog, cfg);
+    let auto = cfg.packed_interleave.is_none();
+    if k <= 1 || (auto && prog.slicing != ir::Slicing::V) {
+        return None;
+    }
+    let too_many = |p: &ir::Program| {
+        let work = crate::tune::estimate::estimate(p, cfg.arch).insns.max(1.0);
+        crate::tune::estimate::excess_spills(p, cfg.arch) / work > PACKED_KERNEL_MAX_EXCESS
+    };
+    // (One copy over the bound: two copies are too; saves optimising big programs twice.)
+    if auto && too_many(prog) {
+        return None;
+    }
+    let mut kcfg = cfg.clone();
+    kcfg.opt.interleave = k;
+    kcfg.opt.dump_after.clear();
+    let (kernel, _) = optimize(ir.clone(), hints, &kcfg).ok()?;
+    if auto && too_many(&kernel) {
+        return None;
+    }
+    Some(kernel)
+}
+
+/// Optimised IR to C, with the packed entry's interleaved kernel when there is one.
+pub fn generate(prog: &ir::Program, kernel: Option<&ir::Program>, cfg: &Config, header_name: &str, banner: String, entry_bit_params: bool) -> Result<COutput, codegen::CodegenError> {
+    let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
+    let mut abi = cfg.abi.clone();
+    abi.entry_bit_params = entry_bit_params;
+    let ccfg = CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill };
+    match codegen::generate_over(prog, kernel, &ccfg, &abi, max_bytes) {
+        // The kernel doubles the code: where only the raw entry fits the budget, drop it.
+        Err(_) if kernel.is_some() => codegen::generate_over(prog, None, &ccfg, &abi, max_bytes),
+        r => r,
+    }
 }
 
 /// Source to C.
@@ -163,10 +239,9 @@ pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header
         if cfg.flags_text.is_empty() { "" } else { " with flags: " },
         cfg.flags_text
     );
-    let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
-    let mut abi = cfg.abi.clone();
-    abi.entry_bit_params = front.checked.as_ref().is_some_and(|c| c.entry_bit_params);
-    match codegen::generate_full(&prog, &CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill }, &abi, max_bytes) {
+    let checked = front.checked.as_ref().expect("lowered programs are checked");
+    let kernel = packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
+    match generate(&prog, kernel.as_ref(), cfg, header_name, banner, checked.entry_bit_params) {
         Ok(out) => (front, Some(out)),
         Err(e) if e.0.contains("--max-ops") => {
             // The work budget: point at the entry node (the C is generated for all of it).

@@ -174,6 +174,31 @@ fn optimiser_flags() {
     let h = std::fs::read_to_string(scratch("i.h")).unwrap();
     assert!(h.contains("#define addk2__INSTANCES 8"), "{}", h);
     assert!(h.contains("addk2__DATATYPE x, addk2__DATATYPE x__2, addk2__DATATYPE z, addk2__DATATYPE z__2, addk2__DATATYPE k,"), "{}", h);
+    // --packed-interleave: the rule gives Serpent -V a 2-way kernel behind the packed entry
+    // (and not ChaCha20 on avx2); 1 removes it, a factor forces it; the raw entry and the
+    // header do not change.
+    let kernel = |file: &str, extra: &[&str]| -> (bool, String, String) {
+        let out = scratch("pk.c");
+        let mut a = vec!["compile", file, "-V", "--arch", "avx2", "-o", out.as_str()];
+        a.extend_from_slice(extra);
+        let (code, _, err) = nakiri(&a);
+        assert_eq!(code, 0, "{:?}: {}", extra, err);
+        let c = std::fs::read_to_string(&out).unwrap();
+        let h = std::fs::read_to_string(scratch("pk.h")).unwrap();
+        // (after the banner, which names the flags)
+        let raw = c[c.find(" */\n").unwrap()..c.find(nakiri::codegen::PACKED_BEGIN).unwrap()].to_string();
+        let h = h[h.find(" */\n").unwrap()..].to_string();
+        (c.contains("__x2(") || c.contains("__x3("), raw, h)
+    };
+    let (serp, cha) = ("ciphers/serpent/serpent.ua", "ciphers/chacha20/chacha20.ua");
+    let (on, raw_on, h_on) = kernel(serp, &[]);
+    let (off, raw_off, h_off) = kernel(serp, &["--packed-interleave", "1"]);
+    assert!(on && !off, "Serpent -V avx2 gets a kernel by default, none with --packed-interleave 1");
+    assert!(raw_on == raw_off, "the raw program is the same C either way");
+    assert!(h_on == h_off, "the header is the same either way");
+    assert!(!kernel(cha, &[]).0 && kernel(cha, &["--packed-interleave", "2"]).0 && kernel(cha, &["--packed-interleave", "auto", "--packed-interleave", "3"]).0);
+    let (code, _, err) = nakiri(&["compile", serp, "--packed-interleave", "9"]);
+    assert_eq!(code, 2, "{}", err);
     // Ternlogs only for AVX-512.
     let (_, avx512, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "--dump", "ir"]);
     let (_, avx2, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx2", "--dump", "ir"]);

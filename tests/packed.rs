@@ -802,9 +802,11 @@ tel
 ";
 
 /// Through the real codegen, on every native arch, B/V/H: the entry compiled with
-/// `--interleave 1` and `3` gives, through `f__packed` and through `f__packed_with` (prepared
-/// constants at a 64-byte aligned and at an odd address), the interpreter's outputs of the
-/// *non-interleaved* program for n = 0, 1, 5, I-1, I+1 and 2·step+7; for k = 1 in B and V,
+/// `--interleave 1` and `3`, and with `--packed-interleave 3` (a 3-way interleaved kernel
+/// behind the packed entry of a non-interleaved raw entry), gives, through `f__packed` and
+/// through `f__packed_with` (prepared constants at a 64-byte aligned and at an odd address),
+/// the interpreter's outputs of the *non-interleaved* program for n = 0, 1, 5, I-1, I+1,
+/// around one step of the kernel and 2·step+7; for a non-interleaved raw entry in B and V,
 /// `f__pack_x`/`f__bcast_*` + the raw entry + `f__unpack_y` with an XOR source give
 /// x ^ outputs for a partial call.
 #[test]
@@ -816,18 +818,25 @@ fn interleaved_prepared_consts_and_helpers() {
         for slicing in [Slicing::B, Slicing::V, Slicing::H] {
             let base_cfg = Config { slicing, arch, ..Config::default() };
             let plain = common::lower_src_cfg("api.ua", API_SRC, &base_cfg);
-            for k in [1u32, 3] {
+            // (raw entry interleaving, interleaving of the kernel behind the packed entry)
+            for (k, kf) in [(1u32, 1u32), (3, 1), (1, 3)] {
                 let mut cfg = base_cfg.clone();
                 cfg.opt.interleave = k;
+                cfg.packed_interleave = Some(kf);
                 let prog = common::lower_src_cfg("api.ua", API_SRC, &cfg);
                 assert_eq!(prog.interleave, k);
                 let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{arch} -{slicing} k={k}: {e}"));
                 assert_eq!(lay.params.len(), 5, "copies are not parameters of the packed API");
-                let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch, header_name: "f.h".into(), banner: "t".into(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+                let (front, out) = nakiri::driver::compile("api.ua", API_SRC, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
+                let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
                 assert!(out.h.contains("f__packed_with(") && out.h.contains("f__prepare_consts("), "{arch} -{slicing} k={k}: no packed API\n{}", out.h);
-                let step = lay.step();
+                // The kernel is internal: the header describes the raw entry only.
+                assert_eq!(out.c.contains("static NK_TARGET void f__x3("), kf == 3, "{arch} -{slicing} kernel x{kf}");
+                assert!(!out.h.contains("f__x3"), "the kernel is not in the header");
+                assert!(out.h.contains(&format!("#define f__INSTANCES {}\n", lay.instances)), "{arch} -{slicing}: INSTANCES is the raw entry's");
+                let step = lay.step() * kf as usize;
                 let maxn = 2 * step + 7;
-                let ns = [0usize, 1, 5.min(maxn), lay.instances - 1, lay.instances + 1, maxn];
+                let ns = [0usize, 1, 5.min(maxn), lay.instances - 1, lay.instances + 1, step - 1, step, step + lay.step() + 1, maxn];
                 // Random inputs, one const value.
                 let (px, pk, pz) = (&lay.params[0], &lay.params[1], &lay.params[2]);
                 let xs: Vec<Vec<u64>> = (0..maxn).map(|_| (0..4).map(|_| rng.bits(16)).collect()).collect();
@@ -874,8 +883,8 @@ fn interleaved_prepared_consts_and_helpers() {
                     writeln!(d, "    for (size_t i = {hn} * 8; i < sizeof Y; i++) if (((unsigned char *)Y)[i] != 0xA5) printf(\"CANARY\\n\");").unwrap();
                 }
                 d.push_str("}\n");
-                let stdout = build_and_run(&format!("api-{arch}-{slicing}-{k}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
-                assert!(!stdout.contains("CANARY"), "{arch} -{slicing} k={k}: written past n instances");
+                let stdout = build_and_run(&format!("api-{arch}-{slicing}-{k}-{kf}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
+                assert!(!stdout.contains("CANARY"), "{arch} -{slicing} k={k} kernel x{kf}: written past n instances");
                 let want: Vec<Vec<Vec<u64>>> = (0..maxn).map(|i| interp::run_entry(&plain, &[xs[i].clone(), kv.clone(), zs[i].clone()])).collect();
                 let lines: HashMap<String, String> =
                     stdout.lines().map(|l| l.rsplit_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap_or((l.trim().to_string(), String::new()))).collect();
@@ -883,8 +892,8 @@ fn interleaved_prepared_consts_and_helpers() {
                     let wy: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[3], &r[0], 0)).collect();
                     let ws: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[4], &r[1], 0)).collect();
                     for tag in ["packed", "with", "odd"] {
-                        assert_eq!(lines[&format!("{tag} {n}")], hex(&wy), "{arch} -{slicing} interleave {k}: {tag} n={n}: y");
-                        assert_eq!(lines[&format!("{tag}s {n}")], hex(&ws), "{arch} -{slicing} interleave {k}: {tag} n={n}: s");
+                        assert_eq!(lines[&format!("{tag} {n}")], hex(&wy), "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: y");
+                        assert_eq!(lines[&format!("{tag}s {n}")], hex(&ws), "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: s");
                         checked += 1;
                     }
                 }
@@ -1327,4 +1336,80 @@ int main(void) {
         let out = build_and_run(if vbmi { "emu512_h_vbmi" } else { "emu512_h" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
         assert_eq!(out.trim(), "runs 9 bad 0", "vbmi+gfni={vbmi}:\n{out}");
     }
+}
+
+// ---------------------------------------------------------------- the interleaved kernel behind E__packed
+
+/// Every shipped cipher in vslice on every native arch, compiled as `nakiri compile` does
+/// (the rule of `driver::packed_kernel` decides whether the packed entry runs whole steps
+/// through a 2-way interleaved kernel), run through `E__packed` on 2 kernel steps + 3
+/// random instances (kernel steps, then raw calls for the tail) and compared with the
+/// interpreter; and the kernel forced in hslice and bitslice. The rule must pick Serpent (all
+/// targets) and leave ChaCha20 on avx2 alone (measured: README "Interleaving behind the
+/// packed entry").
+#[test]
+fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
+    use nakiri::driver::{self, Config};
+    let mut files: Vec<String> = Vec::new();
+    for d in std::fs::read_dir(common::root().join("ciphers")).unwrap() {
+        let d = d.unwrap().path();
+        if !d.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            if f.extension().is_some_and(|e| e == "ua") {
+                files.push(f.strip_prefix(common::root()).unwrap().to_string_lossy().into_owned());
+            }
+        }
+    }
+    files.sort();
+    let mut cases: Vec<(String, Slicing, Option<u32>)> = files.iter().map(|f| (f.clone(), Slicing::V, None)).collect();
+    cases.push(("ciphers/rectangle/rectangle.ua".into(), Slicing::H, Some(2)));
+    cases.push(("ciphers/rectangle/rectangle.ua".into(), Slicing::B, Some(2)));
+    let mut rng = Rng(0x5eed_0077);
+    let mut with_kernel = Vec::new();
+    for arch in common::native_archs("packed API: interleaved kernel on shipped ciphers") {
+        for (file, slicing, force) in &cases {
+            let cfg = Config { slicing: *slicing, arch, packed_interleave: *force, ..Config::default() };
+            let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+            let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
+            let Some(out) = out else { continue }; // not every cipher compiles in every slicing
+            let prog = common::lower_src_cfg(file, &src, &cfg);
+            let e = nakiri::codegen::c_emit::sanitize(&prog.entry().name);
+            let has = out.c.contains(&format!("static NK_TARGET void {e}__x2("));
+            let name = file.rsplit('/').next().unwrap();
+            if name == "serpent.ua" || force.is_some() {
+                assert!(has, "{file} -{slicing} {arch}: expected an interleaved kernel");
+            }
+            if name == "chacha20.ua" && arch == Arch::Avx2 {
+                assert!(!has, "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2");
+            }
+            if !has {
+                continue;
+            }
+            let Ok(lay) = packed::layout(&prog, arch) else { panic!("{file}: kernel without packed layout") };
+            let n = 2 * 2 * lay.step() + 3;
+            let entry = prog.entry();
+            let consts: Vec<Vec<u64>> = entry.inputs.iter().map(|p| (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect()).collect();
+            let insts: Vec<common::Instance> = (0..n)
+                .map(|_| {
+                    entry
+                        .inputs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| if p.is_const { consts[i].clone() } else { (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect() })
+                        .collect()
+                })
+                .collect();
+            let want = common::run_interp(&prog, &insts);
+            let got = common::run_native_out(&prog, &out, arch, &insts);
+            for k in 0..n {
+                assert_eq!(got[k], want[k], "{file} -{slicing} {arch}: instance {k} of {n} differs from the interpreter");
+            }
+            with_kernel.push(format!("{name} -{slicing} {arch}"));
+        }
+    }
+    println!("interleaved kernel checked on: {}", with_kernel.join(", "));
+    assert!(with_kernel.len() >= 3);
 }

@@ -137,6 +137,9 @@ OPTIONS:
                           (default 10; usubac -sched-n)
     --spill, --no-spill   explicit spilling of vsliced kept-loop bodies on SSE/AVX2/AVX-512
                           (on by default; target/spill.rs)
+    --packed-interleave K the packed entry runs whole steps through a K-way interleaved copy
+                          of the kernel (1-4; the raw entry is unchanged); default: auto,
+                          the measured rule (README, packed interleaved kernel)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
     --compat usubac|nakiri
@@ -191,6 +194,7 @@ struct Args {
     sched_window: Option<usize>,
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
     spill: Option<bool>,
+    packed_interleave: Option<u32>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -330,6 +334,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some(v) => a.sched_bits_in = Some(v),
                 None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
             },
+            "--packed-interleave" => match next(&mut i).and_then(|v| if v == "auto" { Some(0) } else { v.parse::<u32>().ok() }) {
+                Some(k) if k <= 4 => a.packed_interleave = Some(k),
+                _ => return Err(usage_error("`--packed-interleave` needs auto or a factor from 1 to 4")),
+            },
             "--spill" => a.spill = Some(true),
             "--no-spill" => a.spill = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
@@ -432,6 +440,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.spill {
         cfg.spill = v;
+    }
+    if let Some(k) = a.packed_interleave {
+        cfg.packed_interleave = if k == 0 { None } else { Some(k) };
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;

@@ -177,6 +177,15 @@ pub fn generate_limited(prog: &Program, cfg: &CodegenConfig, max_bytes: usize) -
 
 /// [`generate`] with every option: usubac's entry ABI and the C size limit.
 pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+    generate_over(prog, None, cfg, abi, max_bytes)
+}
+
+/// [`generate_full`], with the packed entry's whole steps run by `kernel`: `prog` compiled
+/// again with interleaving (factor k > 1, `opt::interleave`; see `packed::emit_over`). The
+/// kernel's functions are `static` and named apart from `prog`'s (its entry is
+/// `<entry>__x<k>`); the raw entry and everything the header says are `prog`'s. Without a
+/// packed API (usubac's ABI options) the kernel is not emitted.
+pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConfig, abi: &AbiConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
     let too_big = |what: &str| {
         CodegenError(format!(
             "the generated C is larger than {} bytes ({}; the work budget allows {} bytes of C per operation): raise it with `--max-ops N`",
@@ -218,54 +227,75 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     globals.reserve(&entry_fn);
     let dt_name = format!("{}DATATYPE", entry_fn);
     globals.reserve(&dt_name);
-    let mut fn_names: Vec<String> = Vec::new();
-    for (i, n) in prog.nodes.iter().enumerate() {
-        if i + 1 == prog.nodes.len() {
-            fn_names.push(entry_fn.clone());
-        } else {
-            fn_names.push(globals.fresh(&n.name));
-        }
-    }
+    let default_abi = !(instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params);
+    // The interleaved kernel behind the packed entry (only where the packed API exists).
+    let kernel = kernel.filter(|k| default_abi && shape(k, arch).is_ok_and(|ks| ks.datatype == sh.datatype) && packed::kernel_fits(prog, k, arch));
+    let kernel_fn = kernel.map(|k| globals.fresh(&format!("{}x{}", entry_fn, k.interleave)));
+    let fn_names = function_names(prog, &entry_fn, &mut globals);
+    let kernel_names = kernel.zip(kernel_fn.as_ref()).map(|(k, kf)| function_names(k, kf, &mut globals));
 
-    // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
-    // and the loop-carried values each may keep in memory.
-    let is_loop_body = prog.loop_bodies();
-    let carried = spill::carried(prog);
-    // Explicit spill plans (`spill.rs` says where they apply), where every atom is a DATATYPE.
-    let plans: Vec<Option<spill::Plan>> = prog
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            if !cfg.spill || i + 1 == prog.nodes.len() || !n.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
-                return None;
-            }
-            spill::plan_for(n, t.arch, t.slicing, is_loop_body[i], if n.lockstep { &carried[i] } else { &[] })
-        })
-        .collect();
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
-    let mut entry_proto = String::new();
-    for (i, n) in prog.nodes.iter().enumerate() {
-        let is_entry = i + 1 == prog.nodes.len();
-        let (text, proto) = emit_function(prog, &t, abi, &mut helpers, &globals, &fn_names, &is_loop_body, &plans, i, is_entry)
-            .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
-        funcs.push_str(&text);
-        funcs.push('\n');
-        if funcs.len() > max_bytes {
-            return Err(too_big(&format!("at node `{}`", n.name)));
+    let emit_all = |p: &Program, names: &[String], entry: EntryKind, funcs: &mut String, helpers: &mut Helpers| -> Result<String, CodegenError> {
+        let mut proto_out = String::new();
+        // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
+        // and the loop-carried values each may keep in memory.
+        let is_loop_body = p.loop_bodies();
+        let carried = spill::carried(p);
+        // Explicit spill plans (`spill.rs` says where they apply), where every atom is a DATATYPE.
+        let plans: Vec<Option<spill::Plan>> = p
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| {
+                if !cfg.spill || i + 1 == p.nodes.len() || !n.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
+                    return None;
+                }
+                spill::plan_for(n, t.arch, t.slicing, is_loop_body[i], if n.lockstep { &carried[i] } else { &[] })
+            })
+            .collect();
+        for (i, n) in p.nodes.iter().enumerate() {
+            let kind = if i + 1 == p.nodes.len() { entry } else { EntryKind::Node };
+            let (text, proto) = emit_function(p, &t, abi, helpers, &globals, names, &is_loop_body, &plans, i, kind)
+                .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
+            funcs.push_str(&text);
+            funcs.push('\n');
+            if funcs.len() > max_bytes {
+                return Err(too_big(&format!("at node `{}`", n.name)));
+            }
+            if kind != EntryKind::Node {
+                proto_out = proto;
+            }
         }
-        if is_entry {
-            entry_proto = proto;
+        Ok(proto_out)
+    };
+    let entry_proto = emit_all(prog, &fn_names, EntryKind::Raw, &mut funcs, &mut helpers)?;
+    // The kernel belongs to the packed API: its functions (and the permutation helpers only
+    // it uses) go in the packed section, so the rest of the file is the raw program's.
+    let mut kernel_c = String::new();
+    let helpers_before = helpers.defs.len();
+    if let (Some(k), Some(kn)) = (kernel, &kernel_names) {
+        kernel_c.push_str(&format!(
+            "/* ---- the {}-way interleaved kernel behind {}packed (not part of the raw API) ---- */\n",
+            k.interleave, entry_fn
+        ));
+        let mut kf = String::new();
+        emit_all(k, kn, EntryKind::Kernel, &mut kf, &mut helpers)?;
+        for d in &helpers.defs[helpers_before..] {
+            kernel_c.push_str(d);
+            kernel_c.push('\n');
         }
+        kernel_c.push_str(&kf);
     }
+    helpers.defs.truncate(helpers_before);
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
-    let (packed_c, packed_h) = if instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params {
+    let (packed_c, packed_h) = if !default_abi {
         let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or per-bit S-box entry). */\n".to_string();
         (note.clone(), note)
     } else {
-        packed_section(prog, arch)?
+        let (c, h) = packed_section(prog, kernel.zip(kernel_fn.as_deref()), arch)?;
+        (format!("{}{}", kernel_c, c), h)
     };
     if funcs.len().saturating_add(packed_c.len()) > max_bytes {
         return Err(too_big("with the packed entry point"));
@@ -333,14 +363,31 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
     Ok(COutput { c, h })
 }
 
+/// C function names of `prog`'s nodes: `entry_fn` for the entry, fresh names for the others.
+fn function_names(prog: &Program, entry_fn: &str, globals: &mut Namer) -> Vec<String> {
+    let last = prog.nodes.len().saturating_sub(1);
+    prog.nodes.iter().enumerate().map(|(i, n)| if i == last { entry_fn.to_string() } else { globals.fresh(&n.name) }).collect()
+}
+
+/// What kind of C function a node becomes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum EntryKind {
+    /// A `static` node function (arguments in registers).
+    Node,
+    /// The raw entry point (usubac's ABI, exported).
+    Raw,
+    /// The entry of the interleaved kernel behind the packed entry: the raw ABI, `static`.
+    Kernel,
+}
+
 /// The packed entry point's C definitions and header declarations.
 /// ---- packed API hook: `packed::emit` is written separately in `src/codegen/packed.rs` ----
 ///
 /// The raw entry point is what the original usubac produced, so a program whose raw entry can
 /// be generated is not rejected because the packed API cannot cover it: both files then say
 /// why the packed API is missing, in a comment inside the packed section.
-fn packed_section(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError> {
-    match packed::emit(prog, arch) {
+fn packed_section(prog: &Program, kernel: Option<(&Program, &str)>, arch: Arch) -> Result<(String, String), CodegenError> {
+    match packed::emit_over(prog, kernel, arch) {
         Ok(r) => Ok(r),
         Err(e) => {
             let note = format!("/* packed API not available for this program:\n{} */\n", comment_lines(&e.0));
@@ -412,8 +459,9 @@ fn emit_function(
     is_loop_body: &[bool],
     plans: &[Option<spill::Plan>],
     idx: usize,
-    is_entry: bool,
+    kind: EntryKind,
 ) -> Result<(String, String), String> {
+    let is_entry = kind != EntryKind::Node;
     let node = &prog.nodes[idx];
     // `globals` already holds every function name (`fresh` or `reserve`d above).
     let mut names = Namer::child(globals);
@@ -733,9 +781,11 @@ fn emit_function(
     let fname = &fn_names[idx];
     let proto = format!("void {}({})", fname, if params.is_empty() { "void".to_string() } else { params.join(", ") });
     let mut s = String::new();
-    if is_entry {
+    if kind == EntryKind::Raw {
         s.push_str(&format!("/* raw entry point: {}INSTANCES instances per call (see the header) */\n", fname));
         s.push_str(&format!("NK_TARGET {}\n", proto));
+    } else if kind == EntryKind::Kernel {
+        s.push_str(&format!("static NK_TARGET {}\n", proto));
     } else {
         // The body of a kept loop is inlined into the loop by the C compiler: its argument
         // arrays then become registers (measured 1.1-1.7x faster than calling it).

@@ -140,6 +140,9 @@ pub struct PackedLayout {
     /// group of `instances / k` instances of the step.
     pub interleave: usize,
     pub params: Vec<PackedParam>,
+    /// The C function one step calls: the raw entry `<entry>__`, or the internal interleaved
+    /// kernel of [`emit_over`].
+    pub raw_fn: String,
 }
 
 impl PackedLayout {
@@ -303,14 +306,53 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
         instances,
         interleave: ileave,
         params,
+        raw_fn: format!("{}__", sanitize(&entry.name)),
     })
 }
 
 /// Returns (C definitions, header declarations) of `<Entry>__packed` and `<Entry>__instances`,
 /// to be appended after the raw entry `<Entry>__`.
 pub fn emit(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError> {
+    emit_over(prog, None, arch)
+}
+
+/// The layout of `kernel` if it can run the whole steps of `lay`'s packed entry: interleaved
+/// (k > 1), with the same parameters and k times the instances.
+fn kernel_layout(lay: &PackedLayout, kernel: &Program, arch: Arch) -> Option<PackedLayout> {
+    let kl = layout(kernel, arch).ok()?;
+    let same = kl.params.len() == lay.params.len()
+        && kl.params.iter().zip(&lay.params).all(|(a, b)| a.c_name == b.c_name && a.c_dims == b.c_dims && a.reg_type == b.reg_type && a.elems == b.elems);
+    (kl.interleave > 1 && kl.slicing == lay.slicing && kl.instances == lay.instances * kl.interleave && same).then_some(kl)
+}
+
+/// Whether `kernel` can run the whole steps of `prog`'s packed entry ([`emit_over`]).
+pub fn kernel_fits(prog: &Program, kernel: &Program, arch: Arch) -> bool {
+    layout(prog, arch).ok().is_some_and(|lay| lay.interleave == 1 && kernel_layout(&lay, kernel, arch).is_some())
+}
+
+/// [`emit`], with the packed entry's full steps run by `kernel`: the same program compiled
+/// with interleaving (`opt::interleave`, factor k > 1), whose raw entry is the C function
+/// named by the second field (internal, `static`). Everything the header shows still
+/// describes the raw entry of `prog` (`E__INSTANCES`, `E__INTERLEAVE`, the per-parameter
+/// helpers); `E__packed` runs each whole step of k x (one raw step) instances as one call
+/// of the kernel and the rest (fewer than k raw steps' worth) through the raw entry, so a
+/// short message costs no more than without the kernel.
+pub fn emit_over(prog: &Program, kernel: Option<(&Program, &str)>, arch: Arch) -> Result<(String, String), CodegenError> {
     let lay = layout(prog, arch)?;
-    Ok((c_text(&lay), h_text(&lay)))
+    if lay.interleave > 1 && kernel.is_some() {
+        return err("packed API: an interleaved raw entry has no separate interleaved kernel".to_string());
+    }
+    let klay = match kernel {
+        Some((k, name)) => {
+            let Some(mut kl) = kernel_layout(&lay, k, arch) else {
+                return err(format!("packed API: kernel `{}` is not an interleaved copy of the raw entry", name));
+            };
+            kl.raw_fn = name.to_string();
+            Some(kl)
+        }
+        None => None,
+    };
+    Ok((c_text(&lay, klay.as_ref()), h_text(&lay)))
 }
 
 fn proto_args(lay: &PackedLayout, pick: impl Fn(&PackedParam) -> bool, prefix: &str) -> Vec<String> {
@@ -416,16 +458,11 @@ fn dims(c_dims: &[usize]) -> String {
     c_dims.iter().map(|d| format!("[{d}]")).collect()
 }
 
-fn c_text(lay: &PackedLayout) -> String {
+fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
     let e = &lay.entry;
     let arch = lay.arch;
     let a = arch.name();
     let inst = lay.instances;
-    let k = lay.interleave;
-    let nc = lay.calls_per_step();
-    let cinst = lay.copy_instances();
-    let cstep = cinst * nc;
-    let step = cstep * k;
     let attr = tp::target_attr(arch);
     let sp = if attr.is_empty() { "" } else { " " };
     let mut c = String::new();
@@ -458,7 +495,126 @@ fn c_text(lay: &PackedLayout) -> String {
         c.push_str("}\n");
         c.push_str(&format!("void {e}__wipe_consts({e}__consts *nkp_cs) {{ nkp_wipe(nkp_cs, sizeof *nkp_cs); }}\n"));
     }
-    // The loop over steps, on prepared constants.
+    let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
+    let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
+    c.push_str(&run_text(lay, &format!("nkp_run_{e}")));
+    // With an interleaved kernel: whole kernel steps through it, the rest through the raw entry.
+    let go = match klay {
+        None => format!("nkp_run_{e}"),
+        Some(kl) => {
+            c.push_str(&run_text(kl, &format!("nkp_runk_{e}")));
+            let kstep = kl.copy_instances() * kl.calls_per_step() * kl.interleave;
+            let fw = |off: &str| -> String {
+                let mut v: Vec<String> = Vec::new();
+                if consts {
+                    v.push("nkp_cs".to_string());
+                }
+                for p in lay.params.iter().filter(|p| !p.is_const) {
+                    v.push(if off.is_empty() { format!("nkp_p_{}", p.c_name) } else { format!("nkp_p_{} + {off} * {}", p.c_name, p.elems) });
+                }
+                v.join(", ")
+            };
+            c.push_str(&format!(
+                "/* Whole steps of {kstep} instances through the {k}-way interleaved kernel, the rest through {e}__. */\n",
+                k = kl.interleave
+            ));
+            c.push_str(&format!("static {attr}{sp}void nkp_go_{e}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
+            c.push_str(&format!("    const size_t nkp_full = nkp_n / {kstep} * {kstep};\n"));
+            let sep = |a: String| if a.is_empty() { a } else { format!(", {a}") };
+            c.push_str(&format!("    if (nkp_full) nkp_runk_{e}(nkp_full{});\n", sep(fw(""))));
+            c.push_str(&format!("    if (nkp_n > nkp_full) nkp_run_{e}(nkp_n - nkp_full{});\n", sep(fw("nkp_full"))));
+            c.push_str("}\n");
+            format!("nkp_go_{e}")
+        }
+    };
+    let fwd: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
+    let fwd = if fwd.is_empty() { String::new() } else { format!(", {}", fwd.join(", ")) };
+    // E__packed: constants sliced on every call.
+    let all = proto_args(lay, |_| true, "nkp_p_");
+    c.push_str(&format!("{attr}{sp}void {e}__packed(size_t nkp_n{}{}) {{\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
+    c.push_str("    if (nkp_n == 0) return;\n");
+    if consts {
+        let cn: Vec<String> = lay.params.iter().filter(|p| p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
+        c.push_str(&format!("    {e}__consts nkp_cs;\n    {e}__prepare_consts(&nkp_cs, {});\n", cn.join(", ")));
+        c.push_str(&format!("    {go}(nkp_n, &nkp_cs{fwd});\n"));
+        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n");
+    } else {
+        c.push_str(&format!("    {go}(nkp_n{fwd});\n"));
+    }
+    c.push_str("}\n");
+    if consts {
+        c.push_str(&format!(
+            "{attr}{sp}void {e}__packed_with(size_t nkp_n, const {e}__consts *nkp_csp{}{}) {{\n",
+            if run_args.is_empty() { "" } else { ", " },
+            run_args.join(", ")
+        ));
+        c.push_str("    if (nkp_n == 0) return;\n");
+        c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ {go}(nkp_n, ({e}__consts *)nkp_csp{fwd}); return; }}\n"));
+        c.push_str(&format!("    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"));
+        c.push_str(&format!("    {go}(nkp_n, &nkp_cs{fwd});\n"));
+        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n}\n");
+    }
+    if lay.has_param_helpers() {
+        for p in &lay.params {
+            let regs = format!("(({} *)nkp_regs)", p.reg_type);
+            if p.is_input {
+                if !p.is_const {
+                    c.push_str(&format!("{attr}{sp}void {e}__pack_{}(size_t nkp_cnt, const {} *nkp_src, void *nkp_regs) {{\n", p.c_name, p.elem_type));
+                    c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
+                    if p.bit_string && lay.slicing == Slicing::V {
+                        c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt", &regs));
+                    } else {
+                        c.push_str(&format!("    if (nkp_cnt < {inst}) {{\n        {} nkp_s[{}];\n        memset(nkp_s, 0, sizeof nkp_s);\n        if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elem_type, inst * p.elems, p.elems));
+                        c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
+                        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n        return;\n    }\n");
+                        c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}"), &regs));
+                    }
+                    c.push_str("}\n");
+                }
+                c.push_str(&format!("void {e}__bcast_{}(const {} *nkp_one, void *nkp_regs) {{\n", p.c_name, p.elem_type));
+                c.push_str(&bcast_call(lay, p, "nkp_one", &regs));
+                c.push_str("}\n");
+            } else {
+                c.push_str(&format!(
+                    "{attr}{sp}void {e}__unpack_{c}(size_t nkp_cnt, const void *nkp_regs, const {t} *nkp_x, {t} *nkp_dst) {{\n",
+                    c = p.c_name,
+                    t = p.elem_type
+                ));
+                c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
+                if lay.slicing == Slicing::V && arch != Arch::Std && arch != Arch::Neon && !p.bit_string {
+                    c.push_str(&format!(
+                        "    if (nkp_cnt == {inst}) {{ nkp_V_outx_u{m}_{a}(nkp_regs, {w}, nkp_x, nkp_dst); return; }}\n",
+                        m = p.word_bits,
+                        w = p.words
+                    ));
+                }
+                c.push_str(&format!("    {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
+                c.push_str(&out_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
+                c.push_str(&format!(
+                    "    for (size_t i = 0; i < nkp_cnt * {el}; i++) nkp_dst[i] = ({t})(nkp_s[i] ^ (nkp_x ? nkp_x[i] : 0));\n",
+                    el = p.elems,
+                    t = p.elem_type
+                ));
+                c.push_str("    nkp_wipe(nkp_s, sizeof nkp_s);\n}\n");
+            }
+        }
+    }
+    c
+}
+
+/// The static function `name(n, [consts,] params...)` that runs the packed loop over steps of
+/// `lay` (calling `lay.raw_fn` once per raw call of a step).
+fn run_text(lay: &PackedLayout, name: &str) -> String {
+    let e = &lay.entry;
+    let k = lay.interleave;
+    let nc = lay.calls_per_step();
+    let cinst = lay.copy_instances();
+    let cstep = cinst * nc;
+    let step = cstep * k;
+    let attr = tp::target_attr(lay.arch);
+    let sp = if attr.is_empty() { "" } else { " " };
+    let consts = lay.has_consts();
+    let mut c = String::new();
     let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
     // Not const: the raw entry's array parameters are not (it only reads its inputs).
     let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
@@ -466,10 +622,7 @@ fn c_text(lay: &PackedLayout) -> String {
         "/* {k} interleaved cop{ies} x {nc} raw call(s) x {cinst} instances per step; copy c takes the c-th group of {cstep}. */\n",
         ies = if k == 1 { "y" } else { "ies" }
     ));
-    c.push_str(&format!("static {attr}{sp}void nkp_run_{e}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
-    if !consts {
-        // nothing
-    }
+    c.push_str(&format!("static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
     for p in lay.params.iter().filter(|p| !p.is_const) {
         c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
         if !p.is_input && (nc > 1 || k > 1) {
@@ -519,7 +672,7 @@ fn c_text(lay: &PackedLayout) -> String {
         }
     }
     c.push_str(&format!("        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {cinst} < nkp_n; nkp_c++)\n"));
-    c.push_str(&format!("            {e}__({});\n", raw_args.join(", ")));
+    c.push_str(&format!("            {}({});\n", lay.raw_fn, raw_args.join(", ")));
     c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
     c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
     c.push_str("            if (nkp_cb >= nkp_n) break;\n");
@@ -558,78 +711,6 @@ fn c_text(lay: &PackedLayout) -> String {
         c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
     }
     c.push_str("}\n");
-    let fwd: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
-    let fwd = if fwd.is_empty() { String::new() } else { format!(", {}", fwd.join(", ")) };
-    // E__packed: constants sliced on every call.
-    let all = proto_args(lay, |_| true, "nkp_p_");
-    c.push_str(&format!("{attr}{sp}void {e}__packed(size_t nkp_n{}{}) {{\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
-    c.push_str("    if (nkp_n == 0) return;\n");
-    if consts {
-        let cn: Vec<String> = lay.params.iter().filter(|p| p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
-        c.push_str(&format!("    {e}__consts nkp_cs;\n    {e}__prepare_consts(&nkp_cs, {});\n", cn.join(", ")));
-        c.push_str(&format!("    nkp_run_{e}(nkp_n, &nkp_cs{fwd});\n"));
-        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n");
-    } else {
-        c.push_str(&format!("    nkp_run_{e}(nkp_n{fwd});\n"));
-    }
-    c.push_str("}\n");
-    if consts {
-        c.push_str(&format!(
-            "{attr}{sp}void {e}__packed_with(size_t nkp_n, const {e}__consts *nkp_csp{}{}) {{\n",
-            if run_args.is_empty() { "" } else { ", " },
-            run_args.join(", ")
-        ));
-        c.push_str("    if (nkp_n == 0) return;\n");
-        c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ nkp_run_{e}(nkp_n, ({e}__consts *)nkp_csp{fwd}); return; }}\n"));
-        c.push_str(&format!("    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"));
-        c.push_str(&format!("    nkp_run_{e}(nkp_n, &nkp_cs{fwd});\n"));
-        c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n}\n");
-    }
-    if lay.has_param_helpers() {
-        for p in &lay.params {
-            let regs = format!("(({} *)nkp_regs)", p.reg_type);
-            if p.is_input {
-                if !p.is_const {
-                    c.push_str(&format!("{attr}{sp}void {e}__pack_{}(size_t nkp_cnt, const {} *nkp_src, void *nkp_regs) {{\n", p.c_name, p.elem_type));
-                    c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
-                    if p.bit_string && lay.slicing == Slicing::V {
-                        c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt", &regs));
-                    } else {
-                        c.push_str(&format!("    if (nkp_cnt < {inst}) {{\n        {} nkp_s[{}];\n        memset(nkp_s, 0, sizeof nkp_s);\n        if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elem_type, inst * p.elems, p.elems));
-                        c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
-                        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n        return;\n    }\n");
-                        c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}"), &regs));
-                    }
-                    c.push_str("}\n");
-                }
-                c.push_str(&format!("void {e}__bcast_{}(const {} *nkp_one, void *nkp_regs) {{\n", p.c_name, p.elem_type));
-                c.push_str(&bcast_call(lay, p, "nkp_one", &regs));
-                c.push_str("}\n");
-            } else {
-                c.push_str(&format!(
-                    "{attr}{sp}void {e}__unpack_{c}(size_t nkp_cnt, const void *nkp_regs, const {t} *nkp_x, {t} *nkp_dst) {{\n",
-                    c = p.c_name,
-                    t = p.elem_type
-                ));
-                c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
-                if lay.slicing == Slicing::V && arch != Arch::Std && arch != Arch::Neon && !p.bit_string {
-                    c.push_str(&format!(
-                        "    if (nkp_cnt == {inst}) {{ nkp_V_outx_u{m}_{a}(nkp_regs, {w}, nkp_x, nkp_dst); return; }}\n",
-                        m = p.word_bits,
-                        w = p.words
-                    ));
-                }
-                c.push_str(&format!("    {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
-                c.push_str(&out_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
-                c.push_str(&format!(
-                    "    for (size_t i = 0; i < nkp_cnt * {el}; i++) nkp_dst[i] = ({t})(nkp_s[i] ^ (nkp_x ? nkp_x[i] : 0));\n",
-                    el = p.elems,
-                    t = p.elem_type
-                ));
-                c.push_str("    nkp_wipe(nkp_s, sizeof nkp_s);\n}\n");
-            }
-        }
-    }
     c
 }
 

@@ -140,3 +140,17 @@ pub fn estimate(prog: &Program, arch: Arch) -> Estimate {
     let inst = crate::target::instances_per_call(arch, prog.slicing, word) * prog.interleave.max(1) as usize;
     estimate_with(prog, arch, inst)
 }
+
+/// Loads and stores beyond the unavoidable ones: Belady's estimate (`cost::spill_estimate`)
+/// for the target's register count minus the same with unbounded registers (the loads of
+/// inputs, which are memory either way), each node weighted by how often it runs per call.
+pub fn excess_spills(prog: &Program, arch: Arch) -> f64 {
+    let t = Target::new(arch);
+    let ex = executions(prog);
+    prog.nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| ex[*i] > 0.0)
+        .map(|(i, n)| ex[i] * cost::spill_estimate(n, t.n_regs as usize).saturating_sub(cost::spill_estimate(n, usize::MAX / 4)) as f64)
+        .sum()
+}

@@ -222,9 +222,15 @@ fn unpack_bits(bytes: &[u64], n_words: usize, m: u32) -> Vec<u64> {
 /// (instances sharing the same `const` parameters go in one call), returns the outputs.
 pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
     use nakiri::codegen::{generate, CodegenConfig};
-    use std::fmt::Write as _;
     let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into(), spill: nakiri::codegen::SPILL_DEFAULT })
         .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
+    run_native_out(prog, &out, arch, insts)
+}
+
+/// [`run_native`] on C already generated for `prog` (header named `out.h`), e.g. by
+/// `driver::compile` with an interleaved kernel behind the packed entry.
+pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
+    use std::fmt::Write as _;
     let entry = prog.entry();
     let name = &entry.name;
     let ctype = |m: u32| if is_native_word(m) { format!("uint{}_t", m) } else { "uint8_t".to_string() };
