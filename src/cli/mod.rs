@@ -109,7 +109,7 @@ USAGE:
                                           inputs, const ones too) marked undefined; reports
                                           every branch or address that depends on a secret,
                                           with its C line. --all: every shipped cipher
-    nakiri tune FILE.ua [OPTIONS] [--budget S] [--goal hot|cold|size] [--knobs K,..]
+    nakiri tune FILE.ua [OPTIONS] [--budget S] [--goal hot|cold|size|packed] [--knobs K,..]
                 [--allow-abi-change] [--report R.md] [--plot P.svg] [--no-cache] [--quick]
                                           autotune: measure variants (inlining per node, kept
                                           loops per loop, schedulers, ternlog, C compiler and

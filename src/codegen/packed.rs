@@ -86,6 +86,13 @@
 //! processes k x (instances of one copy); the packed API is unchanged (each parameter once):
 //! a step of k x s instances (s = one copy's step) gives copy c the c-th group of s.
 //!
+//! # An interleaved kernel behind a plain raw entry
+//! The raw entry need not be what `E__packed` calls: with a kernel (`emit_over`; chosen by
+//! `driver::packed_kernel`, `--packed-interleave`), the file also holds the program compiled
+//! with k-way interleaving as a `static` function `E__x<k>`, emitted inside the packed section.
+//! `E__packed` runs each whole step of k raw steps through it (layout as above, k copies) and
+//! the remaining instances through `E__`; nothing the header declares changes.
+//!
 //! The transposition routines themselves are in `runtime::transpose`.
 
 use crate::target::Arch;

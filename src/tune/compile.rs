@@ -57,6 +57,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
         o.disable(PassId::SchedPairs);
     }
     cfg.spill = k.spill != SpillKnob::Off;
+    cfg.packed_interleave = k.packed_interleave;
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line()).trim().to_string();
     cfg
 }

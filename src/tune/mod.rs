@@ -28,6 +28,9 @@ pub enum Goal {
     Cold,
     /// Code bytes, among candidates within 5% of the fastest (hot) one.
     Size,
+    /// Cycles per byte of the packed entry `E__packed` (transposition included; the only
+    /// goal that searches `packed-interleave`).
+    Packed,
 }
 
 impl Goal {
@@ -36,6 +39,7 @@ impl Goal {
             "hot" => Some(Goal::Hot),
             "cold" => Some(Goal::Cold),
             "size" => Some(Goal::Size),
+            "packed" => Some(Goal::Packed),
             _ => None,
         }
     }
@@ -44,6 +48,7 @@ impl Goal {
             Goal::Hot => "hot",
             Goal::Cold => "cold",
             Goal::Size => "size",
+            Goal::Packed => "packed",
         }
     }
 }
@@ -80,6 +85,9 @@ pub struct Knobs {
     pub ternlog: bool,
     /// Explicit spilling and the lockstep scheduler (vslice on SSE/AVX2/AVX-512).
     pub spill: SpillKnob,
+    /// The interleaved kernel behind the packed entry (`--packed-interleave`; `None`: the
+    /// rule of `driver::packed_kernel`).
+    pub packed_interleave: Option<u32>,
     pub cc: Cc,
 }
 
@@ -184,6 +192,8 @@ pub enum Dim {
     Interleave,
     Ternlog,
     Spill,
+    /// The kernel behind the packed entry (goal `packed` only).
+    PackedInterleave,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -192,7 +202,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 10] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Spill, Dim::Cc, Dim::InlineNode, Dim::Loop];
+    pub const ALL: [Dim; 11] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Spill, Dim::PackedInterleave, Dim::Cc, Dim::InlineNode, Dim::Loop];
     pub fn name(self) -> &'static str {
         match self {
             Dim::Loops => "loops",
@@ -202,6 +212,7 @@ impl Dim {
             Dim::Interleave => "interleave",
             Dim::Ternlog => "ternlog",
             Dim::Spill => "spill",
+            Dim::PackedInterleave => "packed-interleave",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -242,11 +253,21 @@ impl Space {
                 Dim::Ternlog => arch == Arch::Avx512,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
+                // Only goal `packed` measures what it changes ([`Space::for_goal`]).
+                Dim::PackedInterleave => false,
                 Dim::Cc => ccs.len() > 1,
                 _ => true,
             })
             .collect();
         Space { slicing, arch, dims, ccs, allow_abi_change, max_node_candidates: 6 }
+    }
+
+    /// Adds the dimensions only `goal` measures (`packed-interleave` for goal `packed`).
+    pub fn for_goal(&mut self, goal: Goal) {
+        if goal == Goal::Packed && !self.dims.contains(&Dim::PackedInterleave) {
+            let at = self.dims.iter().position(|d| *d == Dim::Cc).unwrap_or(self.dims.len());
+            self.dims.insert(at, Dim::PackedInterleave);
+        }
     }
 
     /// Keeps only `keep` (and the per-node/per-loop refinements of kept `Inline`/`Loops`).
@@ -274,6 +295,7 @@ impl Space {
                 (true, false) => SpillKnob::Plan,
                 (true, true) => SpillKnob::Lockstep,
             },
+            packed_interleave: None,
             cc: self.ccs[0].clone(),
         }
     }
@@ -323,6 +345,11 @@ impl Space {
                     }
                 }
             }
+            Dim::PackedInterleave => {
+                for p in [None, Some(1), Some(2), Some(3)] {
+                    push(Knobs { packed_interleave: p, ..cur.clone() });
+                }
+            }
             Dim::Cc => {
                 for c in &self.ccs {
                     push(Knobs { cc: c.clone(), ..cur.clone() });
@@ -351,6 +378,9 @@ impl Knobs {
         s.push_str(&format!(" interleave={}x{}", self.interleave.0, self.interleave.1));
         s.push_str(&format!(" ternlog={}", if self.ternlog { "on" } else { "off" }));
         s.push_str(&format!(" spill={}", self.spill.name()));
+        if let Some(p) = self.packed_interleave {
+            s.push_str(&format!(" packed-interleave={}", p));
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -369,6 +399,7 @@ impl Knobs {
             interleave: (1, 10),
             ternlog: false,
             spill: SpillKnob::Off,
+            packed_interleave: None,
             cc: Cc { name: String::new(), flags: vec![] },
         };
         let on = |v: &str| match v {
@@ -396,6 +427,7 @@ impl Knobs {
                 }
                 "ternlog" => k.ternlog = on(v)?,
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
+                "packed-interleave" => k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?),
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,

@@ -48,6 +48,7 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
     ));
     let unit = match cx.goal {
         Goal::Cold => "TSC cycles of one call on one block, caches evicted (median)",
+        Goal::Packed => "TSC cycles/byte of the packed entry E__packed (transposition included), hot loop (minimum over windows)",
         _ => "TSC cycles/byte of the raw entry, hot loop (minimum over windows)",
     };
     s.push_str(&format!("- metric: {}\n", unit));
@@ -110,6 +111,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::Interleave) => "#9467bd",
         Some(Dim::Ternlog) => "#8c564b",
         Some(Dim::Spill) => "#bcbd22",
+        Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::Cc) => "#e377c2",
         Some(Dim::InlineNode) => "#7f7f7f",
         Some(Dim::Loop) => "#17becf",

@@ -36,6 +36,8 @@ pub struct Measurement {
     pub code_bytes: Option<u64>,
     pub spills_per_block: Option<f64>,
     pub insns_per_block: Option<f64>,
+    /// TSC cycles per byte of the packed entry (goal `packed`).
+    pub packed_cpb: Option<f64>,
 }
 
 /// Measures candidates; one call = one batch measured together (for fair comparison).
@@ -136,6 +138,7 @@ pub fn metric(m: &Measurement, goal: Goal) -> Option<f64> {
     match goal {
         Goal::Hot | Goal::Size => m.hot_cpb,
         Goal::Cold => m.cold_cycles,
+        Goal::Packed => m.packed_cpb,
     }
     .filter(|v| v.is_finite() && *v > 0.0)
 }
@@ -143,7 +146,8 @@ pub fn metric(m: &Measurement, goal: Goal) -> Option<f64> {
 /// The goal's estimated metric.
 pub fn estimated(e: &Estimate, goal: Goal) -> f64 {
     match goal {
-        Goal::Hot | Goal::Size => e.hot_cpb(),
+        // (packed: the raw kernel's estimate; the transposition is the same for every knob)
+        Goal::Hot | Goal::Size | Goal::Packed => e.hot_cpb(),
         Goal::Cold => e.cold_cycles,
     }
 }

@@ -76,6 +76,7 @@ impl Measurer for HarnessMeasurer {
                     code_bytes: b.stats.as_ref().map(|s| s.code_bytes),
                     spills_per_block: b.stats.as_ref().map(|s| (s.spill_loads + s.spill_stores) / n),
                     insns_per_block: b.stats.as_ref().map(|s| s.insns / n),
+                    packed_cpb: t.packed_ticks.zip(b.packed_bytes_per_call()).map(|(t, by)| t / by),
                 })
             })
             .collect()

@@ -1,4 +1,4 @@
-//! `nakiri tune FILE.ua [-B|-V|-H] [--arch A] [--budget SECONDS] [--goal hot|cold|size]
+//! `nakiri tune FILE.ua [-B|-V|-H] [--arch A] [--budget SECONDS] [--goal hot|cold|size|packed]
 //! [-o OUT.c] [--report R.md] [--plot P.svg] [--knobs K,..] [--allow-abi-change] [--no-cache]
 //! [--quick] [compile flags]`: the autotuner's I/O side. The search itself is `crate::tune`;
 //! here are its measurer (`measure::HarnessMeasurer`, built on `cli::bench::harness`), its
@@ -160,7 +160,7 @@ fn parse(args: &[String]) -> Result<TuneArgs, i32> {
             }
             "--goal" => {
                 let v = value()?;
-                t.goal = Goal::parse(&v).ok_or_else(|| super::usage_error("`--goal` takes hot, cold or size"))?;
+                t.goal = Goal::parse(&v).ok_or_else(|| super::usage_error("`--goal` takes hot, cold, size or packed"))?;
             }
             "-o" => t.out = Some(value()?),
             "--report" => t.report = Some(value()?),
@@ -232,6 +232,7 @@ pub fn run(args: &[String]) -> i32 {
     let (ccs, versions) = compilers();
     let cpu = cpu_model();
     let mut space = Space::new(cfg.slicing, cfg.arch, ccs, t.allow_abi_change);
+    space.for_goal(t.goal);
     if let Some(k) = &t.knobs {
         space.restrict(k);
     }
@@ -268,7 +269,8 @@ pub fn run(args: &[String]) -> i32 {
         return 1;
     }
     let Some(checked) = front.checked.as_ref() else { return fail("no program") };
-    let default = space.default_knobs(&cfg.opt, cfg.spill);
+    let mut default = space.default_knobs(&cfg.opt, cfg.spill);
+    default.packed_interleave = cfg.packed_interleave;
     let mut prep = CheckedPreparer { checked, base: cfg.clone(), header_name: h_name.clone() };
     let mut measurer = match measure::HarnessMeasurer::new(t.quick) {
         Ok(m) => m,
