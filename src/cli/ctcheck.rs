@@ -1,9 +1,10 @@
 //! `nakiri ctcheck FILE.ua [-B|-V|-H] [--arch std] [--secret NAMES] [--all] [--cflags F]`:
 //! constant time, checked rather than only argued.
 //!
-//! The program is compiled as usual; a small C harness calls its packed entry point on
-//! pseudo-random instances (one full chunk of `E__INSTANCES` instances plus a one-instance
-//! tail, so both code paths run) after marking the secret inputs *undefined* for valgrind's
+//! The program is compiled as usual (the C `nakiri compile` writes, with the interleaved
+//! kernel behind the packed entry when there is one); a small C harness calls its packed entry
+//! point on pseudo-random instances (one full step, or one step of the kernel, plus a
+//! one-instance tail, so every code path runs) after marking the secret inputs *undefined* for valgrind's
 //! memcheck (`VALGRIND_MAKE_MEM_UNDEFINED`, the technique of ctgrind and SUPERCOP's TIMECOP).
 //! Memcheck then reports every conditional branch and every memory address computed from an
 //! undefined — secret — value; each report is printed with its C file, line and source text.
@@ -17,7 +18,7 @@
 //!
 //! Needs `valgrind` and its headers (Debian package `valgrind`; `scripts/install-deps.sh`).
 
-use crate::codegen::{self, packed, Arch, CodegenConfig};
+use crate::codegen::{self, packed, Arch};
 use crate::driver::{self, Config};
 use crate::ir::Slicing;
 use std::path::{Path, PathBuf};
@@ -95,10 +96,17 @@ pub fn harness(lay: &packed::PackedLayout, header: &str, n: usize, secrets: &[St
 /// Builds `c` (+ its header `h`, named `header`) with the harness in `dir` and runs it under
 /// memcheck. `cflags` e.g. `["-O2"]`.
 pub fn check_c(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::PackedLayout, secrets: &[String], cflags: &[String]) -> Result<Report, String> {
+    check_c_steps(dir, c, h, header, lay, secrets, cflags, 1)
+}
+
+/// [`check_c`] on `steps` whole steps of the packed entry plus a one-instance tail (`steps` =
+/// the factor of the interleaved kernel behind the packed entry, so that the kernel runs too).
+#[allow(clippy::too_many_arguments)]
+pub fn check_c_steps(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::PackedLayout, secrets: &[String], cflags: &[String], steps: usize) -> Result<Report, String> {
     valgrind_available()?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let step = lay.step();
-    let n = step + 1;
+    let n = step * steps.max(1) + 1;
     let c_name = header.strip_suffix(".h").map(|s| format!("{}.c", s)).unwrap_or_else(|| "entry.c".into());
     std::fs::write(dir.join(&c_name), c).map_err(|e| e.to_string())?;
     std::fs::write(dir.join(header), h).map_err(|e| e.to_string())?;
@@ -180,7 +188,7 @@ fn scratch(tag: &str) -> PathBuf {
 pub fn check_file(file: &str, cfg: &Config, secrets: Option<&[String]>, cflags: &[String], keep: bool) -> Result<Report, String> {
     let text = super::read_source_file(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
     let (front, prog) = driver::lower(file, &text, cfg, &super::FsLoader);
-    let Some(prog) = prog else {
+    let (Some(prog), Some(checked)) = (prog, front.checked.as_ref()) else {
         return Err(front.render_diags());
     };
     let lay = packed::layout(&prog, cfg.arch).map_err(|e| format!("no packed entry point: {}", e))?;
@@ -197,12 +205,15 @@ pub fn check_file(file: &str, cfg: &Config, secrets: Option<&[String]>, cflags: 
         }
     };
     let header = "ct_entry.h";
-    let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
-    let out = codegen::generate_limited(&prog, &CodegenConfig { arch: cfg.arch, header_name: header.into(), banner: format!("nakiri ctcheck {}", file), spill: cfg.spill }, max_bytes)
-        .map_err(|e| e.to_string())?;
+    // The C `nakiri compile` writes, the interleaved kernel behind the packed entry included.
+    let kernel = driver::packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
+    let mut ccfg = cfg.clone();
+    ccfg.abi = codegen::AbiConfig::default();
+    let out = driver::generate(&prog, kernel.as_ref(), &ccfg, header, format!("nakiri ctcheck {}", file), false).map_err(|e| e.to_string())?;
+    let steps = if out.c.contains(&format!("static NK_TARGET void {}x", lay.raw_fn)) { kernel.as_ref().map_or(1, |k| k.interleave as usize) } else { 1 };
     let stem = Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     let dir = scratch(&format!("{}-{}", stem, cfg.slicing));
-    let r = check_c(&dir, &out.c, &out.h, header, &lay, &secrets, cflags);
+    let r = check_c_steps(&dir, &out.c, &out.h, header, &lay, &secrets, cflags, steps);
     if !keep && r.as_ref().map(|r| r.leaks.is_empty()).unwrap_or(false) {
         let _ = std::fs::remove_dir_all(&dir);
     } else if r.is_ok() {
