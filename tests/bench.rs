@@ -123,6 +123,8 @@ fn bench_ciphers_json_rows_have_the_keys() {
         assert!(num(k) > 0.0, "{} in {}", k, g);
     }
     assert!(num("spills_per_block") >= 0.0);
+    // Gimli -V on std: the packed entry's kernel rule says no (`driver::packed_kernel`).
+    assert_eq!(num("packed_kernel"), 1.0, "{}", g);
     // every peer is listed, measured or reported missing, never a crash
     let peers: Vec<&&str> = lines.iter().filter(|l| l.contains("\"kind\":\"peer\"")).collect();
     assert!(peers.len() >= 6, "{}", out);

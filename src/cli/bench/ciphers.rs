@@ -67,6 +67,8 @@ pub struct Measured {
     pub instances: usize,
     pub bytes_per_instance: f64,
     pub tsc_ratio: f64,
+    /// Interleaving factor of the kernel behind the packed entry (1: none).
+    pub packed_kernel: u32,
 }
 
 pub struct Row {
@@ -101,6 +103,7 @@ fn measure_one(c: &Cipher, s: Slicing, arch: Arch, effort: harness::Effort) -> R
         instances: b.instances,
         bytes_per_instance: b.bytes_per_instance,
         tsc_ratio: run.tsc_ratio,
+        packed_kernel: b.packed_kernel,
     })
 }
 
@@ -136,7 +139,7 @@ pub fn row_json(r: &Row, date: &str, machine: &str) -> String {
         Err(e) => e.lines().next().unwrap_or("").to_string(),
     };
     format!(
-        "{{\"kind\":\"nakiri\",\"cipher\":{},\"file\":{},\"slicing\":{},\"arch\":{},\"status\":{},\"raw_cpb\":{},\"packed_cpb\":{},\"insns_per_block\":{},\"spills_per_block\":{},\"spill_loads_per_block\":{},\"spill_stores_per_block\":{},\"code_bytes\":{},\"counts_approx\":{},\"instances\":{},\"bytes_per_instance\":{},\"tsc_ratio\":{},\"peer\":{},\"peer_cpb\":{},\"raw_over_peer\":{},\"date\":{},\"machine\":{}}}",
+        "{{\"kind\":\"nakiri\",\"cipher\":{},\"file\":{},\"slicing\":{},\"arch\":{},\"status\":{},\"raw_cpb\":{},\"packed_cpb\":{},\"packed_kernel\":{},\"insns_per_block\":{},\"spills_per_block\":{},\"spill_loads_per_block\":{},\"spill_stores_per_block\":{},\"code_bytes\":{},\"counts_approx\":{},\"instances\":{},\"bytes_per_instance\":{},\"tsc_ratio\":{},\"peer\":{},\"peer_cpb\":{},\"raw_over_peer\":{},\"date\":{},\"machine\":{}}}",
         json_str(r.cipher),
         json_str(r.file),
         json_str(&r.slicing.to_string()),
@@ -144,6 +147,7 @@ pub fn row_json(r: &Row, date: &str, machine: &str) -> String {
         json_str(&status),
         json_num(m.map(|m| m.raw_cpb)),
         json_num(m.and_then(|m| m.packed_cpb)),
+        m.map(|m| m.packed_kernel.to_string()).unwrap_or_else(|| "null".into()),
         json_num(m.and_then(|m| m.insns_per_block)),
         json_num(spills),
         json_num(m.and_then(|m| m.spill_loads_per_block)),

@@ -69,6 +69,8 @@ pub struct Built {
     pub objects: Vec<PathBuf>,
     /// Lines of generated C (for the record).
     pub c_lines: usize,
+    /// Interleaving factor of the kernel behind the packed entry (1: it calls the raw entry).
+    pub packed_kernel: u32,
 }
 
 impl Built {
@@ -172,6 +174,7 @@ pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &c
     let has_packed = out.h.contains(&format!(" {}packed(", entry_fn));
     let packed_layout = if has_packed { crate::codegen::packed::layout(prog, arch).ok() } else { None };
     let packed_n = packed_layout.as_ref().map(|_| packed_instances(bpi));
+    let packed_kernel = (2..=8u32).find(|k| out.c.contains(&format!("static NK_TARGET void {}x{}(", entry_fn, k))).unwrap_or(1);
 
     let kc = dir.join(format!("k_{}.c", prefix));
     std::fs::write(&kc, &out.c).and_then(|_| std::fs::write(dir.join(&h_name), &out.h)).map_err(|e| format!("cannot write C: {}", e))?;
@@ -260,7 +263,7 @@ pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &c
     for o in [&ko, &dobj] {
         run_tool(Command::new("objcopy").args(&objcopy_args).arg(o))?;
     }
-    Ok(Built { prefix: prefix.to_string(), entry_fn, instances, bytes_per_instance: bpi, packed_n, stats, objects: vec![ko, dobj], c_lines: out.c.lines().count() })
+    Ok(Built { prefix: prefix.to_string(), entry_fn, instances, bytes_per_instance: bpi, packed_n, stats, objects: vec![ko, dobj], c_lines: out.c.lines().count(), packed_kernel })
 }
 
 /// Per-call timings of one variant (TSC ticks per call, minimum over windows).
@@ -452,7 +455,7 @@ mod tests {
             let out = out.unwrap();
             let n = instances_from_header(&out.h, "f__").unwrap();
             assert_eq!(n, inst, "-{} {}: instances per call", s, arch);
-            let b = Built { prefix: "a".into(), entry_fn: "f__".into(), instances: n, bytes_per_instance: 16.0, packed_n: Some(packed_instances(16.0)), stats: None, objects: vec![], c_lines: 0 };
+            let b = Built { prefix: "a".into(), entry_fn: "f__".into(), instances: n, bytes_per_instance: 16.0, packed_n: Some(packed_instances(16.0)), stats: None, objects: vec![], c_lines: 0, packed_kernel: 1 };
             assert_eq!(b.raw_bytes_per_call(), inst as f64 * 16.0, "-{} {}", s, arch);
             assert_eq!(b.packed_bytes_per_call(), Some(PACKED_BYTES as f64), "-{} {}: 4096 instances of 16 bytes", s, arch);
         }

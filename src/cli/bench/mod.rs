@@ -257,7 +257,8 @@ fn bench_file(args: &[String]) -> i32 {
     match (t.packed_ticks, built.packed_n, built.packed_bytes_per_call()) {
         (Some(pt), Some(n), Some(pb)) => {
             let c = cpb(pt, pb);
-            println!("| packed {}packed | {} | {} | {} | {} | - | - | - | - |", built.entry_fn, n, pb, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3));
+            let via = if built.packed_kernel > 1 { format!(" (via a {}-way interleaved kernel)", built.packed_kernel) } else { String::new() };
+            println!("| packed {}packed{} | {} | {} | {} | {} | - | - | - | - |", built.entry_fn, via, n, pb, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3));
         }
         _ => println!("| packed | - | - | not available for this program | - | - | - | - | - |"),
     }
