@@ -1413,3 +1413,21 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     println!("interleaved kernel checked on: {}", with_kernel.join(", "));
     assert!(with_kernel.len() >= 3);
 }
+
+/// The kernel doubles the C: where the work budget (`--max-ops`) leaves room for the raw
+/// program but not for the kernel too, the compile still succeeds, without the kernel.
+#[test]
+fn the_kernel_is_dropped_when_only_the_raw_program_fits_the_budget() {
+    use nakiri::driver::{self, Config};
+    let src = std::fs::read_to_string(common::root().join("ciphers/serpent/serpent.ua")).unwrap();
+    let compile = |cfg: &Config| driver::compile("serpent.ua", &src, cfg, &common::Fs, "out.h").1;
+    let base = Config { slicing: Slicing::V, arch: Arch::Avx2, ..Config::default() };
+    let with = compile(&base).unwrap();
+    let without = compile(&Config { packed_interleave: Some(1), ..base.clone() }).unwrap();
+    assert!(with.c.contains("Serpent__x2(") && !without.c.contains("Serpent__x2("));
+    // A budget between the two sizes.
+    let mid = (without.c.len() + with.c.len()) / 2 / nakiri::codegen::C_BYTES_PER_OP;
+    let out = compile(&Config { max_ops: mid, ..base }).expect("the raw program fits the budget");
+    assert!(!out.c.contains("Serpent__x2("), "no room for the kernel");
+    assert!(out.h.contains("Serpent__packed("), "the packed entry is still there, over the raw entry");
+}
