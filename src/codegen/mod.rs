@@ -469,6 +469,8 @@ fn emit_function(
     let ty = |v: VarId| t.atom_type(node.bits(v));
     let mut params: Vec<String> = Vec::new();
     let mut prologue: Vec<String> = Vec::new();
+    // (scalar-parameter style only) each input atom with its parameter name
+    let mut scalar_inputs: Vec<(VarId, String)> = Vec::new();
     // Loads of input array elements, emitted just before their first use (in the scheduler's
     // order), so the C compiler does not keep every input live from the start. Safe with
     // in-place callers: every load still comes before the output stores, which are last.
@@ -603,6 +605,7 @@ fn emit_function(
         for &a in &node.flat_inputs() {
             let an = names.fresh(&node.var(a).name);
             params.push(format!("{} {}", ty(a), an));
+            scalar_inputs.push((a, an.clone()));
             cname[a.0 as usize] = Some(an);
         }
         // Output pointers are named after the atoms they receive (`<atom>__out`).
@@ -627,6 +630,13 @@ fn emit_function(
     if let Some(p) = plan {
         if !p.homes.is_empty() {
             params.push(format!("DATATYPE nk_home[{}]", p.homes.len()));
+        }
+    }
+    // Scalar parameters the body never reads (unused inputs; homed ones, read from
+    // `nk_home`): marked used, so the C compiles warning-free with -Wextra.
+    for (i, (a, an)) in scalar_inputs.iter().enumerate() {
+        if !used[a.0 as usize] || plan.as_ref().is_some_and(|p| p.homes.iter().any(|h| h.input == i)) {
+            prologue.push(format!("(void){};", an));
         }
     }
     let cname = std::cell::RefCell::new(cname);
@@ -773,6 +783,9 @@ fn emit_function(
     for (o, (lv, a)) in epilogue.iter().enumerate() {
         // (a homed output is in `nk_home`, where the loop around reads it)
         if plan.as_ref().is_some_and(|p| p.home_of_output(o).is_some()) {
+            if let Some(ptr) = lv.strip_prefix('*') {
+                body.push(format!("(void){};", ptr)); // (an output pointer not written)
+            }
             continue;
         }
         body.push(format!("{} = {};", lv, nm(*a)));
