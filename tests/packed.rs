@@ -1367,6 +1367,9 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     let mut cases: Vec<(String, Slicing, Option<u32>)> = files.iter().map(|f| (f.clone(), Slicing::V, None)).collect();
     cases.push(("ciphers/rectangle/rectangle.ua".into(), Slicing::H, Some(2)));
     cases.push(("ciphers/rectangle/rectangle.ua".into(), Slicing::B, Some(2)));
+    // A kept loop whose 2-way body is spilled explicitly, with homes (what the rule gives
+    // ChaCha20 on avx512, run here on sse/avx2).
+    cases.push(("ciphers/chacha20/chacha20.ua".into(), Slicing::V, Some(2)));
     let mut rng = Rng(0x5eed_0077);
     let mut with_kernel = Vec::new();
     for arch in common::native_archs("packed API: interleaved kernel on shipped ciphers") {
@@ -1382,7 +1385,7 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
             if name == "serpent.ua" || force.is_some() {
                 assert!(has, "{file} -{slicing} {arch}: expected an interleaved kernel");
             }
-            if name == "chacha20.ua" && arch == Arch::Avx2 {
+            if name == "chacha20.ua" && arch == Arch::Avx2 && force.is_none() {
                 assert!(!has, "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2");
             }
             if !has {
