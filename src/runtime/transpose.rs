@@ -659,6 +659,9 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 8 || m == 16) {
         return h_routines_simd(arch, m);
     }
+    if arch == Arch::Std && m == 64 {
+        return h_routines_std64();
+    }
     let a = suffix(arch);
     let r = arch.reg_bits();
     let lane = arch.hslice_lane_bits();
@@ -812,6 +815,47 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
 /// the qword with its bytes reversed, folded into the first `pshufb`), and a second `pshufb`
 /// puts the resulting bytes in slot order (bit 0 of a word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
 /// the generic routines of [`h_routines`].
+/// `std` hslice with 64-bit words: one slot of one bit per word bit, one instance per
+/// register, so the register is the word with its bits reversed (Usuba bit j, MSB-first, is
+/// register bit j from the LSB). A bit reversal per word instead of the general path's
+/// 64 x 64 transposition and per-bit scatter (Ascon `-H` std: 88 c/B packed before, raw 3.1).
+/// Same functions and layout as [`h_routines`] (NC = 64 raw calls of one instance per block).
+fn h_routines_std64() -> String {
+    let ni = instances(Arch::Std, Slicing::H, 64) * h_calls_per_block(Arch::Std, 64);
+    let t = r#"#ifndef NKP_H_DEFINED_std_64
+#define NKP_H_DEFINED_std_64
+/* hslice, 64-bit words on std: register = the word bit-reversed (slot j = bit j from the LSB
+   holds Usuba bit j, MSB-first); $NI instances of W words per block, instance i in register
+   set i. */
+static inline uint64_t nkp_rev64(uint64_t x) {
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
+    return __builtin_bswap64(x);
+}
+static NKP_UNUSED void nkp_H_in_u64_std_m64(const uint64_t *src, size_t units, size_t W, void *regs) {
+    for (size_t i = 0; i < $NI; i++)
+        for (size_t w = 0; w < W; w++) {
+            uint64_t v; /* (memcpy: src and dst may have any alignment) */
+            memcpy(&v, src + i * units + w, 8);
+            v = nkp_rev64(v);
+            memcpy((unsigned char *)regs + (i * W + w) * 8, &v, 8);
+        }
+}
+static NKP_UNUSED void nkp_H_out_u64_std_m64(const void *regs, size_t units, size_t W, uint64_t *dst) {
+    for (size_t i = 0; i < $NI; i++)
+        for (size_t w = 0; w < W; w++) {
+            uint64_t v;
+            memcpy(&v, (const unsigned char *)regs + (i * W + w) * 8, 8);
+            v = nkp_rev64(v);
+            memcpy(dst + i * units + w, &v, 8);
+        }
+}
+#endif /* NKP_H_DEFINED_std_64 */
+"#;
+    t.replace("$NI", &ni.to_string())
+}
+
 fn h_routines_simd(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
     let r = arch.reg_bits() as usize;
