@@ -662,6 +662,9 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if arch == Arch::Std && m == 64 {
         return h_routines_std64();
     }
+    if (arch == Arch::Std && m == 32) || (matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && m == 64) {
+        return h_routines_s2(arch, m);
+    }
     let a = suffix(arch);
     let r = arch.reg_bits();
     let lane = arch.hslice_lane_bits();
@@ -854,6 +857,89 @@ static NKP_UNUSED void nkp_H_out_u64_std_m64(const void *regs, size_t units, siz
 #endif /* NKP_H_DEFINED_std_64 */
 "#;
     t.replace("$NI", &ni.to_string())
+}
+
+/// Hslice with 2-bit slots (m = L/2: 32-bit words on `std`, 64-bit words on 128-bit lanes):
+/// a lane holds two instances, bit 2j + i (from the lane's LSB) = bit j (MSB-first) of
+/// instance 2*lane + i, i.e. the two words bit-reversed and their bits interleaved. Done per
+/// word with shifts and masks (reverse, then spread to the even bits) instead of the general
+/// path's transposition and per-bit scatter. Same functions and layout as [`h_routines`].
+fn h_routines_s2(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let r = arch.reg_bits() as usize;
+    let lane = arch.hslice_lane_bits() as usize;
+    let inst = instances(arch, Slicing::H, m);
+    let nc = h_calls_per_block(arch, m);
+    let t = r#"#ifndef NKP_H_DEFINED_$A_$M
+#define NKP_H_DEFINED_$A_$M
+#ifndef NKP_H_S2_HELPERS
+#define NKP_H_S2_HELPERS
+static inline uint64_t nkp_s2_rev64(uint64_t x) {
+    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
+    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
+    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
+    return __builtin_bswap64(x);
+}
+/* the low 32 bits of x to the even bits of the result, and back */
+static inline uint64_t nkp_s2_spread(uint64_t x) {
+    x &= 0xFFFFFFFFull;
+    x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
+    x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
+    x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0Full;
+    x = (x | (x << 2)) & 0x3333333333333333ull;
+    return (x | (x << 1)) & 0x5555555555555555ull;
+}
+static inline uint64_t nkp_s2_compact(uint64_t x) {
+    x &= 0x5555555555555555ull;
+    x = (x | (x >> 1)) & 0x3333333333333333ull;
+    x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
+    x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
+    x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
+    return (x | (x >> 16)) & 0xFFFFFFFFull;
+}
+#endif
+/* hslice, $M-bit words, 2-bit slots: lane l of register (call c, word w) holds instances
+   c*$INST + 2l and +1, their words bit-reversed and bit-interleaved ($NC calls per block). */
+static NKP_UNUSED void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
+    for (size_t c = 0; c < $NC; c++)
+        for (size_t w = 0; w < W; w++)
+            for (size_t l = 0; l < $R / $L; l++) {
+                uint$M_t a, b; /* (memcpy: src may have any alignment) */
+                memcpy(&a, src + (c * $INST + 2 * l) * units + w, sizeof a);
+                memcpy(&b, src + (c * $INST + 2 * l + 1) * units + w, sizeof b);
+                const uint64_t ra = nkp_s2_rev64((uint64_t)a) >> (64 - $M), rb = nkp_s2_rev64((uint64_t)b) >> (64 - $M);
+                unsigned char *p = (unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
+                for (size_t h = 0; h < $M / 32; h++) {
+                    const uint64_t v = nkp_s2_spread(ra >> (32 * h)) | (nkp_s2_spread(rb >> (32 * h)) << 1);
+                    memcpy(p + 8 * h, &v, 8);
+                }
+            }
+}
+static NKP_UNUSED void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
+    for (size_t c = 0; c < $NC; c++)
+        for (size_t w = 0; w < W; w++)
+            for (size_t l = 0; l < $R / $L; l++) {
+                const unsigned char *p = (const unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
+                uint64_t ra = 0, rb = 0;
+                for (size_t h = 0; h < $M / 32; h++) {
+                    uint64_t v;
+                    memcpy(&v, p + 8 * h, 8);
+                    ra |= nkp_s2_compact(v) << (32 * h);
+                    rb |= nkp_s2_compact(v >> 1) << (32 * h);
+                }
+                const uint$M_t a = (uint$M_t)(nkp_s2_rev64(ra) >> (64 - $M)), b = (uint$M_t)(nkp_s2_rev64(rb) >> (64 - $M));
+                memcpy(dst + (c * $INST + 2 * l) * units + w, &a, sizeof a);
+                memcpy(dst + (c * $INST + 2 * l + 1) * units + w, &b, sizeof b);
+            }
+}
+#endif /* NKP_H_DEFINED_$A_$M */
+"#;
+    t.replace("$A", a)
+        .replace("$M", &m.to_string())
+        .replace("$NC", &nc.to_string())
+        .replace("$INST", &inst.to_string())
+        .replace("$R", &r.to_string())
+        .replace("$L", &lane.to_string())
 }
 
 fn h_routines_simd(arch: Arch, m: u32) -> String {
