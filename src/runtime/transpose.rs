@@ -662,7 +662,8 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if arch == Arch::Std && m == 64 {
         return h_routines_std64();
     }
-    if (arch == Arch::Std && m == 32) || (matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && m == 64) {
+    let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
+    if (arch == Arch::Std && (m == 32 || m == 16)) || (simd && (m == 64 || m == 32)) {
         return h_routines_s2(arch, m);
     }
     let a = suffix(arch);
@@ -859,29 +860,32 @@ static NKP_UNUSED void nkp_H_out_u64_std_m64(const void *regs, size_t units, siz
     t.replace("$NI", &ni.to_string())
 }
 
-/// Hslice with 2-bit slots (m = L/2: 32-bit words on `std`, 64-bit words on 128-bit lanes):
-/// a lane holds two instances, bit 2j + i (from the lane's LSB) = bit j (MSB-first) of
-/// instance 2*lane + i, i.e. the two words bit-reversed and their bits interleaved. Done per
-/// word with shifts and masks (reverse, then spread to the even bits) instead of the general
-/// path's transposition and per-bit scatter. Same functions and layout as [`h_routines`].
+/// Hslice with small slots of S = L/m = 2 or 4 bits (32- and 16-bit words on `std`, 64- and
+/// 32-bit words on 128-bit lanes): a lane holds S instances, bit S*j + i (from the lane's LSB)
+/// = bit j (MSB-first) of instance S*lane + i, i.e. the S words bit-reversed and their bits
+/// interleaved. Done per word with shifts and masks (reverse, then spread every bit S apart)
+/// instead of the general path's transposition and per-bit scatter. Same functions and layout
+/// as [`h_routines`].
 fn h_routines_s2(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
     let r = arch.reg_bits() as usize;
     let lane = arch.hslice_lane_bits() as usize;
+    let sl = lane / m as usize;
+    assert!(sl == 2 || sl == 4);
     let inst = instances(arch, Slicing::H, m);
     let nc = h_calls_per_block(arch, m);
     let t = r#"#ifndef NKP_H_DEFINED_$A_$M
 #define NKP_H_DEFINED_$A_$M
-#ifndef NKP_H_S2_HELPERS
-#define NKP_H_S2_HELPERS
-static inline uint64_t nkp_s2_rev64(uint64_t x) {
+#ifndef NKP_H_SK_HELPERS
+#define NKP_H_SK_HELPERS
+static inline uint64_t nkp_sk_rev64(uint64_t x) {
     x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
     x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
     return __builtin_bswap64(x);
 }
-/* the low 32 bits of x to the even bits of the result, and back */
-static inline uint64_t nkp_s2_spread(uint64_t x) {
+/* bit k of the low 32 (16) bits of x to bit 2k (4k) of the result, and back */
+static inline uint64_t nkp_sk_spread2(uint64_t x) {
     x &= 0xFFFFFFFFull;
     x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
     x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
@@ -889,7 +893,7 @@ static inline uint64_t nkp_s2_spread(uint64_t x) {
     x = (x | (x << 2)) & 0x3333333333333333ull;
     return (x | (x << 1)) & 0x5555555555555555ull;
 }
-static inline uint64_t nkp_s2_compact(uint64_t x) {
+static inline uint64_t nkp_sk_compact2(uint64_t x) {
     x &= 0x5555555555555555ull;
     x = (x | (x >> 1)) & 0x3333333333333333ull;
     x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
@@ -897,20 +901,37 @@ static inline uint64_t nkp_s2_compact(uint64_t x) {
     x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
     return (x | (x >> 16)) & 0xFFFFFFFFull;
 }
+static inline uint64_t nkp_sk_spread4(uint64_t x) {
+    x &= 0xFFFFull;
+    x = (x | (x << 24)) & 0x000000FF000000FFull;
+    x = (x | (x << 12)) & 0x000F000F000F000Full;
+    x = (x | (x << 6)) & 0x0303030303030303ull;
+    return (x | (x << 3)) & 0x1111111111111111ull;
+}
+static inline uint64_t nkp_sk_compact4(uint64_t x) {
+    x &= 0x1111111111111111ull;
+    x = (x | (x >> 3)) & 0x0303030303030303ull;
+    x = (x | (x >> 6)) & 0x000F000F000F000Full;
+    x = (x | (x >> 12)) & 0x000000FF000000FFull;
+    return (x | (x >> 24)) & 0xFFFFull;
+}
 #endif
-/* hslice, $M-bit words, 2-bit slots: lane l of register (call c, word w) holds instances
-   c*$INST + 2l and +1, their words bit-reversed and bit-interleaved ($NC calls per block). */
+/* hslice, $M-bit words, $S-bit slots: lane l of register (call c, word w) holds instances
+   c*$INST + $S*l .. +$S-1, their words bit-reversed and bit-interleaved ($NC calls per block). */
 static NKP_UNUSED void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
     for (size_t c = 0; c < $NC; c++)
         for (size_t w = 0; w < W; w++)
             for (size_t l = 0; l < $R / $L; l++) {
-                uint$M_t a, b; /* (memcpy: src may have any alignment) */
-                memcpy(&a, src + (c * $INST + 2 * l) * units + w, sizeof a);
-                memcpy(&b, src + (c * $INST + 2 * l + 1) * units + w, sizeof b);
-                const uint64_t ra = nkp_s2_rev64((uint64_t)a) >> (64 - $M), rb = nkp_s2_rev64((uint64_t)b) >> (64 - $M);
+                uint64_t rv[$S];
+                for (size_t i = 0; i < $S; i++) {
+                    uint$M_t x; /* (memcpy: src may have any alignment) */
+                    memcpy(&x, src + (c * $INST + $S * l + i) * units + w, sizeof x);
+                    rv[i] = nkp_sk_rev64((uint64_t)x) >> (64 - $M);
+                }
                 unsigned char *p = (unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
-                for (size_t h = 0; h < $M / 32; h++) {
-                    const uint64_t v = nkp_s2_spread(ra >> (32 * h)) | (nkp_s2_spread(rb >> (32 * h)) << 1);
+                for (size_t h = 0; h < $L / 64; h++) {
+                    uint64_t v = 0;
+                    for (size_t i = 0; i < $S; i++) v |= nkp_sk_spread$S(rv[i] >> ((64 / $S) * h)) << i;
                     memcpy(p + 8 * h, &v, 8);
                 }
             }
@@ -920,16 +941,16 @@ static NKP_UNUSED void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size
         for (size_t w = 0; w < W; w++)
             for (size_t l = 0; l < $R / $L; l++) {
                 const unsigned char *p = (const unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
-                uint64_t ra = 0, rb = 0;
-                for (size_t h = 0; h < $M / 32; h++) {
+                uint64_t rv[$S] = {0};
+                for (size_t h = 0; h < $L / 64; h++) {
                     uint64_t v;
                     memcpy(&v, p + 8 * h, 8);
-                    ra |= nkp_s2_compact(v) << (32 * h);
-                    rb |= nkp_s2_compact(v >> 1) << (32 * h);
+                    for (size_t i = 0; i < $S; i++) rv[i] |= nkp_sk_compact$S(v >> i) << ((64 / $S) * h);
                 }
-                const uint$M_t a = (uint$M_t)(nkp_s2_rev64(ra) >> (64 - $M)), b = (uint$M_t)(nkp_s2_rev64(rb) >> (64 - $M));
-                memcpy(dst + (c * $INST + 2 * l) * units + w, &a, sizeof a);
-                memcpy(dst + (c * $INST + 2 * l + 1) * units + w, &b, sizeof b);
+                for (size_t i = 0; i < $S; i++) {
+                    const uint$M_t x = (uint$M_t)(nkp_sk_rev64(rv[i]) >> (64 - $M));
+                    memcpy(dst + (c * $INST + $S * l + i) * units + w, &x, sizeof x);
+                }
             }
 }
 #endif /* NKP_H_DEFINED_$A_$M */
@@ -940,6 +961,7 @@ static NKP_UNUSED void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size
         .replace("$INST", &inst.to_string())
         .replace("$R", &r.to_string())
         .replace("$L", &lane.to_string())
+        .replace("$S", &sl.to_string())
 }
 
 fn h_routines_simd(arch: Arch, m: u32) -> String {
