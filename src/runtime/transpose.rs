@@ -659,12 +659,9 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 8 || m == 16) {
         return h_routines_simd(arch, m);
     }
-    if arch == Arch::Std && m == 64 {
-        return h_routines_std64();
-    }
     let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
-    if (arch == Arch::Std && (m == 32 || m == 16)) || (simd && (m == 64 || m == 32)) {
-        return h_routines_s2(arch, m);
+    if (arch == Arch::Std && (m == 64 || m == 32 || m == 16)) || (simd && (m == 64 || m == 32)) {
+        return h_routines_small_slots(arch, m);
     }
     let a = suffix(arch);
     let r = arch.reg_bits();
@@ -819,59 +816,19 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
 /// the qword with its bytes reversed, folded into the first `pshufb`), and a second `pshufb`
 /// puts the resulting bytes in slot order (bit 0 of a word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
 /// the generic routines of [`h_routines`].
-/// `std` hslice with 64-bit words: one slot of one bit per word bit, one instance per
-/// register, so the register is the word with its bits reversed (Usuba bit j, MSB-first, is
-/// register bit j from the LSB). A bit reversal per word instead of the general path's
-/// 64 x 64 transposition and per-bit scatter (Ascon `-H` std: 88 c/B packed before, raw 3.1).
-/// Same functions and layout as [`h_routines`] (NC = 64 raw calls of one instance per block).
-fn h_routines_std64() -> String {
-    let ni = instances(Arch::Std, Slicing::H, 64) * h_calls_per_block(Arch::Std, 64);
-    let t = r#"#ifndef NKP_H_DEFINED_std_64
-#define NKP_H_DEFINED_std_64
-/* hslice, 64-bit words on std: register = the word bit-reversed (slot j = bit j from the LSB
-   holds Usuba bit j, MSB-first); $NI instances of W words per block, instance i in register
-   set i. */
-static inline uint64_t nkp_rev64(uint64_t x) {
-    x = ((x >> 1) & 0x5555555555555555ull) | ((x & 0x5555555555555555ull) << 1);
-    x = ((x >> 2) & 0x3333333333333333ull) | ((x & 0x3333333333333333ull) << 2);
-    x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
-    return __builtin_bswap64(x);
-}
-static NKP_UNUSED void nkp_H_in_u64_std_m64(const uint64_t *src, size_t units, size_t W, void *regs) {
-    for (size_t i = 0; i < $NI; i++)
-        for (size_t w = 0; w < W; w++) {
-            uint64_t v; /* (memcpy: src and dst may have any alignment) */
-            memcpy(&v, src + i * units + w, 8);
-            v = nkp_rev64(v);
-            memcpy((unsigned char *)regs + (i * W + w) * 8, &v, 8);
-        }
-}
-static NKP_UNUSED void nkp_H_out_u64_std_m64(const void *regs, size_t units, size_t W, uint64_t *dst) {
-    for (size_t i = 0; i < $NI; i++)
-        for (size_t w = 0; w < W; w++) {
-            uint64_t v;
-            memcpy(&v, (const unsigned char *)regs + (i * W + w) * 8, 8);
-            v = nkp_rev64(v);
-            memcpy(dst + i * units + w, &v, 8);
-        }
-}
-#endif /* NKP_H_DEFINED_std_64 */
-"#;
-    t.replace("$NI", &ni.to_string())
-}
-
-/// Hslice with small slots of S = L/m = 2 or 4 bits (32- and 16-bit words on `std`, 64- and
-/// 32-bit words on 128-bit lanes): a lane holds S instances, bit S*j + i (from the lane's LSB)
-/// = bit j (MSB-first) of instance S*lane + i, i.e. the S words bit-reversed and their bits
-/// interleaved. Done per word with shifts and masks (reverse, then spread every bit S apart)
-/// instead of the general path's transposition and per-bit scatter. Same functions and layout
-/// as [`h_routines`].
-fn h_routines_s2(arch: Arch, m: u32) -> String {
+/// Hslice with small slots of S = L/m = 1, 2 or 4 bits (64-, 32- and 16-bit words on `std`,
+/// 64- and 32-bit words on 128-bit lanes): a lane holds S instances, bit S*j + i (from the
+/// lane's LSB) = bit j (MSB-first) of instance S*lane + i, i.e. the S words bit-reversed and
+/// their bits interleaved (S = 1: the register is the word bit-reversed). Done per word with
+/// shifts and masks (reverse, then spread every bit S apart) instead of the general path's
+/// transposition and per-bit scatter (Ascon `-H` std packed: 88 c/B before, raw 3.1). Same
+/// functions and layout as [`h_routines`].
+fn h_routines_small_slots(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
     let r = arch.reg_bits() as usize;
     let lane = arch.hslice_lane_bits() as usize;
     let sl = lane / m as usize;
-    assert!(sl == 2 || sl == 4);
+    assert!(sl == 1 || sl == 2 || sl == 4);
     let inst = instances(arch, Slicing::H, m);
     let nc = h_calls_per_block(arch, m);
     let t = r#"#ifndef NKP_H_DEFINED_$A_$M
@@ -884,7 +841,9 @@ static inline uint64_t nkp_sk_rev64(uint64_t x) {
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
     return __builtin_bswap64(x);
 }
-/* bit k of the low 32 (16) bits of x to bit 2k (4k) of the result, and back */
+/* bit k of the low 64 (32, 16) bits of x to bit k (2k, 4k) of the result, and back */
+static inline uint64_t nkp_sk_spread1(uint64_t x) { return x; }
+static inline uint64_t nkp_sk_compact1(uint64_t x) { return x; }
 static inline uint64_t nkp_sk_spread2(uint64_t x) {
     x &= 0xFFFFFFFFull;
     x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
