@@ -947,7 +947,7 @@ __attribute__((target("avx2"))) static __m256i emu_gf_avx2(__m256i x, __m256i a)
 #endif
 "#;
 
-/// The hslice 8/16-bit routines' GFNI variant (`#if defined(__GFNI__)`), which this CPU may
+/// The hslice 8/16/32/64-bit routines' GFNI variant (`#if defined(__GFNI__)`), which this CPU may
 /// lack: compiled with `__GFNI__` defined and the instruction emulated (above), run through the same
 /// round trips and register-layout checks as the plain path.
 #[test]
@@ -965,7 +965,7 @@ fn hslice_gfni_variant_matches_layout_under_emulation() {
         writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
         for prog in programs(*arch) {
             let name = prog.nodes.last().unwrap().name.clone();
-            if !(name.starts_with("h8_") || name.starts_with("h16_")) {
+            if !["h8_", "h16_", "h32_", "h64_"].iter().any(|p| name.starts_with(p)) {
                 continue;
             }
             let case = make_case(prog, *arch, &mut rng);
@@ -1112,16 +1112,18 @@ static emu512 emu_shuf_i64x2(emu512 a, emu512 b, int imm) {
     for (int l = 0; l < 4; l++) memcpy(r.b + 16 * l, (l < 2 ? a.b : b.b) + 16 * ((imm >> (2 * l)) & 3), 16);
     return r;
 }
-/* VPUNPCKLWD/VPUNPCKHWD: per 128-bit lane, interleave the low (high) 4 words of a and b. */
-static emu512 emu_unpack16(emu512 a, emu512 b, int hi) {
+/* VPUNPCKL/H{WD,DQ,QDQ}: per 128-bit lane, interleave the low (high) 8/E elements of E bytes
+   of a and b. */
+static emu512 emu_unpackn(emu512 a, emu512 b, int hi, int e) {
     emu512 r;
     for (int l = 0; l < 4; l++)
-        for (int k = 0; k < 4; k++) {
-            memcpy(r.b + 16 * l + 4 * k, a.b + 16 * l + 8 * hi + 2 * k, 2);
-            memcpy(r.b + 16 * l + 4 * k + 2, b.b + 16 * l + 8 * hi + 2 * k, 2);
+        for (int k = 0; k < 8 / e; k++) {
+            memcpy(r.b + 16 * l + 2 * e * k, a.b + 16 * l + 8 * hi + e * k, e);
+            memcpy(r.b + 16 * l + 2 * e * k + e, b.b + 16 * l + 8 * hi + e * k, e);
         }
     return r;
 }
+#define emu_unpack16(a, b, hi) emu_unpackn(a, b, hi, 2)
 /* GF2P8AFFINEQB, imm 0: byte j of each qword, bit i = parity(a.byte[7-i] & x.byte[j]). */
 static emu512 emu_gf2p8(emu512 x, emu512 a) {
     emu512 r;
@@ -1140,6 +1142,10 @@ static emu512 emu_gf2p8(emu512 x, emu512 a) {
 #define _mm512_shuffle_i64x2(a, b, imm) emu_shuf_i64x2(a, b, imm)
 #define _mm512_unpacklo_epi16(a, b) emu_unpack16(a, b, 0)
 #define _mm512_unpackhi_epi16(a, b) emu_unpack16(a, b, 1)
+#define _mm512_unpacklo_epi32(a, b) emu_unpackn(a, b, 0, 4)
+#define _mm512_unpackhi_epi32(a, b) emu_unpackn(a, b, 1, 4)
+#define _mm512_unpacklo_epi64(a, b) emu_unpackn(a, b, 0, 8)
+#define _mm512_unpackhi_epi64(a, b) emu_unpackn(a, b, 1, 8)
 #define NKP_GF2P8AFF_avx512(x, a) emu_gf2p8(x, a)
 #define target(x) unused
 "#,
@@ -1317,24 +1323,27 @@ int main(void) {
     unsigned bad = 0, runs = 0;
     CASE(8, 1); CASE(8, 3); CASE(8, 4); CASE(8, 8); CASE(8, 16);
     CASE(16, 1); CASE(16, 3); CASE(16, 4); CASE(16, 8);
+    CASE(32, 1); CASE(32, 3); CASE(32, 4); CASE(64, 1); CASE(64, 2);
     printf("runs %u bad %u\n", runs, bad);
     return 0;
 }
 "#;
     for vbmi in [false, true] {
         let c = format!(
-            "{}{}{}{}{}",
+            "{}{}{}{}{}{}{}",
             avx512_emulation(vbmi),
             nakiri::runtime::transpose::common(),
             nakiri::runtime::transpose::h_routines(Arch::Avx512, 8),
             nakiri::runtime::transpose::h_routines(Arch::Avx512, 16),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 32),
+            nakiri::runtime::transpose::h_routines(Arch::Avx512, 64),
             body
         );
         if vbmi {
             assert!(c.contains("NKP_GF2P8AFF_avx512(gi"), "no GFNI form in the avx512 hslice routines");
         }
         let out = build_and_run(if vbmi { "emu512_h_vbmi" } else { "emu512_h" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
-        assert_eq!(out.trim(), "runs 9 bad 0", "vbmi+gfni={vbmi}:\n{out}");
+        assert_eq!(out.trim(), "runs 14 bad 0", "vbmi+gfni={vbmi}:\n{out}");
     }
 }
 

@@ -659,8 +659,10 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 8 || m == 16) {
         return h_routines_simd(arch, m);
     }
-    let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
-    if (arch == Arch::Std && (m == 64 || m == 32 || m == 16)) || (simd && (m == 64 || m == 32)) {
+    if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 32 || m == 64) {
+        return h_routines_simd_small(arch, m);
+    }
+    if arch == Arch::Std && (m == 64 || m == 32 || m == 16) {
         return h_routines_small_slots(arch, m);
     }
     let a = suffix(arch);
@@ -1055,6 +1057,184 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
             .replace("$FWD2", &setv(&fwd2))
             .replace("$BWD1", &setv(&bwd1))
             .replace("$BWD2", &setv(&bwd2)),
+    );
+    s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
+    s
+}
+
+/// The per-register bit permutation of [`h_routines_simd_small`]: 128-bit lane bit p = 32i + b
+/// (m = 32: bit b of instance i's word, from the vslice layout) or 64i + b (m = 64) goes to
+/// bit S*j + i with j = m-1-b (MSB-first word bit j). On the 7-bit bit index this is: byte
+/// index bits (3..6) permuted and complemented by one `pshufb` (`p1`), the in-byte index bits
+/// (0..2) permuted and complemented by a table lookup (`lut`: the bit at in-byte position u
+/// goes to `lut[u]`), then delta swaps exchanging in-byte index bit k with index bit k+3
+/// (`(shift, mask)`: swap bits p and p+shift for every p in mask). Checked bit by bit in this
+/// file's tests.
+struct SmallSlotPlan {
+    p1: [usize; 16],
+    lut: [u32; 8],
+    swaps: &'static [(u32, u64)],
+}
+
+fn small_slot_plan(m: u32) -> SmallSlotPlan {
+    let bit = |x: usize, k: u32| (x >> k) & 1;
+    if m == 32 {
+        // index (i1 i0 b4 b3 | b2 b1 b0) -> target (j4 j3 j2 j1 j0 i1 i0), j = ~b.
+        // pshufb: byte index (k3 k2 k1 k0) := (j4 j3 i1 i0); in-byte: (j0 j2 j1); then swap
+        // in-byte bit 0 (j1) with index bit 3 (i0) and bit 1 (j2) with bit 4 (i1).
+        SmallSlotPlan {
+            p1: core::array::from_fn(|k| bit(k, 1) * 8 + bit(k, 0) * 4 + (1 - bit(k, 3)) * 2 + (1 - bit(k, 2))),
+            lut: core::array::from_fn(|u| {
+                let (u0, u1, u2) = (bit(u, 0) as u32, bit(u, 1) as u32, bit(u, 2) as u32);
+                ((1 - u0) << 2) | ((1 - u2) << 1) | (1 - u1)
+            }),
+            swaps: &[(7, 0x00AA_00AA_00AA_00AA), (14, 0x0000_CCCC_0000_CCCC)],
+        }
+    } else {
+        assert_eq!(m, 64);
+        // index (i0 b5 b4 b3 | b2 b1 b0) -> target (j5 j4 j3 j2 j1 j0 i0).
+        // pshufb: byte index (k3 k2 k1 k0) := (j5 j4 j3 i0); in-byte: (j1 j0 j2); then swap
+        // in-byte bit 0 (j2) with index bit 3 (i0).
+        SmallSlotPlan {
+            p1: core::array::from_fn(|k| bit(k, 0) * 8 + (1 - bit(k, 3)) * 4 + (1 - bit(k, 2)) * 2 + (1 - bit(k, 1))),
+            lut: core::array::from_fn(|u| {
+                let (u0, u1, u2) = (bit(u, 0) as u32, bit(u, 1) as u32, bit(u, 2) as u32);
+                ((1 - u1) << 2) | ((1 - u0) << 1) | (1 - u2)
+            }),
+            swaps: &[(7, 0x00AA_00AA_00AA_00AA)],
+        }
+    }
+}
+
+/// Hslice for 32- and 64-bit words on SSE/AVX2/AVX-512 (slots of S = 4 or 2 bits): the
+/// vslice routines first (register a gets word a of the call's R/m instances, lane i =
+/// instance i: 128-bit lane l already holds instances l*S .. l*S+S-1), then in every register
+/// one bit permutation per 128-bit lane ([`small_slot_plan`]): a `pshufb`, an in-byte bit
+/// permutation (two nibble-table `pshufb`s; one `gf2p8affineqb` with GFNI) and one or two
+/// delta swaps. The inverse runs the same steps backwards. Replaces per-word scalar bit
+/// reversal and spreading (Gimli `-H` avx2 packed 7.6 c/B, raw 2.4). Same names and
+/// arguments as the generic routines of [`h_routines`].
+fn h_routines_simd_small(arch: Arch, m: u32) -> String {
+    let a = suffix(arch);
+    let r = arch.reg_bits() as usize;
+    let nc = h_calls_per_block(arch, m);
+    let inst = instances(arch, Slicing::H, m);
+    let plan = small_slot_plan(m);
+    let (sh, gf, set8) = match arch {
+        Arch::Sse => ("_mm_shuffle_epi8", "_mm_gf2p8affine_epi64_epi8", "_mm_set_epi8"),
+        Arch::Avx2 => ("_mm256_shuffle_epi8", "_mm256_gf2p8affine_epi64_epi8", "_mm256_set_epi8"),
+        _ => ("_mm512_shuffle_epi8", "_mm512_gf2p8affine_epi64_epi8", "_mm512_set_epi8"),
+    };
+    let lanes = r / 128;
+    let setv = |idx: &[usize; 16]| -> String {
+        let mut v: Vec<String> = Vec::new();
+        for _ in 0..lanes {
+            for &i in idx.iter() {
+                v.push(i.to_string());
+            }
+        }
+        v.reverse();
+        format!("{set8}({})", v.join(", "))
+    };
+    let mut inv_p1 = [0usize; 16];
+    for (k, &i) in plan.p1.iter().enumerate() {
+        inv_p1[i] = k;
+    }
+    let mut inv_lut = [0u32; 8];
+    for (u, &v) in plan.lut.iter().enumerate() {
+        inv_lut[v as usize] = u as u32;
+    }
+    // Nibble tables of an in-byte bit permutation (the byte's image = lo[x & 15] ^ hi[x >> 4]).
+    let tables = |perm: &[u32; 8]| -> ([usize; 16], [usize; 16]) {
+        let img = |x: usize| -> usize { (0..8).filter(|&u| (x >> u) & 1 == 1).fold(0, |acc, u| acc | 1 << perm[u]) };
+        (core::array::from_fn(img), core::array::from_fn(|n| img(n << 4)))
+    };
+    // GFNI matrix: out bit v = parity(A.byte[7-v] & x) = x bit perm^-1(v).
+    let gf_matrix = |perm: &[u32; 8]| -> u64 {
+        let mut q = 0u64;
+        for (u, &v) in perm.iter().enumerate() {
+            q |= (1u64 << u) << (8 * (7 - v));
+        }
+        q
+    };
+    let (flo, fhi) = tables(&plan.lut);
+    let (blo, bhi) = tables(&inv_lut);
+    let swaps: String = plan
+        .swaps
+        .iter()
+        .map(|&(s, mk)| {
+            format!(
+                "    t = NKP_AND_$A(NKP_XOR_$A(v, NKP_SRL_$A(v, {s})), NKP_SET1_$A(0x{mk:016X}ULL)); v = NKP_XOR_$A(v, NKP_XOR_$A(t, NKP_SLL_$A(t, {s})));\n"
+            )
+        })
+        .collect();
+    let mut s = b_routines(arch);
+    s.push_str(&v_routines(arch, m, m));
+    s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
+    let t = r#"/* hslice, $M-bit words, from/to the vslice layout (see runtime::transpose::h_routines_simd_small). */
+#if defined(__GFNI__) && !defined(NKP_GF2P8AFF_$A)
+#define NKP_GF2P8AFF_$A(x, a) $GF(x, a, 0)
+#endif
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_hsk_fwd_$A_m$M(NKP_VT_$A v) {
+    NKP_VT_$A t;
+    v = $SH(v, $P1);
+#if defined(__GFNI__)
+    v = NKP_GF2P8AFF_$A(v, NKP_SET1_$A(0x$FGFULL));
+#else
+    {
+        const NKP_VT_$A nib = NKP_SET1_$A(0x0F0F0F0F0F0F0F0FULL);
+        v = NKP_XOR_$A($SH($FLO, NKP_AND_$A(v, nib)), $SH($FHI, NKP_AND_$A(NKP_SRL_$A(v, 4), nib)));
+    }
+#endif
+$SWAPS    return v;
+}
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_hsk_bwd_$A_m$M(NKP_VT_$A v) {
+    NKP_VT_$A t;
+$SWAPS#if defined(__GFNI__)
+    v = NKP_GF2P8AFF_$A(v, NKP_SET1_$A(0x$BGFULL));
+#else
+    {
+        const NKP_VT_$A nib = NKP_SET1_$A(0x0F0F0F0F0F0F0F0FULL);
+        v = NKP_XOR_$A($SH($BLO, NKP_AND_$A(v, nib)), $SH($BHI, NKP_AND_$A(NKP_SRL_$A(v, 4), nib)));
+    }
+#endif
+    return $SH(v, $IP1);
+}
+static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
+    (void)units;
+    for (size_t c = 0; c < $NC; c++) {
+        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
+        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
+        for (size_t a = 0; a < W; a++)
+            NKP_STOREU_$A(rc + a * sizeof(NKP_VT_$A), nkp_hsk_fwd_$A_m$M(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A))));
+    }
+}
+static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
+    (void)units;
+    NKP_VT_$A t[W];
+    for (size_t c = 0; c < $NC; c++) {
+        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
+        for (size_t a = 0; a < W; a++) t[a] = nkp_hsk_bwd_$A_m$M(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A)));
+        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
+    }
+    nkp_wipe(t, sizeof t);
+}
+"#;
+    s.push_str(
+        &subst(&t.replace("$SWAPS", &swaps), arch)
+            .replace("$M", &m.to_string())
+            .replace("$NC", &nc.to_string())
+            .replace("$INST", &inst.to_string())
+            .replace("$SH", sh)
+            .replace("$GF", gf)
+            .replace("$FGF", &format!("{:016X}", gf_matrix(&plan.lut)))
+            .replace("$BGF", &format!("{:016X}", gf_matrix(&inv_lut)))
+            .replace("$IP1", &setv(&inv_p1))
+            .replace("$P1", &setv(&plan.p1))
+            .replace("$FLO", &setv(&flo))
+            .replace("$FHI", &setv(&fhi))
+            .replace("$BLO", &setv(&blo))
+            .replace("$BHI", &setv(&bhi)),
     );
     s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
@@ -1537,4 +1717,43 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     }
     s.push_str("    }\n}\n#endif\n");
     subst(&s, arch)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where [`small_slot_plan`] sends bit p of a 128-bit lane, step by step as the C does it.
+    fn apply(plan: &SmallSlotPlan, p: usize) -> usize {
+        let (byte, u) = (p / 8, p % 8);
+        let byte = plan.p1.iter().position(|&src| src == byte).expect("p1 is a permutation");
+        let mut q = byte * 8 + plan.lut[u] as usize;
+        for &(s, mask) in plan.swaps {
+            let s = s as usize;
+            let (half, b) = (q / 64, q % 64);
+            if (mask >> b) & 1 == 1 {
+                q = half * 64 + b + s;
+            } else if b >= s && (mask >> (b - s)) & 1 == 1 {
+                q = half * 64 + b - s;
+            }
+        }
+        q
+    }
+
+    #[test]
+    fn small_slot_plans_produce_the_hslice_layout() {
+        for m in [32usize, 64] {
+            let plan = small_slot_plan(m as u32);
+            let sl = 128 / m;
+            let mut seen = [false; 128];
+            for p in 0..128 {
+                let (i, b) = (p / m, p % m);
+                let j = m - 1 - b;
+                let q = apply(&plan, p);
+                assert_eq!(q, sl * j + i, "m={m}: bit {b} of instance {i}");
+                assert!(!seen[q]);
+                seen[q] = true;
+            }
+        }
+    }
 }

@@ -64,8 +64,9 @@ fn cases(arch: Arch) -> Vec<Case> {
             reg_bytes: bits * r,
         });
     }
-    // Hslice: u16x4 (RECTANGLE), u16x8 (AES planes / const rk), u8x16.
-    for (m, w) in [(16u32, 4usize), (16, 8), (8, 16)] {
+    // Hslice: u16x4 (RECTANGLE), u16x8 (AES planes / const rk), u8x16, u32x12 (Gimli,
+    // Xoodoo), u64x5 (Ascon).
+    for (m, w) in [(16u32, 4usize), (16, 8), (8, 16), (32, 12), (64, 5)] {
         let step = tp::instances(arch, Slicing::H, m) * tp::h_calls_per_block(arch, m);
         let nc = tp::h_calls_per_block(arch, m);
         v.push(Case {
@@ -86,9 +87,7 @@ fn program(arch: Arch, cases: &[Case]) -> String {
         c.push_str(&tp::v_routines(arch, m, m));
     }
     c.push_str(&tp::b_routines(arch));
-    let mut hs: Vec<u32> = vec![16, 8];
-    hs.dedup();
-    for m in hs {
+    for m in [16u32, 8, 32, 64] {
         c.push_str(&tp::h_routines(arch, m));
     }
     let attr = tp::target_attr(arch);
