@@ -171,6 +171,7 @@ pub fn packed_factor(prog: &ir::Program, cfg: &Config) -> u32 {
         Some(k) => k.max(1),
         // A candidate: `packed_kernel` keeps it only where the estimate says two copies fit.
         None if prog.slicing == ir::Slicing::V => 2,
+        None if prog.slicing == ir::Slicing::H && cfg.arch == crate::target::Arch::Std => 2,
         None => 1,
     }
 }
@@ -184,6 +185,10 @@ pub const PACKED_KERNEL_GRANULARITY: usize = 50;
 /// `tune::estimate::excess_spills`) a 2-way kernel may have for the rule to take it.
 pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 
+/// In hslice (on `std`) the rule also asks the one-copy program to be latency-bound enough:
+/// its critical path at least this fraction of its port bound (`tune::estimate`).
+pub const PACKED_KERNEL_MIN_CRIT_PORT_H: f64 = 0.5;
+
 /// The interleaved kernel behind the packed entry (see [`packed_factor`]): `ir` (elaborated)
 /// optimised again with interleaving, or `None` when the factor is 1 or interleaving fails
 /// (the packed entry then calls the raw entry, as without a kernel).
@@ -193,13 +198,19 @@ pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 /// still fit the target's registers. Measured on avx2/sse/std (README "Interleaving behind
 /// the packed entry"): every vsliced program under the bound gained (Serpent, ACE, Ascon,
 /// RECTANGLE, Clyde on std: 0.64-0.88x the time); those over it (ChaCha20, Xoodoo, BLAKE2s,
-/// AES, DES, GIFT bitsliced-in-vslice) were neutral or slower. In hslice the same estimate
-/// did not predict the measurements (Ascon, ChaCha20 neutral; BLAKE2s, Clyde both ways), so
-/// hslice and bitslice get a kernel only on request.
+/// AES, DES, GIFT bitsliced-in-vslice) were neutral or slower. In hslice on `std`, also a
+/// 2-way kernel when, besides the spill bound, the one-copy program's critical path is at least
+/// [`PACKED_KERNEL_MIN_CRIT_PORT_H`] of its port bound: measured, every hslice program the rule
+/// takes gained (0.79-0.93x the time: RECTANGLE, Ascon, ACE, Pyjamask, Serpent, GIFT-v,
+/// BLAKE2s, Clyde; ChaCha20 0.98) and the ones it leaves (Gimli 0.23, Xoodoo 0.40, AES over
+/// the spill bound) lost 3-5%. In hslice on SSE/AVX2 the gains (ACE 0.69x, Ascon 0.83x,
+/// RECTANGLE 0.88x, GIFT-v 0.91x) and losses (Pyjamask 1.17x, BLAKE2s 1.08x, Clyde 1.08x,
+/// Xoodoo 1.28x) are not separated by these estimates, so there and in bitslice a kernel
+/// comes only on request (`--packed-interleave`, or `nakiri tune --goal packed`).
 pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program, cfg: &Config) -> Option<ir::Program> {
     let k = packed_factor(prog, cfg);
     let auto = cfg.packed_interleave.is_none();
-    if k <= 1 || (auto && prog.slicing != ir::Slicing::V) {
+    if k <= 1 {
         return None;
     }
     let too_many = |p: &ir::Program| {
@@ -209,6 +220,13 @@ pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program
     // (One copy over the bound: two copies are too; saves optimising big programs twice.)
     if auto && too_many(prog) {
         return None;
+    }
+    if auto && prog.slicing == ir::Slicing::H {
+        let e = crate::tune::estimate::estimate(prog, cfg.arch);
+        let port = (e.insns + e.spills) / crate::tune::estimate::issue_width(cfg.arch);
+        if e.critical_path < PACKED_KERNEL_MIN_CRIT_PORT_H * port {
+            return None;
+        }
     }
     let mut kcfg = cfg.clone();
     kcfg.opt.interleave = k;
