@@ -662,7 +662,7 @@ pub fn h_routines(arch: Arch, m: u32) -> String {
     if matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) && (m == 32 || m == 64) {
         return h_routines_simd_small(arch, m);
     }
-    if arch == Arch::Std && (m == 64 || m == 32 || m == 16) {
+    if arch == Arch::Std && (m == 64 || m == 32 || m == 16 || m == 8) {
         return h_routines_small_slots(arch, m);
     }
     let a = suffix(arch);
@@ -818,21 +818,24 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$UB_$A_m$M(const void *regs, size_t unit
 /// the qword with its bytes reversed, folded into the first `pshufb`), and a second `pshufb`
 /// puts the resulting bytes in slot order (bit 0 of a word is its MSB). The inverse runs the same steps backwards. Same names and arguments as
 /// the generic routines of [`h_routines`].
-/// Hslice with small slots of S = L/m = 1, 2 or 4 bits (64-, 32- and 16-bit words on `std`,
-/// 64- and 32-bit words on 128-bit lanes): a lane holds S instances, bit S*j + i (from the
-/// lane's LSB) = bit j (MSB-first) of instance S*lane + i, i.e. the S words bit-reversed and
-/// their bits interleaved (S = 1: the register is the word bit-reversed). Done per word with
-/// shifts and masks (reverse, then spread every bit S apart) instead of the general path's
-/// transposition and per-bit scatter (Ascon `-H` std packed: 88 c/B before, raw 3.1). Same
-/// functions and layout as [`h_routines`].
+/// Hslice on `std` with slots of S = 64/m = 1, 2, 4 or 8 bits (64-, 32-, 16- and 8-bit words):
+/// the register holds S instances, bit S*j + i = bit j (MSB-first) of instance i. Per word
+/// index w of a raw call: the S words gathered into one 64-bit value (instance i at bits
+/// m*(S-1-i) ..), reversed (bit p to 63-p: instance i's bit j, MSB-first, lands at m*i + j),
+/// then the bit-index transposition m*i + j -> S*j + i (an S x m bit matrix transposed) as
+/// delta swaps of index bits ([`index_swaps`]). Ascon `-H` std packed: 88 c/B through the
+/// general path's transposition, 3.3-3.5 with per-word shifts and masks (raw 3.0-3.15).
+/// Same functions and layout as [`h_routines`].
 fn h_routines_small_slots(arch: Arch, m: u32) -> String {
+    assert_eq!(arch, Arch::Std);
     let a = suffix(arch);
-    let r = arch.reg_bits() as usize;
-    let lane = arch.hslice_lane_bits() as usize;
-    let sl = lane / m as usize;
-    assert!(sl == 1 || sl == 2 || sl == 4);
+    let sl = 64 / m as usize;
+    assert!(sl == 1 || sl == 2 || sl == 4 || sl == 8);
     let inst = instances(arch, Slicing::H, m);
     let nc = h_calls_per_block(arch, m);
+    let swaps = index_swaps(sl);
+    let fwd: String = swaps.iter().map(|&(sh, mk)| format!("    x = nkp_sk_dswap(x, {sh}, 0x{mk:016X}ull);\n")).collect();
+    let bwd: String = swaps.iter().rev().map(|&(sh, mk)| format!("    x = nkp_sk_dswap(x, {sh}, 0x{mk:016X}ull);\n")).collect();
     let t = r#"#ifndef NKP_H_DEFINED_$A_$M
 #define NKP_H_DEFINED_$A_$M
 #ifndef NKP_H_SK_HELPERS
@@ -843,86 +846,78 @@ static inline uint64_t nkp_sk_rev64(uint64_t x) {
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
     return __builtin_bswap64(x);
 }
-/* bit k of the low 64 (32, 16) bits of x to bit k (2k, 4k) of the result, and back */
-static inline uint64_t nkp_sk_spread1(uint64_t x) { return x; }
-static inline uint64_t nkp_sk_compact1(uint64_t x) { return x; }
-static inline uint64_t nkp_sk_spread2(uint64_t x) {
-    x &= 0xFFFFFFFFull;
-    x = (x | (x << 16)) & 0x0000FFFF0000FFFFull;
-    x = (x | (x << 8)) & 0x00FF00FF00FF00FFull;
-    x = (x | (x << 4)) & 0x0F0F0F0F0F0F0F0Full;
-    x = (x | (x << 2)) & 0x3333333333333333ull;
-    return (x | (x << 1)) & 0x5555555555555555ull;
-}
-static inline uint64_t nkp_sk_compact2(uint64_t x) {
-    x &= 0x5555555555555555ull;
-    x = (x | (x >> 1)) & 0x3333333333333333ull;
-    x = (x | (x >> 2)) & 0x0F0F0F0F0F0F0F0Full;
-    x = (x | (x >> 4)) & 0x00FF00FF00FF00FFull;
-    x = (x | (x >> 8)) & 0x0000FFFF0000FFFFull;
-    return (x | (x >> 16)) & 0xFFFFFFFFull;
-}
-static inline uint64_t nkp_sk_spread4(uint64_t x) {
-    x &= 0xFFFFull;
-    x = (x | (x << 24)) & 0x000000FF000000FFull;
-    x = (x | (x << 12)) & 0x000F000F000F000Full;
-    x = (x | (x << 6)) & 0x0303030303030303ull;
-    return (x | (x << 3)) & 0x1111111111111111ull;
-}
-static inline uint64_t nkp_sk_compact4(uint64_t x) {
-    x &= 0x1111111111111111ull;
-    x = (x | (x >> 3)) & 0x0303030303030303ull;
-    x = (x | (x >> 6)) & 0x000F000F000F000Full;
-    x = (x | (x >> 12)) & 0x000000FF000000FFull;
-    return (x | (x >> 24)) & 0xFFFFull;
+/* swap bit p with bit p + s for every p in mask */
+static inline uint64_t nkp_sk_dswap(uint64_t x, unsigned s, uint64_t mask) {
+    const uint64_t t = ((x >> s) ^ x) & mask;
+    return x ^ t ^ (t << s);
 }
 #endif
-/* hslice, $M-bit words, $S-bit slots: lane l of register (call c, word w) holds instances
-   c*$INST + $S*l .. +$S-1, their words bit-reversed and bit-interleaved ($NC calls per block). */
+/* index transposition m*i + j -> $S*j + i of the reversed gathered words, and back */
+static inline uint64_t nkp_sk_fwd_m$M(uint64_t x) {
+$FWD    return x;
+}
+static inline uint64_t nkp_sk_bwd_m$M(uint64_t x) {
+$BWD    return x;
+}
+/* hslice, $M-bit words, $S-bit slots: register (call c, word w) holds instances
+   c*$INST .. +$S-1, their words bit-reversed and bit-interleaved ($NC calls per block). */
 static NKP_UNUSED void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
     for (size_t c = 0; c < $NC; c++)
-        for (size_t w = 0; w < W; w++)
-            for (size_t l = 0; l < $R / $L; l++) {
-                uint64_t rv[$S];
-                for (size_t i = 0; i < $S; i++) {
-                    uint$M_t x; /* (memcpy: src may have any alignment) */
-                    memcpy(&x, src + (c * $INST + $S * l + i) * units + w, sizeof x);
-                    rv[i] = nkp_sk_rev64((uint64_t)x) >> (64 - $M);
-                }
-                unsigned char *p = (unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
-                for (size_t h = 0; h < $L / 64; h++) {
-                    uint64_t v = 0;
-                    for (size_t i = 0; i < $S; i++) v |= nkp_sk_spread$S(rv[i] >> ((64 / $S) * h)) << i;
-                    memcpy(p + 8 * h, &v, 8);
-                }
+        for (size_t w = 0; w < W; w++) {
+            uint64_t x = 0;
+            for (size_t i = 0; i < $S; i++) {
+                uint$M_t v; /* (memcpy: src may have any alignment) */
+                memcpy(&v, src + (c * $INST + i) * units + w, sizeof v);
+                x |= (uint64_t)v << (($M * ($S - 1 - i)) & 63);
             }
+            x = nkp_sk_fwd_m$M(nkp_sk_rev64(x));
+            memcpy((unsigned char *)regs + (c * W + w) * 8, &x, 8);
+        }
 }
 static NKP_UNUSED void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
     for (size_t c = 0; c < $NC; c++)
-        for (size_t w = 0; w < W; w++)
-            for (size_t l = 0; l < $R / $L; l++) {
-                const unsigned char *p = (const unsigned char *)regs + (c * W + w) * ($R / 8) + l * ($L / 8);
-                uint64_t rv[$S] = {0};
-                for (size_t h = 0; h < $L / 64; h++) {
-                    uint64_t v;
-                    memcpy(&v, p + 8 * h, 8);
-                    for (size_t i = 0; i < $S; i++) rv[i] |= nkp_sk_compact$S(v >> i) << ((64 / $S) * h);
-                }
-                for (size_t i = 0; i < $S; i++) {
-                    const uint$M_t x = (uint$M_t)(nkp_sk_rev64(rv[i]) >> (64 - $M));
-                    memcpy(dst + (c * $INST + $S * l + i) * units + w, &x, sizeof x);
-                }
+        for (size_t w = 0; w < W; w++) {
+            uint64_t x;
+            memcpy(&x, (const unsigned char *)regs + (c * W + w) * 8, 8);
+            x = nkp_sk_rev64(nkp_sk_bwd_m$M(x));
+            for (size_t i = 0; i < $S; i++) {
+                const uint$M_t v = (uint$M_t)(x >> (($M * ($S - 1 - i)) & 63));
+                memcpy(dst + (c * $INST + i) * units + w, &v, sizeof v);
             }
+        }
 }
 #endif /* NKP_H_DEFINED_$A_$M */
 "#;
-    t.replace("$A", a)
+    t.replace("$FWD", &fwd)
+        .replace("$BWD", &bwd)
+        .replace("$A", a)
         .replace("$M", &m.to_string())
         .replace("$NC", &nc.to_string())
         .replace("$INST", &inst.to_string())
-        .replace("$R", &r.to_string())
-        .replace("$L", &lane.to_string())
         .replace("$S", &sl.to_string())
+}
+
+/// Delta swaps `(shift, mask)` (swap bit p with p + shift for every p in mask) that move bit
+/// m*i + j of a 64-bit word to S*j + i (m = 64/S; i < S, j < m): the 6-bit index rotated by
+/// log2 S, as one exchange of two index bits per swap (at most 5; checked in this file's tests).
+fn index_swaps(sl: usize) -> Vec<(u32, u64)> {
+    let k = sl.trailing_zeros() as usize;
+    // new_pos[old index bit]: i's bits (old 6-k..6) go to 0..k, j's (old 0..6-k) to k..6.
+    let new_pos: Vec<usize> = (0..6).map(|b| if b >= 6 - k { b - (6 - k) } else { b + k }).collect();
+    // at[pos] = the old index bit now at pos; fill positions in order by swapping.
+    let mut at: Vec<usize> = (0..6).collect();
+    let mut out = Vec::new();
+    for t in 0..6 {
+        let want = (0..6).find(|&o| new_pos[o] == t).unwrap();
+        let q = at.iter().position(|&o| o == want).unwrap();
+        if q != t {
+            let (lo, hi) = (t.min(q), t.max(q));
+            let mask = (0..64u64).filter(|p| (p >> lo) & 1 == 1 && (p >> hi) & 1 == 0).fold(0u64, |acc, p| acc | 1 << p);
+            out.push(((1u32 << hi) - (1u32 << lo), mask));
+            at.swap(lo, hi);
+        }
+    }
+    out
 }
 
 fn h_routines_simd(arch: Arch, m: u32) -> String {
@@ -1738,6 +1733,25 @@ mod tests {
             }
         }
         q
+    }
+
+    #[test]
+    fn std_small_slot_swaps_transpose_the_bit_index() {
+        for sl in [1usize, 2, 4, 8] {
+            let m = 64 / sl;
+            let swaps = index_swaps(sl);
+            assert!(swaps.len() <= 5);
+            for i in 0..sl {
+                for j in 0..m {
+                    let mut x = 1u64 << (m * i + j);
+                    for &(s, mask) in &swaps {
+                        let t = ((x >> s) ^ x) & mask;
+                        x ^= t ^ (t << s);
+                    }
+                    assert_eq!(x, 1u64 << (sl * j + i), "S={sl} i={i} j={j}");
+                }
+            }
+        }
     }
 
     #[test]
