@@ -52,9 +52,10 @@ fn cases(arch: Arch) -> Vec<Case> {
             v.push(Case { label: format!("-V u{m}x{w}"), call_in: cin, call_out: cout, chunk_bytes: inst * w * m as usize / 8, reg_bytes: rb });
         }
     }
-    // Bitslice: 16-byte bit strings (AES b8[16]), u16x4 (RECTANGLE), u32x4 (Serpent).
+    // Bitslice: 16-byte bit strings (AES b8[16]), u16x4 (RECTANGLE), u32x4 (Serpent), 33-byte
+    // bit strings (Subterranean: four whole 64-bit groups and a partial one).
     let inst = tp::instances(arch, Slicing::B, 1);
-    for (ub, units, what) in [(8u32, 16usize, "b8[16]"), (16, 4, "u16x4"), (32, 4, "u32x4"), (64, 2, "u64x2")] {
+    for (ub, units, what) in [(8u32, 16usize, "b8[16]"), (16, 4, "u16x4"), (32, 4, "u32x4"), (64, 2, "u64x2"), (8, 33, "b8[33]")] {
         let bits = ub as usize * units;
         v.push(Case {
             label: format!("-B {what}"),
