@@ -141,7 +141,7 @@ fn bench_transpose_prints_every_layout() {
     let (code, out, err) = nakiri(&["bench", "transpose", "--quick", "--arch", arch]);
     assert_eq!(code, 0, "{err}");
     let r = rows(&out, &format!("| {arch} |"));
-    assert_eq!(r.len(), 9 + 4 + 3, "V (4 word sizes x 2 widths, and u8x32), B (4), H (3) rows:\n{out}");
+    assert_eq!(r.len(), 9 + 5 + 5, "V (4 word sizes x 2 widths, and u8x32), B (5), H (5) rows:\n{out}");
     for row in &r {
         assert!(["-V", "-B", "-H"].iter().any(|p| row[1].starts_with(p)), "{row:?}");
         for c in &row[2..5] {
@@ -150,6 +150,42 @@ fn bench_transpose_prints_every_layout() {
     }
     let (code, out, _) = nakiri(&["bench", "transpose", "--arch", "bogus"]);
     assert_eq!(code, 2, "{out}");
+}
+
+/// `bench limits`: every shipped cipher x slicing on every target (static, AVX-512 too). The
+/// ChaCha20 counts are checked against RFC 8439's structure, not against nakiri: 10 double
+/// rounds of 8 quarter rounds, each 4 additions, 4 XORs and 4 rotations, then 16 feed-forward
+/// additions, on 64-byte blocks. On `std` a rotation is one instruction (one block per call:
+/// 976 per 64 bytes); on AVX2 the rotations by 16 and 8 are one byte shuffle and those by 12
+/// and 7 two shifts and an OR, each instruction on 8 blocks (1296 per 512 bytes). With
+/// `--from` a run's raw figure and the fraction of the limit appear.
+#[test]
+fn bench_limits_counts_operations_per_byte() {
+    let (code, out, err) = nakiri(&["bench", "limits"]);
+    assert_eq!(code, 0, "{err}");
+    let cha: Vec<Vec<&str>> = rows(&out, "| ChaCha20 | -V |");
+    assert_eq!(cha.len(), 4, "{out}");
+    let ops = |arch: &str| -> f64 { positive(cha.iter().find(|r| r[2] == arch).unwrap_or_else(|| panic!("no {arch} row:\n{out}"))[3]) };
+    let std_expected = (10.0 * 8.0 * 12.0 + 16.0) / 64.0;
+    let avx2_expected = (10.0 * 8.0 * (4.0 + 4.0 + 2.0 * 1.0 + 2.0 * 3.0) + 16.0) / (8.0 * 64.0);
+    assert!((ops("std") - std_expected).abs() < 0.01, "std {} vs {std_expected}", ops("std"));
+    assert!((ops("avx2") - avx2_expected).abs() < 0.01, "avx2 {} vs {avx2_expected}", ops("avx2"));
+    // The limit is ops/B over 4 per cycle on avx2.
+    let avx2 = cha.iter().find(|r| r[2] == "avx2").unwrap();
+    assert!((positive(avx2[4]) - avx2_expected / 4.0).abs() < 0.01, "{avx2:?}");
+    // Every cipher x slicing x target has a row, none failed.
+    assert!(!out.contains("FAILED"), "{out}");
+    let n: usize = nakiri::cli::bench::ciphers::CIPHERS.iter().map(|c| c.slicings.len()).sum();
+    assert_eq!(out.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| cipher")).count(), 4 * n, "{out}");
+    // From a committed `bench ciphers` run: the measured raw figure and the fraction reached.
+    let (code, out, err) = nakiri(&["bench", "limits", "--arch", "avx2", "--from", "benches/ciphers-2026-11-23-lockstep.json"]);
+    assert_eq!(code, 0, "{err}");
+    let r = rows(&out, "| ChaCha20 | -V | avx2 |");
+    assert_eq!(r.len(), 1, "{out}");
+    let (tsc, raw, frac) = (positive(r[0][5]), positive(r[0][6]), positive(r[0][7]));
+    assert!((tsc / raw - frac).abs() < 0.02 && frac < 1.0, "{:?}", r[0]);
+    let (code, _, _) = nakiri(&["bench", "limits", "--arch", "bogus"]);
+    assert_eq!(code, 2);
 }
 
 /// `bench modes`: per size, the two helpers (AES-CTR over both the -B and -H builds) with

@@ -98,6 +98,10 @@ USAGE:
     nakiri bench modes [--arch A] [--quick]
                                           chacha20_xor and aes128_ctr_xor on 16 KiB and 1 MiB
                                           next to OpenSSL
+    nakiri bench limits [--arch A] [--from FILE.json]...
+                                          the physical limit of every cipher x slicing x target
+                                          (ALU operations per byte / issue width, static) and,
+                                          from a bench ciphers JSON run, how close raw gets
     nakiri bench [frontend|compile]       timing tables (front end; source to C)
     nakiri bench compile --scaling        time and peak memory of 1k/10k/100k-node chains
                                           and wide entries (near-linear growth)

@@ -16,6 +16,7 @@
 pub mod asm;
 pub mod ciphers;
 pub mod harness;
+pub mod limits;
 pub mod modes;
 pub mod peers;
 pub mod transpose;
@@ -71,6 +72,7 @@ pub fn run(args: &[String]) -> i32 {
         Some("ciphers") => return ciphers::run(&args[1..]),
         Some("transpose") => return transpose::run(&args[1..]),
         Some("modes") => return modes::run(&args[1..]),
+        Some("limits") => return limits::run(&args[1..]),
         Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
         _ => {}
     }

@@ -1,0 +1,167 @@
+//! `nakiri bench limits [--arch A] [--from FILE.json]...`: the physical limit of every shipped
+//! cipher × slicing × target, and how close the measured raw kernel gets to it.
+//!
+//! The limit is the issue bound of the optimised program's ALU operations: the instructions
+//! one raw call executes (each IR operation at the instructions codegen emits for it, calls
+//! and kept loops counted through; no loads, stores or spills), per byte of non-`const`
+//! input, divided by the instructions the core can issue per cycle: 4 on GP registers and on
+//! SSE/AVX2 (AMD Zen 3, this project's machine: four integer ALUs, four vector pipes), 2 for
+//! 512-bit operations (Intel's ports 0 and 5; Zen 4 splits them over its four 256-bit pipes).
+//! Shift and shuffle ports (two on Zen 3) and dependency chains are not counted: no program
+//! can run faster than this figure, most cannot reach it. Static: no process is run, so every
+//! target is reported, AVX-512 too. With `--from` (`nakiri bench ciphers --json` files, the
+//! first one holding a row wins) each
+//! row also gets the measured raw c/B and limit / raw (1 = at the limit), the limit converted
+//! to TSC cycles with the ratio measured in that run.
+
+use crate::driver::{self, Config};
+use crate::ir::{Instr, Op, Program, Slicing};
+use crate::target::Arch;
+
+/// ALU instructions the modelled core issues per cycle on `arch`.
+pub fn issue_per_cycle(arch: Arch) -> f64 {
+    match arch {
+        Arch::Avx512 => 2.0,
+        _ => 4.0,
+    }
+}
+
+/// One row: ALU operations per byte and the limit in core cycles per byte.
+pub struct Limit {
+    pub ops_per_byte: f64,
+    pub core_cpb: f64,
+}
+
+/// The limit of `file` compiled with the default flags in `slicing` for `arch`, or why not.
+pub fn limit_of(file: &str, slicing: Slicing, arch: Arch) -> Result<Limit, String> {
+    let path = super::super::demo_path(file);
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {}", path.display(), e))?;
+    let cfg = Config { slicing, arch, ..Config::default() };
+    let (front, prog) = driver::lower(file, &text, &cfg, &super::super::FsLoader);
+    let prog = prog.ok_or_else(|| front.render_diags().lines().next().unwrap_or("does not compile").to_string())?;
+    let e = crate::tune::estimate::estimate(&prog, arch);
+    let bytes = e.instances as f64 * e.bytes_per_instance;
+    if bytes <= 0.0 {
+        return Err("no non-const input".into());
+    }
+    let t = crate::target::Target::new(arch);
+    let mut memo = Vec::new();
+    let ops_per_byte = emitted_work(&prog, prog.nodes.len() - 1, &t, &mut memo) as f64 / bytes;
+    Ok(Limit { ops_per_byte, core_cpb: ops_per_byte / issue_per_cycle(arch) })
+}
+
+/// Instructions one call of node `idx` executes, as the C is emitted: `opt::cost::node_work`
+/// except that a vslice rotation by whole bytes of a word of 16 bits or more on SIMD, which
+/// `Target::cost` charges as two shifts and an OR, is the one byte shuffle codegen emits.
+fn emitted_work(prog: &Program, idx: usize, t: &crate::target::Target, memo: &mut Vec<Option<u64>>) -> u64 {
+    if let Some(w) = memo.get(idx).copied().flatten() {
+        return w;
+    }
+    let node = &prog.nodes[idx];
+    let simd = t.arch != Arch::Std;
+    let mut w = 0u64;
+    for ins in &node.body {
+        w += match ins {
+            Instr::Assign { dst, op } => {
+                let bits = node.bits(*dst);
+                let c = t.cost(op, bits, prog.slicing).insns as u64;
+                match op {
+                    Op::Rotl(_, r) | Op::Rotr(_, r) if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 => c.min(1),
+                    _ => c,
+                }
+            }
+            Instr::Call { callee, .. } => emitted_work(prog, callee.0 as usize, t, memo),
+            Instr::Loop { callee, count, .. } => *count as u64 * emitted_work(prog, callee.0 as usize, t, memo),
+        };
+    }
+    if memo.len() <= idx {
+        memo.resize(idx + 1, None);
+    }
+    memo[idx] = Some(w);
+    w
+}
+
+/// (raw c/B, TSC/core ratio) of a `bench ciphers --json` row, by cipher, slicing and arch.
+fn measured(json: &str, cipher: &str, slicing: Slicing, arch: Arch) -> Option<(f64, f64)> {
+    let field = |line: &str, key: &str| -> Option<String> {
+        let pat = format!("\"{key}\":");
+        let rest = &line[line.find(&pat)? + pat.len()..];
+        let v = if let Some(r) = rest.strip_prefix('"') { &r[..r.find('"')?] } else { &rest[..rest.find([',', '}'])?] };
+        Some(v.to_string())
+    };
+    json.lines().filter(|l| l.contains("\"kind\":\"nakiri\"")).find_map(|l| {
+        if field(l, "cipher")? != cipher || field(l, "slicing")? != slicing.to_string() || field(l, "arch")? != arch.name() {
+            return None;
+        }
+        Some((field(l, "raw_cpb")?.parse().ok()?, field(l, "tsc_ratio")?.parse().ok()?))
+    })
+}
+
+pub fn run(args: &[String]) -> i32 {
+    let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
+    let mut from: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--arch" if i + 1 < args.len() => {
+                match Arch::parse(&args[i + 1]) {
+                    Some(a) => archs = vec![a],
+                    None => {
+                        eprintln!("error: unknown arch `{}`", args[i + 1]);
+                        return 2;
+                    }
+                }
+                i += 1;
+            }
+            "--from" if i + 1 < args.len() => {
+                from.push(args[i + 1].clone());
+                i += 1;
+            }
+            a => {
+                eprintln!("error: unknown option `{a}` for `bench limits` (usage: nakiri bench limits [--arch A] [--from FILE.json]...)");
+                return 2;
+            }
+        }
+        i += 1;
+    }
+    // Several runs: a row is taken from the first file that has it.
+    let mut json: Option<String> = None;
+    for f in &from {
+        match std::fs::read_to_string(f) {
+            Ok(t) => json.get_or_insert_with(String::new).push_str(&t),
+            Err(e) => {
+                eprintln!("error: {f}: {e}");
+                return 1;
+            }
+        }
+    }
+    println!("nakiri bench limits — the issue bound of each raw kernel's ALU operations (static)");
+    println!("ops/B = instructions one raw call executes (no loads, stores or spills) per input byte; limit = ops/B / issue width (4 per cycle on std/sse/avx2 as on Zen 3, 2 for 512-bit operations), in core cycles/byte");
+    if !from.is_empty() {
+        println!("measured raw c/B from {} (TSC; the first file with the row); limit in TSC c/B = core limit × that run's TSC/core ratio; limit/raw = fraction of the limit reached", from.join(", "));
+    }
+    println!();
+    println!("| cipher | slicing | arch | ops/B | limit core c/B | limit TSC c/B | raw TSC c/B | limit/raw |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for c in super::ciphers::CIPHERS {
+        for &s in c.slicings {
+            for &arch in &archs {
+                match limit_of(c.file, s, arch) {
+                    Ok(l) => {
+                        let m = json.as_deref().and_then(|j| measured(j, c.name, s, arch));
+                        let (tsc, raw, frac) = match m {
+                            Some((raw, ratio)) if ratio.is_finite() && ratio > 0.0 => {
+                                let t = l.core_cpb * ratio;
+                                (format!("{t:.2}"), format!("{raw:.2}"), format!("{:.2}", t / raw))
+                            }
+                            _ => ("-".into(), "-".into(), "-".into()),
+                        };
+                        println!("| {} | -{} | {} | {:.2} | {:.2} | {} | {} | {} |", c.name, s, arch, l.ops_per_byte, l.core_cpb, tsc, raw, frac);
+                    }
+                    Err(e) => println!("| {} | -{} | {} | FAILED: {} | | | | |", c.name, s, arch, e),
+                }
+            }
+        }
+    }
+    0
+}
