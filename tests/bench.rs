@@ -184,6 +184,17 @@ fn bench_limits_counts_operations_per_byte() {
     assert_eq!(r.len(), 1, "{out}");
     let (tsc, raw, frac) = (positive(r[0][5]), positive(r[0][6]), positive(r[0][7]));
     assert!((tsc / raw - frac).abs() < 0.02 && frac < 1.0, "{:?}", r[0]);
+    // Compile flags after `--` apply to every row: without ternary-logic fusion, bitsliced
+    // DES on AVX-512 executes more instructions per byte.
+    let des = |flags: &[&str]| -> f64 {
+        let mut a = vec!["bench", "limits", "--arch", "avx512"];
+        a.extend_from_slice(flags);
+        let (code, out, err) = nakiri(&a);
+        assert_eq!(code, 0, "{err}");
+        positive(rows(&out, "| DES | -B | avx512 |")[0][3])
+    };
+    let (with, without) = (des(&[]), des(&["--", "--disable", "ternlog"]));
+    assert!(without > 1.2 * with, "ternlog: {with} ops/B with, {without} without");
     let (code, _, _) = nakiri(&["bench", "limits", "--arch", "bogus"]);
     assert_eq!(code, 2);
 }

@@ -1,4 +1,4 @@
-//! `nakiri bench limits [--arch A] [--from FILE.json]...`: the physical limit of every shipped
+//! `nakiri bench limits [--arch A] [--from FILE.json]... [-- COMPILE-FLAGS]`: the physical limit of every shipped
 //! cipher × slicing × target, and how close the measured raw kernel gets to it.
 //!
 //! The limit is the issue bound of the optimised program's ALU operations: the instructions
@@ -12,7 +12,8 @@
 //! target is reported, AVX-512 too. With `--from` (`nakiri bench ciphers --json` files, the
 //! first one holding a row wins) each
 //! row also gets the measured raw c/B and limit / raw (1 = at the limit), the limit converted
-//! to TSC cycles with the ratio measured in that run.
+//! to TSC cycles with the ratio measured in that run. Compile flags after `--` apply to every
+//! row (e.g. `--disable ternlog`: what a pass saves, statically, where it cannot be timed).
 
 use crate::driver::{self, Config};
 use crate::ir::{Instr, Op, Program, Slicing};
@@ -33,10 +34,18 @@ pub struct Limit {
 }
 
 /// The limit of `file` compiled with the default flags in `slicing` for `arch`, or why not.
-pub fn limit_of(file: &str, slicing: Slicing, arch: Arch) -> Result<Limit, String> {
+pub fn limit_of(file: &str, slicing: Slicing, arch: Arch, flags: &[String]) -> Result<Limit, String> {
     let path = super::super::demo_path(file);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {}", path.display(), e))?;
-    let cfg = Config { slicing, arch, ..Config::default() };
+    let cfg = if flags.is_empty() {
+        Config { slicing, arch, ..Config::default() }
+    } else {
+        // The row's slicing and target after the user's flags, so that they win.
+        let mut argv = vec![path.to_string_lossy().into_owned()];
+        argv.extend_from_slice(flags);
+        argv.extend([format!("-{slicing}"), "--arch".into(), arch.name().into()]);
+        super::super::parse_compile_flags(&argv).map_err(|_| "bad compile flags".to_string())?.1
+    };
     let (front, prog) = driver::lower(file, &text, &cfg, &super::super::FsLoader);
     let prog = prog.ok_or_else(|| front.render_diags().lines().next().unwrap_or("does not compile").to_string())?;
     let e = crate::tune::estimate::estimate(&prog, arch);
@@ -100,9 +109,14 @@ fn measured(json: &str, cipher: &str, slicing: Slicing, arch: Arch) -> Option<(f
 pub fn run(args: &[String]) -> i32 {
     let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     let mut from: Vec<String> = Vec::new();
+    let mut flags: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
+            "--" => {
+                flags = args[i + 1..].to_vec();
+                break;
+            }
             "--arch" if i + 1 < args.len() => {
                 match Arch::parse(&args[i + 1]) {
                     Some(a) => archs = vec![a],
@@ -118,7 +132,7 @@ pub fn run(args: &[String]) -> i32 {
                 i += 1;
             }
             a => {
-                eprintln!("error: unknown option `{a}` for `bench limits` (usage: nakiri bench limits [--arch A] [--from FILE.json]...)");
+                eprintln!("error: unknown option `{a}` for `bench limits` (usage: nakiri bench limits [--arch A] [--from FILE.json]... [-- COMPILE-FLAGS])");
                 return 2;
             }
         }
@@ -135,7 +149,7 @@ pub fn run(args: &[String]) -> i32 {
             }
         }
     }
-    println!("nakiri bench limits — the issue bound of each raw kernel's ALU operations (static)");
+    println!("nakiri bench limits — the issue bound of each raw kernel's ALU operations (static){}", if flags.is_empty() { String::new() } else { format!("; compile flags: {}", flags.join(" ")) });
     println!("ops/B = instructions one raw call executes (no loads, stores or spills) per input byte; limit = ops/B / issue width (4 per cycle on std/sse/avx2 as on Zen 3, 2 for 512-bit operations), in core cycles/byte");
     if !from.is_empty() {
         println!("measured raw c/B from {} (TSC; the first file with the row); limit in TSC c/B = core limit × that run's TSC/core ratio; limit/raw = fraction of the limit reached", from.join(", "));
@@ -146,7 +160,7 @@ pub fn run(args: &[String]) -> i32 {
     for c in super::ciphers::CIPHERS {
         for &s in c.slicings {
             for &arch in &archs {
-                match limit_of(c.file, s, arch) {
+                match limit_of(c.file, s, arch, &flags) {
                     Ok(l) => {
                         let m = json.as_deref().and_then(|j| measured(j, c.name, s, arch));
                         let (tsc, raw, frac) = match m {
