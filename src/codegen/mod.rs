@@ -18,6 +18,7 @@ use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicin
 use crate::target::spill;
 use c_emit::{comment_lines, Namer};
 use ops::{Helpers, OpTarget};
+pub use ops::simd_h_insns;
 use std::fmt;
 
 /// A combination the chosen target cannot express (a user-facing message).

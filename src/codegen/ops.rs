@@ -607,25 +607,60 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
 /// byte shuffle of the masked source, shifted inside the bytes by the position difference;
 /// pairs with the same shift and the same shuffle are merged (so rotations by an even number of
 /// slots are a single shuffle).
+/// The terms of [`sub_byte_slot_helper`]: (shift in bits, shuffle control) -> byte mask of the
+/// source bits taken.
+fn sub_byte_terms(s: u32, map: &[Option<u32>]) -> BTreeMap<(i32, [u8; 16]), u8> {
+    let p = 8 / s;
+    let mut pairs: BTreeMap<(u32, u32), [u8; 16]> = BTreeMap::new();
+    for (j, src) in map.iter().enumerate() {
+        if let Some(src) = src {
+            let j = j as u32;
+            let ctrl = pairs.entry((src % p, j % p)).or_insert([0x80u8; 16]);
+            ctrl[(j / p) as usize] = (src / p) as u8;
+        }
+    }
+    let mut terms: BTreeMap<(i32, [u8; 16]), u8> = BTreeMap::new();
+    for ((sp, dp), ctrl) in &pairs {
+        let d = (*dp as i32 - *sp as i32) * s as i32;
+        let mb = (((1u32 << s) - 1) << (sp * s)) as u8;
+        *terms.entry((d, *ctrl)).or_insert(0) |= mb;
+    }
+    terms
+}
+
+/// Vector instructions the C emitted for a slot-map operation (shift, rotation, shuffle,
+/// bitmask) of `m`-bit words in hslice on a SIMD `arch` takes: one byte shuffle for slots of
+/// whole bytes, one AND / shuffle / shift / OR per term of the sub-byte helper for 2- and
+/// 4-bit slots, 0 for the identity; `None` for other operations (and on `std`). Used by
+/// `nakiri bench limits`, where `Target::cost` counts each such operation as one.
+pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
+    if arch == Arch::Std {
+        return None;
+    }
+    let map = slot_map(op, m)?;
+    if map.iter().enumerate().all(|(j, s)| *s == Some(j as u32)) {
+        return Some(0);
+    }
+    let s = arch.hslice_slot_bits(m);
+    if s % 8 == 0 {
+        return Some(1);
+    }
+    if 8 % s != 0 {
+        return None;
+    }
+    let terms = sub_byte_terms(s, &map);
+    let mut n = 0u64;
+    for (i, ((d, ctrl), mb)) in terms.iter().enumerate() {
+        n += u64::from(*mb != 0xFF) + u64::from(ctrl.iter().enumerate().any(|(i, &c)| c != i as u8)) + u64::from(*d != 0) + u64::from(i > 0);
+    }
+    Some(n)
+}
+
 fn sub_byte_slot_helper(helpers: &mut Helpers, m: u32, s: u32, map: &[Option<u32>]) -> String {
     let key = format!("hslots/{}/{:?}", m, map);
     helpers.get("nk_hslots", key, |name| {
-        let p = 8 / s;
-        let mut pairs: BTreeMap<(u32, u32), [u8; 16]> = BTreeMap::new();
-        for (j, src) in map.iter().enumerate() {
-            if let Some(src) = src {
-                let j = j as u32;
-                let ctrl = pairs.entry((src % p, j % p)).or_insert([0x80u8; 16]);
-                ctrl[(j / p) as usize] = (src / p) as u8;
-            }
-        }
         // (shift in bits, shuffle control) -> byte mask of the source bits taken
-        let mut terms: BTreeMap<(i32, [u8; 16]), u8> = BTreeMap::new();
-        for ((sp, dp), ctrl) in &pairs {
-            let d = (*dp as i32 - *sp as i32) * s as i32;
-            let mb = (((1u32 << s) - 1) << (sp * s)) as u8;
-            *terms.entry((d, *ctrl)).or_insert(0) |= mb;
-        }
+        let terms = sub_byte_terms(s, map);
         let mut txt = format!(
             "/* hslice slot map of {}-bit words ({}-bit slots): slot j <- {:?} (-1: zero) */\nstatic inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n",
             m,
@@ -697,4 +732,37 @@ fn byte_shuffle(w: u32, op: &Op) -> Option<[u8; 16]> {
         *c = (lane * nb) as u8 + byte_src[i % nb].unwrap() as u8;
     }
     Some(ctrl)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `simd_h_insns` counts exactly the vector operations of the C emitted for hslice slot
+    /// maps: every rotation and shift of 32- and 64-bit words (2- and 4-bit slots: the
+    /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
+    #[test]
+    fn simd_h_insns_counts_the_emitted_operations() {
+        let count = |text: &str| ["NK_AND(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64(", "NK_OR("].iter().map(|p| text.matches(p).count() as u64).sum::<u64>();
+        let x = VarId(0);
+        for m in [16u32, 32, 64] {
+            let s = Arch::Avx2.hslice_slot_bits(m);
+            for k in 1..m {
+                for op in [Op::Rotl(x, k), Op::Rotr(x, k), Op::Shl(x, k), Op::Shr(x, k)] {
+                    let map = slot_map(&op, m).unwrap();
+                    let emitted = if s % 8 == 0 {
+                        1
+                    } else {
+                        let mut h = Helpers::default();
+                        sub_byte_slot_helper(&mut h, m, s, &map);
+                        count(&h.defs[0])
+                    };
+                    assert_eq!(simd_h_insns(Arch::Avx2, m, &op), Some(emitted), "{op:?} on {m}-bit words");
+                }
+            }
+        }
+        assert_eq!(simd_h_insns(Arch::Avx2, 32, &Op::Rotl(x, 0)), Some(0));
+        assert_eq!(simd_h_insns(Arch::Std, 32, &Op::Rotl(x, 3)), None);
+        assert_eq!(simd_h_insns(Arch::Avx2, 32, &Op::Xor(x, x)), None);
+    }
 }

@@ -61,7 +61,9 @@ pub fn limit_of(file: &str, slicing: Slicing, arch: Arch, flags: &[String]) -> R
 
 /// Instructions one call of node `idx` executes, as the C is emitted: `opt::cost::node_work`
 /// except that a vslice rotation by whole bytes of a word of 16 bits or more on SIMD, which
-/// `Target::cost` charges as two shifts and an OR, is the one byte shuffle codegen emits.
+/// `Target::cost` charges as two shifts and an OR, is the one byte shuffle codegen emits, and
+/// an hslice shift, rotation or shuffle on SIMD, which it charges as one instruction, counts
+/// what codegen emits (`codegen::simd_h_insns`: several for 2- and 4-bit slots).
 fn emitted_work(prog: &Program, idx: usize, t: &crate::target::Target, memo: &mut Vec<Option<u64>>) -> u64 {
     if let Some(w) = memo.get(idx).copied().flatten() {
         return w;
@@ -76,6 +78,7 @@ fn emitted_work(prog: &Program, idx: usize, t: &crate::target::Target, memo: &mu
                 let c = t.cost(op, bits, prog.slicing).insns as u64;
                 match op {
                     Op::Rotl(_, r) | Op::Rotr(_, r) if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 => c.min(1),
+                    _ if prog.slicing == Slicing::H => crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c),
                     _ => c,
                 }
             }
