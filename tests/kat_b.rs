@@ -242,6 +242,11 @@ fn gimli_bitslice() {
     gimli(Slicing::B, 0x6172);
 }
 
+#[test]
+fn gimli_hslice() {
+    gimli(Slicing::H, 0x6173);
+}
+
 // --------------------------------------------------------------------------------- Xoodoo
 
 fn xoodoo(slicing: Slicing, seed: u64) {
@@ -273,6 +278,11 @@ fn xoodoo_vslice() {
 #[test]
 fn xoodoo_bitslice() {
     xoodoo(Slicing::B, 0x7801);
+}
+
+#[test]
+fn xoodoo_hslice() {
+    xoodoo(Slicing::H, 0x7802);
 }
 
 // ---------------------------------------------------------------------------------- Ascon
@@ -384,6 +394,11 @@ fn ascon_p12_vslice() {
 #[test]
 fn ascon_p12_bitslice() {
     ascon("ciphers/ascon/ascon.ua", 12, Slicing::B, 0xa5c1);
+}
+
+#[test]
+fn ascon_p12_hslice() {
+    ascon("ciphers/ascon/ascon.ua", 12, Slicing::H, 0xa5c2);
 }
 
 #[test]

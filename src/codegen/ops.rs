@@ -575,6 +575,9 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
                 return Ok(nm(a));
             }
             let s = t.slot_bits(m);
+            if let Some(e) = lane_funnel(s, m, op, &nm(a)) {
+                return Ok(e);
+            }
             if s % 8 != 0 && 8 % s == 0 {
                 let name = sub_byte_slot_helper(helpers, m, s, &map);
                 return Ok(format!("{}({})", name, nm(a)));
@@ -600,6 +603,48 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             Ok(format!("NK_PSHUFB({}, {}, {})", nm(a), lit(hi, 64), lit(lo, 64)))
         }
     }
+}
+
+/// A rotation or shift of hslice words whose m slots of S bits fill the 128-bit lane (S * m =
+/// 128), by a number of bits S * k that is not a whole number of bytes: the word rotation is a
+/// rotation of the lane (slot j <- slot j + k: the lane moves k slots toward its LSB), done as
+/// two 64-bit shifts of the lane and of its qwords swapped (one byte shuffle), ORed: 4
+/// instructions where the sub-byte helper takes 7; a shift, the same with the qword moved
+/// instead of swapped (zeros coming in). `None` otherwise (whole bytes: one byte shuffle;
+/// other operations and layouts: the helper).
+fn lane_funnel(s: u32, m: u32, op: &Op, x: &str) -> Option<String> {
+    if s * m != 128 || s % 8 == 0 {
+        return None;
+    }
+    // (amount in bits toward the LSB (right) or toward the MSB (left), rotate?)
+    let (right, bits, rot) = match *op {
+        Op::Rotl(_, k) => (true, (s * (k % m)) % 128, true),
+        Op::Rotr(_, k) => (true, (128 - s * (k % m)) % 128, true),
+        Op::Shl(_, k) => (true, s * k, false),
+        Op::Shr(_, k) => (false, s * k, false),
+        _ => return None,
+    };
+    if bits % 8 == 0 || bits >= 128 {
+        return None;
+    }
+    let shuffle = |ctrl: [u8; 16]| -> String {
+        let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
+        let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
+        format!("NK_PSHUFB({}, {}, {})", x, lit(hi, 64), lit(lo, 64))
+    };
+    let swap: [u8; 16] = core::array::from_fn(|i| ((i + 8) % 16) as u8);
+    // high qword to the low one, zeros above / low qword to the high one, zeros below
+    let down: [u8; 16] = core::array::from_fn(|i| if i < 8 { (i + 8) as u8 } else { 0x80 });
+    let up: [u8; 16] = core::array::from_fn(|i| if i < 8 { 0x80 } else { (i - 8) as u8 });
+    let (n, big) = (bits % 64, bits >= 64);
+    Some(match (rot, right, big) {
+        (true, _, false) => format!("NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))", shuffle(swap), 64 - n),
+        (true, _, true) => format!("NK_OR(NK_SHR_U64({}, {n}), NK_SHL_U64({x}, {}))", shuffle(swap), 64 - n),
+        (false, true, false) => format!("NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))", shuffle(down), 64 - n),
+        (false, true, true) => format!("NK_SHR_U64({}, {n})", shuffle(down)),
+        (false, false, false) => format!("NK_OR(NK_SHL_U64({x}, {n}), NK_SHR_U64({}, {}))", shuffle(up), 64 - n),
+        (false, false, true) => format!("NK_SHL_U64({}, {n})", shuffle(up)),
+    })
 }
 
 /// Slot map for hslice slots smaller than a byte (S = 2 or 4 bits, i.e. 64- or 32-bit words on
@@ -644,6 +689,9 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
     let s = arch.hslice_slot_bits(m);
     if s % 8 == 0 {
         return Some(1);
+    }
+    if let Some(e) = lane_funnel(s, m, op, "x") {
+        return Some(["NK_OR(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64("].iter().map(|p| e.matches(p).count() as u64).sum());
     }
     if 8 % s != 0 {
         return None;
@@ -752,6 +800,8 @@ mod tests {
                     let map = slot_map(&op, m).unwrap();
                     let emitted = if s % 8 == 0 {
                         1
+                    } else if let Some(e) = lane_funnel(s, m, &op, "x") {
+                        count(&e)
                     } else {
                         let mut h = Helpers::default();
                         sub_byte_slot_helper(&mut h, m, s, &map);
