@@ -171,7 +171,7 @@ pub fn packed_factor(prog: &ir::Program, cfg: &Config) -> u32 {
         Some(k) => k.max(1),
         // A candidate: `packed_kernel` keeps it only where the estimate says two copies fit.
         None if prog.slicing == ir::Slicing::V => 2,
-        None if prog.slicing == ir::Slicing::H && cfg.arch == crate::target::Arch::Std => 2,
+        None if prog.slicing == ir::Slicing::H => 2,
         None => 1,
     }
 }
@@ -185,8 +185,8 @@ pub const PACKED_KERNEL_GRANULARITY: usize = 50;
 /// `tune::estimate::excess_spills`) a 2-way kernel may have for the rule to take it.
 pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 
-/// In hslice (on `std`) the rule also asks the one-copy program to be latency-bound enough:
-/// its critical path at least this fraction of its port bound (`tune::estimate`).
+/// In hslice the rule also asks the one-copy program to be latency-bound enough: its critical
+/// path at least this fraction of its port bound (`tune::estimate`).
 pub const PACKED_KERNEL_MIN_CRIT_PORT_H: f64 = 0.5;
 
 /// The interleaved kernel behind the packed entry (see [`packed_factor`]): `ir` (elaborated)
@@ -198,15 +198,17 @@ pub const PACKED_KERNEL_MIN_CRIT_PORT_H: f64 = 0.5;
 /// still fit the target's registers. Measured on avx2/sse/std (README "Interleaving behind
 /// the packed entry"): every vsliced program under the bound gained (Serpent, ACE, Ascon,
 /// RECTANGLE, Clyde on std: 0.64-0.88x the time); those over it (ChaCha20, Xoodoo, BLAKE2s,
-/// AES, DES, GIFT bitsliced-in-vslice) were neutral or slower. In hslice on `std`, also a
-/// 2-way kernel when, besides the spill bound, the one-copy program's critical path is at least
-/// [`PACKED_KERNEL_MIN_CRIT_PORT_H`] of its port bound: measured, every hslice program the rule
-/// takes gained (0.79-0.93x the time: RECTANGLE, Ascon, ACE, Pyjamask, Serpent, GIFT-v,
-/// BLAKE2s, Clyde; ChaCha20 0.98) and the ones it leaves (Gimli 0.23, Xoodoo 0.40, AES over
-/// the spill bound) lost 3-5%. In hslice on SSE/AVX2 the gains (ACE 0.69x, Ascon 0.83x,
-/// RECTANGLE 0.88x, GIFT-v 0.91x) and losses (Pyjamask 1.17x, BLAKE2s 1.08x, Clyde 1.08x,
-/// Xoodoo 1.28x) are not separated by these estimates, so there and in bitslice a kernel
-/// comes only on request (`--packed-interleave`, or `nakiri tune --goal packed`).
+/// AES, DES, GIFT bitsliced-in-vslice) were neutral or slower. In hslice, also a 2-way kernel
+/// when, besides the spill bound, the one-copy program's critical path is at least
+/// [`PACKED_KERNEL_MIN_CRIT_PORT_H`] of its port bound. Measured (README "Interleaving behind
+/// the packed entry"): on `std` every hslice program the rule takes gained (0.79-0.93x the
+/// time: RECTANGLE, Ascon, ACE, Pyjamask, Serpent, GIFT-v, BLAKE2s, Clyde; ChaCha20 0.98) and
+/// the ones it leaves (Gimli, Xoodoo, AES) lost 3-5%; on SSE/AVX2 (with rotations as lane
+/// funnel shifts) it takes ACE 0.65x, Ascon 0.83x, RECTANGLE 0.87-0.89x, GIFT-v 0.87-0.89x,
+/// is neutral on Serpent, BLAKE2s and Clyde (0.99-1.01x) and loses on Pyjamask (1.04-1.05x);
+/// the ones it leaves lose with a kernel (Xoodoo 1.05-1.13x, Gimli 1.01-1.02x) or are
+/// neutral (ChaCha20, AES). Bitslice gets a kernel only on request (`--packed-interleave`,
+/// or `nakiri tune --goal packed`).
 pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program, cfg: &Config) -> Option<ir::Program> {
     let k = packed_factor(prog, cfg);
     let auto = cfg.packed_interleave.is_none();

@@ -1353,8 +1353,8 @@ int main(void) {
 /// (the rule of `driver::packed_kernel` decides whether the packed entry runs whole steps
 /// through a 2-way interleaved kernel), run through `E__packed` on 2 kernel steps + 3
 /// random instances (kernel steps, then raw calls for the tail) and compared with the
-/// interpreter; every shipped cipher in hslice by the rule (a kernel on `std` for the
-/// latency-bound ones, none on SIMD targets); and the kernel forced in hslice and bitslice. The
+/// interpreter; every shipped cipher in hslice by the rule (a kernel for the latency-bound
+/// ones); and the kernel forced in hslice and bitslice. The
 /// rule must pick Serpent (all targets) and leave ChaCha20 on avx2 alone (measured: README
 /// "Interleaving behind the packed entry").
 #[test]
@@ -1401,12 +1401,12 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                 assert!(!has, "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2");
             }
             if *slicing == Slicing::H && force.is_none() {
-                let want = arch == Arch::Std && !["gimli.ua", "xoodoo.ua", "aes_rk.ua", "aes_planes.ua"].contains(&name);
-                if ["gimli.ua", "xoodoo.ua", "aes_rk.ua", "rectangle.ua", "serpent.ua", "ace.ua", "ascon.ua"].contains(&name) {
-                    assert_eq!(has, want, "{file} -{slicing} {arch}: the hslice rule");
+                // Measured gains (README): taken on every target; measured losses: left.
+                if ["rectangle.ua", "serpent.ua", "ace.ua", "ascon.ua", "gift_v.ua"].contains(&name) {
+                    assert!(has, "{file} -{slicing} {arch}: the hslice rule should give a kernel");
                 }
-                if arch != Arch::Std {
-                    assert!(!has, "{file} -{slicing} {arch}: no hslice kernel on SIMD by default");
+                if ["gimli.ua", "xoodoo.ua", "aes_rk.ua", "aes_planes.ua"].contains(&name) {
+                    assert!(!has, "{file} -{slicing} {arch}: the hslice rule should give no kernel");
                 }
             }
             if !has {
