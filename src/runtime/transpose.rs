@@ -922,7 +922,6 @@ fn index_swaps(sl: usize) -> Vec<(u32, u64)> {
 
 fn h_routines_simd(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
-    let r = arch.reg_bits() as usize;
     let nc = h_calls_per_block(arch, m);
     let inst = instances(arch, Slicing::H, m);
     let (pre, sh) = match arch {
@@ -959,23 +958,7 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
         Arch::Avx2 => "_mm256_gf2p8affine_epi64_epi8",
         _ => "_mm512_gf2p8affine_epi64_epi8",
     };
-    let lanes = r / 128;
-    let setv = |idx: &[usize; 16]| -> String {
-        // _mm*_set_epi8 takes bytes from the most significant: build the full register.
-        let mut v: Vec<String> = Vec::new();
-        for _ in 0..lanes {
-            for &i in idx.iter() {
-                v.push(i.to_string());
-            }
-        }
-        v.reverse();
-        let f = match arch {
-            Arch::Sse => "_mm_set_epi8",
-            Arch::Avx2 => "_mm256_set_epi8",
-            _ => "_mm512_set_epi8",
-        };
-        format!("{f}({})", v.join(", "))
-    };
+    let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
     let mut s = b_routines(arch);
     s.push_str(&v_routines(arch, m, m));
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
@@ -1111,26 +1094,15 @@ fn small_slot_plan(m: u32) -> SmallSlotPlan {
 /// arguments as the generic routines of [`h_routines`].
 fn h_routines_simd_small(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
-    let r = arch.reg_bits() as usize;
     let nc = h_calls_per_block(arch, m);
     let inst = instances(arch, Slicing::H, m);
     let plan = small_slot_plan(m);
-    let (sh, gf, set8) = match arch {
-        Arch::Sse => ("_mm_shuffle_epi8", "_mm_gf2p8affine_epi64_epi8", "_mm_set_epi8"),
-        Arch::Avx2 => ("_mm256_shuffle_epi8", "_mm256_gf2p8affine_epi64_epi8", "_mm256_set_epi8"),
-        _ => ("_mm512_shuffle_epi8", "_mm512_gf2p8affine_epi64_epi8", "_mm512_set_epi8"),
+    let (sh, gf) = match arch {
+        Arch::Sse => ("_mm_shuffle_epi8", "_mm_gf2p8affine_epi64_epi8"),
+        Arch::Avx2 => ("_mm256_shuffle_epi8", "_mm256_gf2p8affine_epi64_epi8"),
+        _ => ("_mm512_shuffle_epi8", "_mm512_gf2p8affine_epi64_epi8"),
     };
-    let lanes = r / 128;
-    let setv = |idx: &[usize; 16]| -> String {
-        let mut v: Vec<String> = Vec::new();
-        for _ in 0..lanes {
-            for &i in idx.iter() {
-                v.push(i.to_string());
-            }
-        }
-        v.reverse();
-        format!("{set8}({})", v.join(", "))
-    };
+    let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
     let mut inv_p1 = [0usize; 16];
     for (k, &i) in plan.p1.iter().enumerate() {
         inv_p1[i] = k;
@@ -1233,6 +1205,23 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
     );
     s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
+}
+
+/// `_mm*_set_epi8(...)` of the register with the 16-byte pattern `idx` (byte k of each 128-bit
+/// lane = idx[k]) in every 128-bit lane (the intrinsic takes bytes from the most significant).
+fn set_epi8_lanes(arch: Arch, idx: &[usize; 16]) -> String {
+    let f = match arch {
+        Arch::Sse => "_mm_set_epi8",
+        Arch::Avx2 => "_mm256_set_epi8",
+        _ => "_mm512_set_epi8",
+    };
+    let lanes = arch.reg_bits() as usize / 128;
+    let mut v: Vec<String> = Vec::new();
+    for _ in 0..lanes {
+        v.extend(idx.iter().map(|i| i.to_string()));
+    }
+    v.reverse();
+    format!("{f}({})", v.join(", "))
 }
 
 /// 64-bit lanes of the B transposer's vector.
@@ -1604,16 +1593,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     for (e, &i) in fwd.iter().enumerate() {
         bwd[i] = e;
     }
-    let setv = |idx: &[usize; 16]| -> String {
-        let mut v: Vec<String> = Vec::new();
-        for _ in 0..lanes {
-            for &i in idx.iter() {
-                v.push(i.to_string());
-            }
-        }
-        v.reverse();
-        format!("{pre}_set_epi8({})", v.join(", "))
-    };
+    let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
     let build = |parts: &[String]| -> String {
         match lanes {
             1 => parts[0].clone(),
