@@ -88,12 +88,18 @@ fn packed_entry_is_clean_under_asan_ubsan_at_any_n_and_alignment() {
     // -O0: the sanitizers check what the C says; gcc at -O1 with ASan takes minutes on a
     // bitsliced AES. Subterranean's 33-byte instances end in a partial 64-bit group (8-byte
     // loads and stores that must stay inside the instances).
-    for (i, (file, s)) in [("ciphers/rectangle/rectangle.ua", Slicing::B), ("ciphers/chacha20/chacha20.ua", Slicing::V), ("ciphers/ascon/ascon.ua", Slicing::H), ("ciphers/subterranean/subterranean.ua", Slicing::B), ("ciphers/subterranean/subterranean.ua", Slicing::B)]
-        .into_iter()
-        .enumerate()
-    {
-        // The last entry on the widest native SIMD target (the group routines; std has none).
-        let arch = if i == 4 { [Arch::Avx2, Arch::Sse].into_iter().find(|a| a.runs_here()).unwrap_or(Arch::Std) } else { Arch::Std };
+    // `simd`: on the widest native SIMD target (the bitslice group routines and the hslice
+    // small-slot permutations, which std does not have), else on std.
+    let widest = [Arch::Avx2, Arch::Sse].into_iter().find(|a| a.runs_here()).unwrap_or(Arch::Std);
+    for (file, s, simd) in [
+        ("ciphers/rectangle/rectangle.ua", Slicing::B, false),
+        ("ciphers/chacha20/chacha20.ua", Slicing::V, false),
+        ("ciphers/ascon/ascon.ua", Slicing::H, false),
+        ("ciphers/subterranean/subterranean.ua", Slicing::B, false),
+        ("ciphers/subterranean/subterranean.ua", Slicing::B, true),
+        ("ciphers/gimli/gimli.ua", Slicing::H, true),
+    ] {
+        let arch = if simd { widest } else { Arch::Std };
         let (out, lay) = generated_for(file, s, "entry.h", arch);
         let inst = lay.step();
         let ns = [0, 1, 7, inst - 1, inst, inst + 1, 1000];
