@@ -170,8 +170,7 @@ pub fn packed_factor(prog: &ir::Program, cfg: &Config) -> u32 {
     match cfg.packed_interleave {
         Some(k) => k.max(1),
         // A candidate: `packed_kernel` keeps it only where the estimate says two copies fit.
-        None if prog.slicing == ir::Slicing::V => 2,
-        None if prog.slicing == ir::Slicing::H => 2,
+        None if matches!(prog.slicing, ir::Slicing::V | ir::Slicing::H) => 2,
         None => 1,
     }
 }
@@ -193,8 +192,8 @@ pub const PACKED_KERNEL_MIN_CRIT_PORT_H: f64 = 0.5;
 /// optimised again with interleaving, or `None` when the factor is 1 or interleaving fails
 /// (the packed entry then calls the raw entry, as without a kernel).
 ///
-/// The rule (no `--packed-interleave`): vslice only; a 2-way kernel when its estimated excess
-/// spills stay at most [`PACKED_KERNEL_MAX_EXCESS`] per instruction, i.e. when two copies
+/// The rule (no `--packed-interleave`), in vslice and hslice: a 2-way kernel when its estimated
+/// excess spills stay at most [`PACKED_KERNEL_MAX_EXCESS`] per instruction, i.e. when two copies
 /// still fit the target's registers. Measured on avx2/sse/std (README "Interleaving behind
 /// the packed entry"): every vsliced program under the bound gained (Serpent, ACE, Ascon,
 /// RECTANGLE, Clyde on std: 0.64-0.88x the time); those over it (ChaCha20, Xoodoo, BLAKE2s,
@@ -215,18 +214,16 @@ pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program
     if k <= 1 {
         return None;
     }
-    let too_many = |p: &ir::Program| {
-        let work = crate::tune::estimate::estimate(p, cfg.arch).insns.max(1.0);
-        crate::tune::estimate::excess_spills(p, cfg.arch) / work > PACKED_KERNEL_MAX_EXCESS
-    };
-    // (One copy over the bound: two copies are too; saves optimising big programs twice.)
-    if auto && too_many(prog) {
-        return None;
-    }
-    if auto && prog.slicing == ir::Slicing::H {
-        let e = crate::tune::estimate::estimate(prog, cfg.arch);
-        let port = (e.insns + e.spills) / crate::tune::estimate::issue_width(cfg.arch);
-        if e.critical_path < PACKED_KERNEL_MIN_CRIT_PORT_H * port {
+    use crate::tune::estimate::{estimate, excess_spills, issue_width};
+    let too_many = |p: &ir::Program, insns: f64| excess_spills(p, cfg.arch) / insns.max(1.0) > PACKED_KERNEL_MAX_EXCESS;
+    if auto {
+        // (One copy over the bound: two copies are too; saves optimising big programs twice.)
+        let e = estimate(prog, cfg.arch);
+        if too_many(prog, e.insns) {
+            return None;
+        }
+        let port = (e.insns + e.spills) / issue_width(cfg.arch);
+        if prog.slicing == ir::Slicing::H && e.critical_path < PACKED_KERNEL_MIN_CRIT_PORT_H * port {
             return None;
         }
     }
@@ -235,7 +232,7 @@ pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program
     kcfg.opt.interleave_granularity = PACKED_KERNEL_GRANULARITY;
     kcfg.opt.dump_after.clear();
     let (kernel, _) = optimize(ir.clone(), hints, &kcfg).ok()?;
-    if auto && too_many(&kernel) {
+    if auto && too_many(&kernel, estimate(&kernel, cfg.arch).insns) {
         return None;
     }
     Some(kernel)

@@ -674,34 +674,21 @@ fn sub_byte_terms(s: u32, map: &[Option<u32>]) -> BTreeMap<(i32, [u8; 16]), u8> 
 }
 
 /// Vector instructions the C emitted for a slot-map operation (shift, rotation, shuffle,
-/// bitmask) of `m`-bit words in hslice on a SIMD `arch` takes: one byte shuffle for slots of
-/// whole bytes, one AND / shuffle / shift / OR per term of the sub-byte helper for 2- and
-/// 4-bit slots, 0 for the identity; `None` for other operations (and on `std`). Used by
-/// `nakiri bench limits`, where `Target::cost` counts each such operation as one.
+/// bitmask) of `m`-bit words in hslice on a SIMD `arch` takes, counted in that C: one byte
+/// shuffle for slots of whole bytes, four for a lane funnel, the AND / shuffle / shift / OR
+/// terms of the sub-byte helper otherwise, 0 for the identity; `None` for other operations
+/// (and on `std`). Used by `nakiri bench limits`, where `Target::cost` counts each such
+/// operation as one.
 pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
-    if arch == Arch::Std {
+    if arch == Arch::Std || slot_map(op, m).is_none() {
         return None;
     }
-    let map = slot_map(op, m)?;
-    if map.iter().enumerate().all(|(j, s)| *s == Some(j as u32)) {
-        return Some(0);
-    }
-    let s = arch.hslice_slot_bits(m);
-    if s % 8 == 0 {
-        return Some(1);
-    }
-    if let Some(e) = lane_funnel(s, m, op, "x") {
-        return Some(["NK_OR(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64("].iter().map(|p| e.matches(p).count() as u64).sum());
-    }
-    if 8 % s != 0 {
-        return None;
-    }
-    let terms = sub_byte_terms(s, &map);
-    let mut n = 0u64;
-    for (i, ((d, ctrl), mb)) in terms.iter().enumerate() {
-        n += u64::from(*mb != 0xFF) + u64::from(ctrl.iter().enumerate().any(|(i, &c)| c != i as u8)) + u64::from(*d != 0) + u64::from(i > 0);
-    }
-    Some(n)
+    // The C `simd_h` emits for it, with any helper it defines, counted operation by operation.
+    let t = OpTarget { arch, slicing: Slicing::H, lane_bits: arch.hslice_lane_bits() };
+    let mut helpers = Helpers::default();
+    let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;
+    let count = |text: &str| -> u64 { ["NK_AND(", "NK_OR(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64("].iter().map(|p| text.matches(p).count() as u64).sum() };
+    Some(count(&e) + helpers.defs.iter().map(|d| count(d)).sum::<u64>())
 }
 
 fn sub_byte_slot_helper(helpers: &mut Helpers, m: u32, s: u32, map: &[Option<u32>]) -> String {

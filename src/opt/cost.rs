@@ -2,7 +2,7 @@
 //! autotuner's pruning: op costs come from [`crate::target::Target`]; here are the
 //! program-level measures built on them.
 
-use crate::ir::{Instr, Node, Program, Slicing};
+use crate::ir::{Instr, Node, Op, Program, Slicing};
 use crate::target::Target;
 
 /// The most atoms live at once in `node`'s body order (inputs live from the start until their
@@ -49,17 +49,23 @@ pub fn max_live(node: &Node) -> usize {
 /// Instructions the generated code executes for one call of node `idx`, calls and loops
 /// included (callees counted through their own work).
 pub fn node_work(prog: &Program, idx: usize, t: &Target, memo: &mut Vec<Option<u64>>) -> u64 {
+    let slicing: Slicing = prog.slicing;
+    node_work_by(prog, idx, &|op, bits| t.cost(op, bits, slicing).insns as u64, memo)
+}
+
+/// [`node_work`] with the instructions of one operation (on atoms of `bits` bits) given by
+/// `cost`.
+pub fn node_work_by(prog: &Program, idx: usize, cost: &dyn Fn(&Op, u32) -> u64, memo: &mut Vec<Option<u64>>) -> u64 {
     if let Some(w) = memo.get(idx).copied().flatten() {
         return w;
     }
-    let slicing: Slicing = prog.slicing;
     let node = &prog.nodes[idx];
     let mut w = 0u64;
     for ins in &node.body {
         w += match ins {
-            Instr::Assign { dst, op } => t.cost(op, node.bits(*dst), slicing).insns as u64,
-            Instr::Call { callee, .. } => node_work(prog, callee.0 as usize, t, memo),
-            Instr::Loop { callee, count, .. } => *count as u64 * node_work(prog, callee.0 as usize, t, memo),
+            Instr::Assign { dst, op } => cost(op, node.bits(*dst)),
+            Instr::Call { callee, .. } => node_work_by(prog, callee.0 as usize, cost, memo),
+            Instr::Loop { callee, count, .. } => *count as u64 * node_work_by(prog, callee.0 as usize, cost, memo),
         };
     }
     if memo.len() <= idx {

@@ -970,60 +970,33 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
 #endif
 #ifndef NKP_TR8X8_$A
 #define NKP_TR8X8_$A
-static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A x) {
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_tr8x8_$A(NKP_VT_$A v) {
     NKP_VT_$A t;
-    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 7)), NKP_SET1_$A(0x00AA00AA00AA00AAULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 7)));
-    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 14)), NKP_SET1_$A(0x0000CCCC0000CCCCULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 14)));
-    t = NKP_AND_$A(NKP_XOR_$A(x, NKP_SRL_$A(x, 28)), NKP_SET1_$A(0x00000000F0F0F0F0ULL)); x = NKP_XOR_$A(x, NKP_XOR_$A(t, NKP_SLL_$A(t, 28)));
-    return x;
+$TR8X8    return v;
 }
 #endif
-static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
-    (void)units;
+/* per register: vslice layout -> hslice layout, and back */
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_h8b_fwd_$A_m$M(NKP_VT_$A v) {
 #if defined(__GFNI__)
-    const NKP_VT_$A f1 = $FWD1R, f2 = $FWD2, gi = NKP_SET1_$A(0x8040201008040201ULL);
+    const NKP_VT_$A gi = NKP_SET1_$A(0x8040201008040201ULL);
+    return $SH(NKP_GF2P8AFF_$A(gi, $SH(v, $FWD1R)), $FWD2);
 #else
-    const NKP_VT_$A f1 = $FWD1, f2 = $FWD2;
+    return $SH(nkp_tr8x8_$A($SH(v, $FWD1)), $FWD2);
 #endif
-    for (size_t c = 0; c < $NC; c++) {
-        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
-        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
-        for (size_t a = 0; a < W; a++) {
-            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
-#if defined(__GFNI__)
-            v = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, f1)), f2);
-#else
-            v = $SH(nkp_tr8x8_$A($SH(v, f1)), f2);
-#endif
-            NKP_STOREU_$A(rc + a * sizeof v, v);
-        }
-    }
 }
-static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
-    (void)units;
+static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_h8b_bwd_$A_m$M(NKP_VT_$A v) {
 #if defined(__GFNI__)
-    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2R, gi = NKP_SET1_$A(0x8040201008040201ULL);
+    const NKP_VT_$A gi = NKP_SET1_$A(0x8040201008040201ULL);
+    return $SH(NKP_GF2P8AFF_$A(gi, $SH(v, $BWD2R)), $BWD1);
 #else
-    const NKP_VT_$A b1 = $BWD1, b2 = $BWD2;
+    return $SH(nkp_tr8x8_$A($SH(v, $BWD2)), $BWD1);
 #endif
-    NKP_VT_$A t[W];
-    for (size_t c = 0; c < $NC; c++) {
-        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
-        for (size_t a = 0; a < W; a++) {
-            NKP_VT_$A v = NKP_LOADU_$A(rc + a * sizeof v);
-#if defined(__GFNI__)
-            t[a] = $SH(NKP_GF2P8AFF_$A(gi, $SH(v, b2)), b1);
-#else
-            t[a] = $SH(nkp_tr8x8_$A($SH(v, b2)), b1);
-#endif
-        }
-        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
-    }
-    nkp_wipe(t, sizeof t);
 }
 "#;
+    let t = format!("{t}{}", h_via_vslice("nkp_h8b_fwd_$A_m$M", "nkp_h8b_bwd_$A_m$M"))
+        .replace("$TR8X8", &delta_swaps_c(&[(7, 0x00AA_00AA_00AA_00AA), (14, 0x0000_CCCC_0000_CCCC), (28, 0x0000_0000_F0F0_F0F0)]));
     s.push_str(
-        &subst(t, arch)
+        &subst(&t, arch)
             .replace("$M", &m.to_string())
             .replace("$NC", &nc.to_string())
             .replace("$INST", &inst.to_string())
@@ -1126,15 +1099,7 @@ fn h_routines_simd_small(arch: Arch, m: u32) -> String {
     };
     let (flo, fhi) = tables(&plan.lut);
     let (blo, bhi) = tables(&inv_lut);
-    let swaps: String = plan
-        .swaps
-        .iter()
-        .map(|&(s, mk)| {
-            format!(
-                "    t = NKP_AND_$A(NKP_XOR_$A(v, NKP_SRL_$A(v, {s})), NKP_SET1_$A(0x{mk:016X}ULL)); v = NKP_XOR_$A(v, NKP_XOR_$A(t, NKP_SLL_$A(t, {s})));\n"
-            )
-        })
-        .collect();
+    let swaps = delta_swaps_c(plan.swaps);
     let mut s = b_routines(arch);
     s.push_str(&v_routines(arch, m, m));
     s.push_str(&format!("#ifndef NKP_H_DEFINED_{a}_{m}\n#define NKP_H_DEFINED_{a}_{m}\n"));
@@ -1167,26 +1132,8 @@ $SWAPS#if defined(__GFNI__)
 #endif
     return $SH(v, $IP1);
 }
-static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
-    (void)units;
-    for (size_t c = 0; c < $NC; c++) {
-        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
-        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
-        for (size_t a = 0; a < W; a++)
-            NKP_STOREU_$A(rc + a * sizeof(NKP_VT_$A), nkp_hsk_fwd_$A_m$M(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A))));
-    }
-}
-static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
-    (void)units;
-    NKP_VT_$A t[W];
-    for (size_t c = 0; c < $NC; c++) {
-        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
-        for (size_t a = 0; a < W; a++) t[a] = nkp_hsk_bwd_$A_m$M(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A)));
-        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
-    }
-    nkp_wipe(t, sizeof t);
-}
 "#;
+    let t = format!("{t}{}", h_via_vslice("nkp_hsk_fwd_$A_m$M", "nkp_hsk_bwd_$A_m$M"));
     s.push_str(
         &subst(&t.replace("$SWAPS", &swaps), arch)
             .replace("$M", &m.to_string())
@@ -1205,6 +1152,43 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
     );
     s.push_str(&format!("#endif /* NKP_H_DEFINED_{a}_{m} */\n"));
     s
+}
+
+/// C lines applying delta swaps `(shift, mask)` (swap bit p with p + shift for every p in mask,
+/// in every 64-bit lane) to the vector `v`, with `t` as the temporary (`$A`: the target).
+fn delta_swaps_c(swaps: &[(u32, u64)]) -> String {
+    swaps
+        .iter()
+        .map(|&(s, mk)| format!("    t = NKP_AND_$A(NKP_XOR_$A(v, NKP_SRL_$A(v, {s})), NKP_SET1_$A(0x{mk:016X}ULL)); v = NKP_XOR_$A(v, NKP_XOR_$A(t, NKP_SLL_$A(t, {s})));\n"))
+        .collect()
+}
+
+/// The SIMD hslice routines that go through the vslice layout (template text, `$`-names of
+/// [`subst`] and `$M`, `$NC`, `$INST`): in, the vslice routine of each raw call's instances
+/// then `fwd` on every register; out, `bwd` on every register then the vslice routine.
+fn h_via_vslice(fwd: &str, bwd: &str) -> String {
+    r#"static NKP_UNUSED $ATTR void nkp_H_in_u$M_$A_m$M(const uint$M_t *src, size_t units, size_t W, void *regs) {
+    (void)units;
+    for (size_t c = 0; c < $NC; c++) {
+        char *rc = (char *)regs + c * W * sizeof(NKP_VT_$A);
+        nkp_V_in_u$M_$A(src + c * $INST * W, W, rc);
+        for (size_t a = 0; a < W; a++)
+            NKP_STOREU_$A(rc + a * sizeof(NKP_VT_$A), $FWDFN(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A))));
+    }
+}
+static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size_t W, uint$M_t *dst) {
+    (void)units;
+    NKP_VT_$A t[W];
+    for (size_t c = 0; c < $NC; c++) {
+        const char *rc = (const char *)regs + c * W * sizeof(NKP_VT_$A);
+        for (size_t a = 0; a < W; a++) t[a] = $BWDFN(NKP_LOADU_$A(rc + a * sizeof(NKP_VT_$A)));
+        nkp_V_out_u$M_$A(t, W, dst + c * $INST * W);
+    }
+    nkp_wipe(t, sizeof t);
+}
+"#
+    .replace("$FWDFN", fwd)
+    .replace("$BWDFN", bwd)
 }
 
 /// `_mm*_set_epi8(...)` of the register with the 16-byte pattern `idx` (byte k of each 128-bit

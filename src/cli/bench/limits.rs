@@ -16,7 +16,7 @@
 //! row (e.g. `--disable ternlog`: what a pass saves, statically, where it cannot be timed).
 
 use crate::driver::{self, Config};
-use crate::ir::{Instr, Op, Program, Slicing};
+use crate::ir::{Op, Program, Slicing};
 use crate::target::Arch;
 
 /// ALU instructions the modelled core issues per cycle on `arch`.
@@ -53,44 +53,26 @@ pub fn limit_of(file: &str, slicing: Slicing, arch: Arch, flags: &[String]) -> R
     if bytes <= 0.0 {
         return Err("no non-const input".into());
     }
-    let t = crate::target::Target::new(arch);
-    let mut memo = Vec::new();
-    let ops_per_byte = emitted_work(&prog, prog.nodes.len() - 1, &t, &mut memo) as f64 / bytes;
+    let ops_per_byte = emitted_work(&prog, &crate::target::Target::new(arch)) as f64 / bytes;
     Ok(Limit { ops_per_byte, core_cpb: ops_per_byte / issue_per_cycle(arch) })
 }
 
-/// Instructions one call of node `idx` executes, as the C is emitted: `opt::cost::node_work`
-/// except that a vslice rotation by whole bytes of a word of 16 bits or more on SIMD, which
+/// Instructions one raw call executes, as the C is emitted: `opt::cost::node_work` except
+/// that a vslice rotation by whole bytes of a word of 16 bits or more on SIMD, which
 /// `Target::cost` charges as two shifts and an OR, is the one byte shuffle codegen emits, and
 /// an hslice shift, rotation or shuffle on SIMD, which it charges as one instruction, counts
 /// what codegen emits (`codegen::simd_h_insns`: several for 2- and 4-bit slots).
-fn emitted_work(prog: &Program, idx: usize, t: &crate::target::Target, memo: &mut Vec<Option<u64>>) -> u64 {
-    if let Some(w) = memo.get(idx).copied().flatten() {
-        return w;
-    }
-    let node = &prog.nodes[idx];
+fn emitted_work(prog: &Program, t: &crate::target::Target) -> u64 {
     let simd = t.arch != Arch::Std;
-    let mut w = 0u64;
-    for ins in &node.body {
-        w += match ins {
-            Instr::Assign { dst, op } => {
-                let bits = node.bits(*dst);
-                let c = t.cost(op, bits, prog.slicing).insns as u64;
-                match op {
-                    Op::Rotl(_, r) | Op::Rotr(_, r) if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 => c.min(1),
-                    _ if prog.slicing == Slicing::H => crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c),
-                    _ => c,
-                }
-            }
-            Instr::Call { callee, .. } => emitted_work(prog, callee.0 as usize, t, memo),
-            Instr::Loop { callee, count, .. } => *count as u64 * emitted_work(prog, callee.0 as usize, t, memo),
-        };
-    }
-    if memo.len() <= idx {
-        memo.resize(idx + 1, None);
-    }
-    memo[idx] = Some(w);
-    w
+    let cost = |op: &Op, bits: u32| -> u64 {
+        let c = t.cost(op, bits, prog.slicing).insns as u64;
+        match op {
+            Op::Rotl(_, r) | Op::Rotr(_, r) if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 => c.min(1),
+            _ if prog.slicing == Slicing::H => crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c),
+            _ => c,
+        }
+    };
+    crate::opt::cost::node_work_by(prog, prog.nodes.len() - 1, &cost, &mut Vec::new())
 }
 
 /// (raw c/B, TSC/core ratio) of a `bench ciphers --json` row, by cipher, slicing and arch.
