@@ -29,6 +29,9 @@ pub struct Config {
     /// Explicit spilling of kept-loop bodies on SIMD targets (`--spill` / `--no-spill`;
     /// `target::spill`).
     pub spill: bool,
+    /// Kept loops whose state outgrows the registers keep it in memory (`--mem-loops` /
+    /// `--no-mem-loops`; `codegen/memloop.rs`).
+    pub mem_loops: bool,
     /// Interleaving factor of the kernel behind the packed entry (`--packed-interleave K`;
     /// `None` = the measured rule of [`packed_factor`]; 1 = the packed entry calls the raw one).
     pub packed_interleave: Option<u32>,
@@ -57,6 +60,7 @@ impl Default for Config {
             abi: codegen::AbiConfig::default(),
             max_ops: sema::elab::DEFAULT_MAX_OPS,
             spill: codegen::SPILL_DEFAULT,
+            mem_loops: codegen::MEM_LOOPS_DEFAULT,
             packed_interleave: None,
         }
     }
@@ -243,7 +247,7 @@ pub fn generate(prog: &ir::Program, kernel: Option<&ir::Program>, cfg: &Config, 
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();
     abi.entry_bit_params = entry_bit_params;
-    let ccfg = CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill };
+    let ccfg = CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill, mem_loops: cfg.mem_loops };
     match codegen::generate_over(prog, kernel, &ccfg, &abi, max_bytes) {
         // The kernel doubles the code: where only the raw entry fits the budget, drop it.
         Err(_) if kernel.is_some() => codegen::generate_over(prog, None, &ccfg, &abi, max_bytes),

@@ -330,7 +330,7 @@ fn decode(arch: Arch, slicing: Slicing, m: u32, w: &[u64], n: usize) -> Vec<u64>
 // ------------------------------------------------------------------ C drivers
 
 fn cfg(arch: Arch, header: &str) -> CodegenConfig {
-    CodegenConfig { arch, header_name: header.to_string(), banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(), spill: nakiri::codegen::SPILL_DEFAULT }
+    CodegenConfig { arch, header_name: header.to_string(), banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }
 }
 
 fn drv_attr(arch: Arch) -> &'static str {
@@ -881,7 +881,7 @@ fn golden_c() {
     let mut bad = Vec::new();
     for (name, prog, arch) in golden_programs() {
         ir::verify(&prog).unwrap();
-        let out = generate(&prog, &CodegenConfig { arch, header_name: format!("{}.h", name), banner: format!("golden test {}", name), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+        let out = generate(&prog, &CodegenConfig { arch, header_name: format!("{}.h", name), banner: format!("golden test {}", name), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
         for (ext, text) in [("c", &out.c), ("h", &out.h)] {
             let text = &strip_packed(text);
             let path = dir.join(format!("{}.{}", name, ext));

@@ -36,7 +36,7 @@ fn planted_branch_and_table_index_are_reported() {
     let src = std::fs::read_to_string(&path).unwrap();
     let prog = common::lower_src(path.to_str().unwrap(), &src, Slicing::V);
     let header = "ct_entry.h";
-    let out = codegen::generate(&prog, &CodegenConfig { arch: Arch::Std, header_name: header.into(), banner: "planted".into(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+    let out = codegen::generate(&prog, &CodegenConfig { arch: Arch::Std, header_name: header.into(), banner: "planted".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
     let lay = packed::layout(&prog, Arch::Std).unwrap();
     // Plant two leaks at the top of the raw entry: a branch on a state word, and a table
     // lookup indexed by one.

@@ -100,7 +100,7 @@ fn run_one(src: &str, slicing: Slicing, loops: nakiri::opt::LoopPolicy) {
             }
         }
         if p.nodes.iter().map(|n| n.body.len()).sum::<usize>() < 50_000 {
-            let _ = nakiri::codegen::generate(&p, &CodegenConfig { arch: Arch::Avx2, header_name: "f.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT });
+            let _ = nakiri::codegen::generate(&p, &CodegenConfig { arch: Arch::Avx2, header_name: "f.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT });
         }
     } else {
         assert!(front.has_errors(), "rejected without an error diagnostic:\n{}", src);

@@ -175,7 +175,16 @@ fn loops_kept_where_iterations_agree() {
 fn kept_loops_run_natively() {
     use nakiri::opt::LoopPolicy;
     let mut rng = Rng(9);
-    for (file, s) in [("tests/in/loops.ua", Slicing::V), ("tests/in/loops.ua", Slicing::B), ("tests/in/loops.ua", Slicing::H), ("ciphers/gimli/gimli.ua", Slicing::B), ("ciphers/aes/aes.ua", Slicing::B)] {
+    for (file, s) in [
+        ("tests/in/loops.ua", Slicing::V),
+        ("tests/in/loops.ua", Slicing::B),
+        ("tests/in/loops.ua", Slicing::H),
+        ("tests/in/memloops.ua", Slicing::B),
+        ("tests/in/memloops.ua", Slicing::V),
+        ("ciphers/gimli/gimli.ua", Slicing::B),
+        ("ciphers/aes/aes.ua", Slicing::B),
+        ("ciphers/des/des.ua", Slicing::B),
+    ] {
         let reference = lower_with(file, s, LoopPolicy::Unroll);
         let inputs = random_inputs(&reference, &mut rng, 300);
         let expect = common::run_interp(&reference, &inputs);
@@ -186,20 +195,61 @@ fn kept_loops_run_natively() {
     }
 }
 
+/// Kept loops whose state outgrows the registers keep it in memory (`codegen/memloop.rs`):
+/// a double buffer, or a ring of generations where states are passed on unchanged (a
+/// Feistel half: 3 buffers; a chain of two passes: 4), round keys read in place at a
+/// constant stride or gathered once, iteration-major. `kept_loops_run_natively` runs these
+/// programs against the interpreter; here the C has the expected form, and `--no-mem-loops`
+/// gives the old one.
+#[test]
+fn kept_loops_with_big_states_live_in_memory() {
+    use nakiri::opt::LoopPolicy;
+    let gen = |file: &str, arch: nakiri::codegen::Arch, mem_loops: bool| {
+        let prog = lower_with(file, Slicing::B, LoopPolicy::Chains);
+        let cfg = nakiri::codegen::CodegenConfig { arch, header_name: "m.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops };
+        nakiri::codegen::generate(&prog, &cfg).unwrap().c
+    };
+    for arch in [nakiri::codegen::Arch::Std, nakiri::codegen::Arch::Avx2, nakiri::codegen::Arch::Avx512] {
+        let c = gen("tests/in/memloops.ua", arch, true);
+        assert_eq!(c.matches("its state in memory").count(), 3, "{}: three loops in the memory form", arch);
+        // Feistel: 32 computed bits, the other half read from the generation before
+        assert!(c.contains("DATATYPE nk_l0_st[3][32];"), "{}: Feistel ring", arch);
+        assert!(c.contains("(const DATATYPE *)key + nk_i * 32"), "{}: round keys read in place", arch);
+        // a chain of two passes: 4 generations of the one computed state
+        assert!(c.contains("_st[4][32];"), "{}: chain of passes", arch);
+        // the swap (a cycle of copies) stores one of its halves: 64 of 96 bits
+        assert!(c.contains("_st[3][64];"), "{}: swap cycle", arch);
+        // key[7 - i] is gathered once, iteration-major
+        assert!(c.contains("_x[6][32] = {"), "{}: gathered keys", arch);
+        assert!(!c.contains("const DATATYPE nk_a"), "{}: no per-iteration argument arrays", arch);
+        let old = gen("tests/in/memloops.ua", arch, false);
+        assert!(!old.contains("its state in memory") && old.contains("const DATATYPE nk_a"), "{}: --no-mem-loops", arch);
+        // DES: the Feistel rounds keep 32 bits per generation
+        assert!(gen("ciphers/des/des.ua", arch, true).contains("DATATYPE nk_l0_st[3][32];"), "{}: DES", arch);
+    }
+    // vslice ChaCha20 (16 rows on 16 registers) keeps its state in registers
+    let prog = lower_with("ciphers/chacha20/chacha20.ua", Slicing::V, LoopPolicy::Chains);
+    let cfg = nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Avx2, header_name: "m.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: true };
+    assert!(!nakiri::codegen::generate(&prog, &cfg).unwrap().c.contains("its state in memory"));
+}
+
 /// The C of a kept loop is a `for` loop with a compile-time bound (and the program still has
 /// the same meaning: `tests/corpus.rs` runs `loops.ua` natively).
 #[test]
 fn kept_loops_are_c_for_loops() {
     let prog = common::lower_file("ciphers/chacha20/chacha20.ua", Slicing::V);
-    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
     assert!(out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"), "the 10 double rounds are one loop");
     assert_eq!(out.c.matches("double_round(").count(), 2, "one definition and one call of double_round");
     // warning-free C in every slicing and policy (no unused loop results)
     let dir = common::scratch_dir("loops_warnings");
     for s in [Slicing::V, Slicing::B, Slicing::H] {
-        for loops in [nakiri::opt::LoopPolicy::All, nakiri::opt::LoopPolicy::Chains, nakiri::opt::LoopPolicy::Unroll] {
-            let prog = lower_with("tests/in/loops.ua", s, loops);
-            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+        for (file, loops) in [("tests/in/loops.ua", nakiri::opt::LoopPolicy::All), ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Chains), ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Unroll), ("tests/in/memloops.ua", nakiri::opt::LoopPolicy::Chains)] {
+            if s == Slicing::H && file.contains("memloops") {
+                continue;
+            }
+            let prog = lower_with(file, s, loops);
+            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
             let c = dir.join("l.c");
             std::fs::write(&c, &out.c).unwrap();
             std::fs::write(dir.join("l.h"), &out.h).unwrap();

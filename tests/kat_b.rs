@@ -163,7 +163,7 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
             println!("skipped: chacha20_xor {:?} on {} (CPU lacks it)", slicing, arch);
             continue;
         }
-        let out = generate(&prog, &CodegenConfig { arch, header_name: "chacha20.h".into(), banner: "kat_b".into(), spill: nakiri::codegen::SPILL_DEFAULT })
+        let out = generate(&prog, &CodegenConfig { arch, header_name: "chacha20.h".into(), banner: "kat_b".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
             .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
         let stdout = build_and_run(
             &format!("chacha-stream-{}", arch),

@@ -167,7 +167,7 @@ fn aes128_ctr_every_slicing() {
     {
         let cfg = Config { slicing, arch, ..Config::default() };
         let prog = lower_file_cfg("ciphers/aes/aes_rk.ua", &cfg);
-        let out = generate(&prog, &CodegenConfig { arch, header_name: "aes_rk.h".into(), banner: "kat_modes".into(), spill: nakiri::codegen::SPILL_DEFAULT })
+        let out = generate(&prog, &CodegenConfig { arch, header_name: "aes_rk.h".into(), banner: "kat_modes".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
             .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
         let stdout = build_and_run(
             &format!("aes-ctr-{}-{:?}", arch, slicing),

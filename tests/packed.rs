@@ -769,7 +769,7 @@ fn generated_code_end_to_end() {
         for prog in progs {
             let case = make_case(prog, *arch, &mut rng);
             let e = case.lay.entry.clone();
-            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into(), spill: nakiri::codegen::SPILL_DEFAULT };
+            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT };
             let out = nakiri::codegen::generate(&case.prog, &cfg).unwrap_or_else(|err| panic!("generate {e}: {err}"));
             assert!(out.c.contains(&format!("{e}__packed(")) && out.h.contains(&format!("{e}__packed(")), "{e}: no packed entry point in the generated files");
             files.push((format!("{e}.c"), out.c));

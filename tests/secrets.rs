@@ -19,7 +19,7 @@ fn generated_for(file: &str, s: Slicing, header: &str, arch: Arch) -> (codegen::
     let path = common::root().join(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let prog = common::lower_src(path.to_str().unwrap(), &src, s);
-    let out = codegen::generate(&prog, &CodegenConfig { arch, header_name: header.into(), banner: "secrets".into(), spill: nakiri::codegen::SPILL_DEFAULT }).unwrap();
+    let out = codegen::generate(&prog, &CodegenConfig { arch, header_name: header.into(), banner: "secrets".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
     (out, packed::layout(&prog, arch).unwrap())
 }
 

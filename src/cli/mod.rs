@@ -141,6 +141,10 @@ OPTIONS:
                           (default 10; usubac -sched-n)
     --spill, --no-spill   explicit spilling of vsliced kept-loop bodies on SSE/AVX2/AVX-512
                           (on by default; target/spill.rs)
+    --mem-loops, --no-mem-loops
+                          kept loops whose state has more words than the target has
+                          registers keep it in memory, double-buffered, and read their
+                          per-round inputs in place (on by default; codegen/memloop.rs)
     --packed-interleave K the packed entry runs whole steps through a K-way interleaved copy
                           of the kernel (1-4; the raw entry is unchanged); default: auto,
                           the measured rule (README, packed interleaved kernel)
@@ -198,6 +202,7 @@ struct Args {
     sched_window: Option<usize>,
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
     spill: Option<bool>,
+    mem_loops: Option<bool>,
     packed_interleave: Option<u32>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
@@ -344,6 +349,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             },
             "--spill" => a.spill = Some(true),
             "--no-spill" => a.spill = Some(false),
+            "--mem-loops" => a.mem_loops = Some(true),
+            "--no-mem-loops" => a.mem_loops = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
             "--disable" | "--dump-after" | "--enable" => {
@@ -441,6 +448,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(w) = a.sched_window {
         cfg.opt.sched_window = w;
+    }
+    if let Some(v) = a.mem_loops {
+        cfg.mem_loops = v;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

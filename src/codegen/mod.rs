@@ -9,6 +9,7 @@
 //! Register layouts are those of [`target`].
 
 pub mod c_emit;
+mod memloop;
 mod ops;
 pub mod packed;
 
@@ -43,7 +44,14 @@ pub struct CodegenConfig {
     pub banner: String,
     /// Spill explicitly in kept-loop bodies on SIMD targets (`spill`); [`SPILL_DEFAULT`].
     pub spill: bool,
+    /// Kept loops whose state outgrows the registers keep it in memory (`memloop`);
+    /// [`MEM_LOOPS_DEFAULT`].
+    pub mem_loops: bool,
 }
+
+/// Kept loops with a state bigger than the register file keep it in memory by default
+/// (`memloop`; README "Loops").
+pub const MEM_LOOPS_DEFAULT: bool = true;
 
 /// Explicit spilling is on by default (measured: README "Explicit spilling").
 pub const SPILL_DEFAULT: bool = true;
@@ -255,9 +263,19 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
                 spill::plan_for(n, t.arch, t.slicing, is_loop_body[i], if n.lockstep { &carried[i] } else { &[] })
             })
             .collect();
+        // Kept loops whose state lives in memory (`memloop.rs` says where).
+        let memloops: Vec<Option<memloop::MemLoop>> = if cfg.mem_loops {
+            let regs = crate::target::Target::new(t.arch).n_regs as usize;
+            let last = p.nodes.len() - 1;
+            let eligible = |i: usize| i != last && plans[i].is_none() && array_abi_type(&p.nodes[i], &t).as_deref() == Some("DATATYPE");
+            let direct = |pi: usize| direct_array_param(&t, abi, &p.nodes[last].inputs[pi]);
+            memloop::plans(p, regs, &eligible, &direct)
+        } else {
+            vec![None; p.nodes.len()]
+        };
         for (i, n) in p.nodes.iter().enumerate() {
             let kind = if i + 1 == p.nodes.len() { entry } else { EntryKind::Node };
-            let (text, proto) = emit_function(p, &t, abi, helpers, &globals, names, &is_loop_body, &plans, i, kind)
+            let (text, proto) = emit_function(p, &t, abi, helpers, &globals, names, &is_loop_body, &plans, &memloops, i, kind)
                 .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
             funcs.push_str(&text);
             funcs.push('\n');
@@ -459,6 +477,7 @@ fn emit_function(
     fn_names: &[String],
     is_loop_body: &[bool],
     plans: &[Option<spill::Plan>],
+    memloops: &[Option<memloop::MemLoop>],
     idx: usize,
     kind: EntryKind,
 ) -> Result<(String, String), String> {
@@ -479,6 +498,10 @@ fn emit_function(
     // (C lvalue, atom) pairs written at the end.
     let mut epilogue: Vec<(String, VarId)> = Vec::new();
     let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
+    // (entry) the C name of each input parameter passed as an array read in place
+    let mut param_names: Vec<Option<String>> = vec![None; node.inputs.len()];
+    // (memory-form loop body) the outputs are stored as soon as they are computed
+    let memory_form = memloops[idx].as_ref().filter(|_| !is_entry);
 
     // Atoms read by an instruction or written to an output (unused input array elements are
     // not loaded, so the C compiles warning-free).
@@ -491,13 +514,34 @@ fn emit_function(
     for a in node.flat_outputs() {
         used[a.0 as usize] = true;
     }
+    if let Some(ml) = memory_form {
+        // Only the outputs the loop stores are read (a state passed on unchanged is read from
+        // the generation before instead): what only they needed is not emitted.
+        used = vec![false; node.vars.len()];
+        for (a, ws) in node.flat_outputs().iter().zip(&ml.outs) {
+            if !ws.is_empty() {
+                used[a.0 as usize] = true;
+            }
+        }
+        for ins in node.body.iter().rev() {
+            if matches!(ins, Instr::Assign { dst, .. } if !used[dst.0 as usize]) {
+                continue;
+            }
+            for u in ins.uses() {
+                used[u.0 as usize] = true;
+            }
+        }
+    }
     if is_entry {
         let dt_bits = if std_v { std_v_datatype_bits(node) } else { 0 };
         // `x__3__1` for flat index i of c_dims (usubac's names of flattened elements).
         // R7: the parameters of usubac's database circuit, `a0, a1, …` in and `b0, …` out.
         let mut bit_param = 0usize;
-        for p in &node.inputs {
+        for (pi, p) in node.inputs.iter().enumerate() {
             let pname = names.fresh(&p.name);
+            if direct_array_param(t, abi, p) {
+                param_names[pi] = Some(pname.clone());
+            }
             if abi.lf && p.is_const {
                 // -lf (C7): the const input is passed as uintN_t words and broadcast here.
                 let m = p.word_bits;
@@ -578,6 +622,46 @@ fn emit_function(
                 for (i, &a) in p.atoms.iter().enumerate() {
                     epilogue.push((format!("{}{}", pname, index(&p.c_dims, i)), a));
                 }
+            }
+        }
+    } else if let Some(ml) = memory_form {
+        // Memory-form loop body (`memloop.rs`): state in, state out, this iteration's
+        // inputs, the loop's constant inputs, this iteration's outputs.
+        let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
+            let name = names.fresh(nm);
+            if n > 0 {
+                params.push(format!("{}DATATYPE *restrict {}", if out { "" } else { "const " }, name));
+            }
+            name
+        };
+        let s_in: Vec<String> = (0..ml.ring - 1).map(|b| group(&mut names, ml.n_slots, &format!("nk_s{}", b), false, &mut params)).collect();
+        let s_out = group(&mut names, ml.n_slots, "nk_t", true, &mut params);
+        let x_in = group(&mut names, ml.n_each, "nk_x", false, &mut params);
+        let c_in = group(&mut names, ml.n_same, "nk_c", false, &mut params);
+        let y_out = group(&mut names, ml.n_y, "nk_y", true, &mut params);
+        for (&a, w) in node.flat_inputs().iter().zip(&ml.ins) {
+            if used[a.0 as usize] {
+                cname[a.0 as usize] = Some(match w {
+                    memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
+                    memloop::In::Each(k) => format!("{}[{}]", x_in, k),
+                    memloop::In::Same(k) => format!("{}[{}]", c_in, k),
+                });
+            }
+        }
+        for (b, name) in s_in.iter().enumerate() {
+            if !ml.ins.iter().any(|w| matches!(w, memloop::In::State { back, .. } if *back == b)) {
+                prologue.push(format!("(void){};", name));
+            }
+        }
+        for (&a, ws) in node.flat_outputs().iter().zip(&ml.outs) {
+            for w in ws {
+                epilogue.push((
+                    match w {
+                        memloop::Out::State(j) => format!("{}[{}]", s_out, j),
+                        memloop::Out::Each(k) => format!("{}[{}]", y_out, k),
+                    },
+                    a,
+                ));
             }
         }
     } else if let Some(elem) = array_abi_type(node, t) {
@@ -671,6 +755,14 @@ fn emit_function(
             }
         }
     };
+    // (memory form) epilogue entries per atom, stored right after the atom is computed
+    let mut early: std::collections::HashMap<VarId, Vec<usize>> = std::collections::HashMap::new();
+    let mut stored = vec![false; epilogue.len()];
+    if memory_form.is_some() {
+        for (e, (_, a)) in epilogue.iter().enumerate() {
+            early.entry(*a).or_default().push(e);
+        }
+    }
     for (k, ins) in node.body.iter().enumerate() {
         emit_actions(&mut body, k);
         for u in ins.uses() {
@@ -679,6 +771,7 @@ fn emit_function(
             }
         }
         match ins {
+            Instr::Assign { dst, .. } if memory_form.is_some() && !used[dst.0 as usize] => {}
             Instr::Assign { dst, op } => {
                 let m = node.bits(*dst);
                 let e = ops::op_expr(t, helpers, node, m, op, &nm)?;
@@ -689,6 +782,84 @@ fn emit_function(
                 let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), if used[d.0 as usize] { nm(*d) } else { String::new() })).collect();
                 let k = body.len();
                 emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string(), None);
+            }
+            Instr::Loop { callee, count, state, args, results } if memloops[callee.0 as usize].is_some() => {
+                // The memory form (`memloop.rs`): state double-buffered, inputs read in place.
+                let ml = memloops[callee.0 as usize].as_ref().expect("checked by the guard");
+                let k = body.len();
+                let fname = &fn_names[callee.0 as usize];
+                body.push(format!("/* kept loop: {} calls of {}, its state in memory (codegen/memloop.rs) */", count, fname));
+                let st = format!("nk_l{}_st", k);
+                let ring = ml.ring as i64;
+                // generation g lives in buffer g mod ring
+                let buf = |g: i64| g.rem_euclid(ring);
+                body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
+                for (j, (init, _)) in state.iter().enumerate() {
+                    let (back, slot) = ml.state_at[j];
+                    body.push(format!("{}[{}][{}] = {};", st, buf(-(back as i64)), slot, nm(*init)));
+                }
+                let gen = |back: i64| if ring == 2 { format!("{st}[(nk_i + {}) & 1]", buf(-back)) } else { format!("{st}[(nk_i + {}) % {}]", buf(-back), ring) };
+                // The generations' pointers pass through an empty `asm`: without it gcc relates
+                // the buffers of consecutive iterations and keeps copies of the state in its
+                // own stack slots (Spongent -B avx2: 1215 instructions per round against 957).
+                let mut pre = Vec::new();
+                let mut call = Vec::new();
+                for b in (0..ring - 1).chain([-1]) {
+                    let pn = format!("nk_p{}", if b < 0 { "t".to_string() } else { b.to_string() });
+                    pre.push(format!("DATATYPE *{} = {};", pn, gen(b)));
+                    pre.push(format!("__asm__(\"\" : \"+r\"({}));", pn));
+                    call.push(pn);
+                }
+                if ml.n_each > 0 {
+                    match ml.each_src {
+                        memloop::EachSrc::Param { param, stride } => {
+                            let pn = param_names[param].as_ref().ok_or_else(|| "internal error: a loop's inputs are not in an array parameter".to_string())?;
+                            call.push(format!("(const DATATYPE *){} + nk_i * {}", pn, stride));
+                        }
+                        memloop::EachSrc::Gather => {
+                            let rows: Vec<String> = (0..*count as usize)
+                                .map(|i| {
+                                    let xs: Vec<String> = args.iter().filter_map(|a| if let LoopArg::Each(vs) = a { Some(nm(vs[i])) } else { None }).collect();
+                                    format!("{{ {} }}", xs.join(", "))
+                                })
+                                .collect();
+                            body.push(format!("const DATATYPE nk_l{}_x[{}][{}] = {{ {} }};", k, count, ml.n_each, rows.join(", ")));
+                            call.push(format!("nk_l{}_x[nk_i]", k));
+                        }
+                    }
+                }
+                if ml.n_same > 0 {
+                    let cs: Vec<String> = args.iter().filter_map(|a| if let LoopArg::Same(v) = a { Some(nm(*v)) } else { None }).collect();
+                    body.push(format!("const DATATYPE nk_l{}_c[{}] = {{ {} }};", k, ml.n_same, cs.join(", ")));
+                    call.push(format!("nk_l{}_c", k));
+                }
+                if ml.n_y > 0 {
+                    body.push(format!("DATATYPE nk_l{}_y[{}][{}];", k, count, ml.n_y));
+                    call.push(format!("nk_l{}_y[nk_i]", k));
+                }
+                body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
+                body.extend(pre.iter().map(|l| format!("    {}", l)));
+                body.push(format!("    {}({});", fname, call.join(", ")));
+                body.push("}".to_string());
+                for (j, (_, last)) in state.iter().enumerate() {
+                    if used[last.0 as usize] {
+                        let (back, slot) = ml.state_at[j];
+                        body.push(format!("{} {} = {}[{}][{}];", ty(*last), nm(*last), st, buf(*count as i64 - back as i64), slot));
+                    }
+                }
+                let mut q = 0;
+                for res in results {
+                    let vs = match res {
+                        LoopResult::State { each, .. } if each.is_empty() => continue,
+                        LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => vs,
+                    };
+                    for (i, v) in vs.iter().enumerate() {
+                        if used[v.0 as usize] {
+                            body.push(format!("{} {} = nk_l{}_y[{}][{}];", ty(*v), nm(*v), k, i, q));
+                        }
+                    }
+                    q += 1;
+                }
             }
             Instr::Loop { callee, count, state, args, results } => {
                 let k = body.len();
@@ -774,6 +945,12 @@ fn emit_function(
                 }
             }
         }
+        for d in ins.defs() {
+            for &e in early.get(&d).map_or(&[][..], |v| &v[..]) {
+                body.push(format!("{} = {};", epilogue[e].0, nm(d)));
+                stored[e] = true;
+            }
+        }
     }
     emit_actions(&mut body, node.body.len());
     for (_, a) in &epilogue {
@@ -782,6 +959,9 @@ fn emit_function(
         }
     }
     for (o, (lv, a)) in epilogue.iter().enumerate() {
+        if stored[o] {
+            continue;
+        }
         // (a homed output is in `nk_home`, where the loop around reads it)
         if plan.as_ref().is_some_and(|p| p.home_of_output(o).is_some()) {
             if let Some(ptr) = lv.strip_prefix('*') {
@@ -895,6 +1075,13 @@ fn array_abi_type(node: &Node, t: &OpTarget) -> Option<String> {
     } else {
         None
     }
+}
+
+/// Whether the entry reads input parameter `p` in place from an array parameter of the
+/// same shape, element `p.atoms[i]` at flat index i (the array branch of `emit_function`).
+fn direct_array_param(t: &OpTarget, abi: &AbiConfig, p: &Param) -> bool {
+    let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
+    !(abi.lf && p.is_const) && !(p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params) && !std_v
 }
 
 /// Width of `DATATYPE` on `std` vslice (C6): usubac's choice from the entry's first word

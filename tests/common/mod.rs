@@ -222,7 +222,7 @@ fn unpack_bits(bytes: &[u64], n_words: usize, m: u32) -> Vec<u64> {
 /// (instances sharing the same `const` parameters go in one call), returns the outputs.
 pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
     use nakiri::codegen::{generate, CodegenConfig};
-    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into(), spill: nakiri::codegen::SPILL_DEFAULT })
+    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
         .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
     run_native_out(prog, &out, arch, insts)
 }

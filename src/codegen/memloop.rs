@@ -1,0 +1,311 @@
+//! Kept loops whose state lives in memory (`--mem-loops`, on by default; `--no-mem-loops`).
+//!
+//! A kept loop (`Instr::Loop`) is normally emitted with its state in C locals: each iteration
+//! builds the body's input array from the locals and the per-iteration values, calls the
+//! (always inlined) body, and copies its output array back into the locals:
+//!
+//! ```c
+//! const DATATYPE nk_l0_x64[25] = { key[0][0][0], key[1][0][0], ... };   /* one per input */
+//! for (int nk_i = 0; nk_i < 25; nk_i++) {
+//!     const DATATYPE nk_a0[128] = { nk_l0_s0, ..., nk_l0_x64[nk_i], ... };
+//!     DATATYPE nk_r0[64];
+//!     body(nk_a0, nk_r0);
+//!     nk_l0_s0 = nk_r0[0]; ...
+//! }
+//! ```
+//!
+//! That is right when the state fits the registers (ChaCha20 `-V`: 16 rows, which the
+//! explicit spill plan and homes of `target/spill.rs` manage). When it does not (a bitsliced
+//! state is 64 to 512 registers), gcc cannot keep the arrays in registers either: every
+//! iteration copies the whole state and every per-iteration input through memory (RECTANGLE
+//! `-B` avx2: 574 instructions per round, 256 of them the round's work), and each
+//! per-iteration input array gets its own induction pointer, spilled. That is what made kept
+//! loops lose against unrolling in bitslice.
+//!
+//! In the memory form the body reads and writes memory directly:
+//!
+//! ```c
+//! DATATYPE nk_l0_st[2][64];                       /* state, double-buffered */
+//! nk_l0_st[0][0] = plain[0][0]; ...
+//! for (int nk_i = 0; nk_i < 25; nk_i++)
+//!     body(nk_l0_st[nk_i & 1], nk_l0_st[(nk_i & 1) ^ 1], (const DATATYPE *)key + nk_i * 64);
+//! ```
+//!
+//! - the state is two buffers; iteration i reads one and writes the other (`restrict`: they
+//!   never overlap), and the body stores each output as soon as it is computed;
+//! - the per-iteration inputs (`LoopArg::Each`) are read in place when they are elements of
+//!   one entry parameter array at a constant stride per iteration (round keys); otherwise
+//!   they are gathered once, iteration-major, so one pointer walks them;
+//! - the inputs that are the same in every iteration (`LoopArg::Same`) are gathered once;
+//! - per-iteration outputs go to an iteration-major array.
+//!
+//! It applies to a body called by exactly one kept loop, whose atoms all have type
+//! `DATATYPE`, with no explicit spill plan, and whose loop state has more atoms than the
+//! target has registers.
+
+use crate::ir::{Instr, LoopArg, LoopResult, Node, Program};
+
+/// Where the body finds one of its flat inputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum In {
+    /// A loop state: `slot` of the generation `back` iterations before this one's
+    /// (`nk_s<back>[slot]`).
+    State { back: usize, slot: usize },
+    /// `nk_x[k]`: this iteration's block of per-iteration inputs.
+    Each(usize),
+    /// `nk_c[k]`: the same in every iteration.
+    Same(usize),
+}
+
+/// Where the body stores one of its flat outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Out {
+    /// `nk_t[slot]`: a loop state for the next iteration.
+    State(usize),
+    /// `nk_y[k]`: this iteration's block of per-iteration outputs.
+    Each(usize),
+}
+
+/// How the loop around finds the per-iteration inputs of iteration i.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EachSrc {
+    /// In entry input parameter `param` (an array passed as is), at flat element
+    /// `i * stride + k` for `nk_x[k]`.
+    Param { param: usize, stride: usize },
+    /// In a gathered array `[count][n_each]`, row i.
+    Gather,
+}
+
+/// The memory form of one kept loop's body (see the module doc).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemLoop {
+    pub ins: Vec<In>,
+    /// Per flat output, every place it is stored (a state that is also collected per
+    /// iteration goes to both).
+    pub outs: Vec<Vec<Out>>,
+    /// Per loop state j: (back, slot): its value in iteration i is `slot` of generation
+    /// i - back.
+    pub state_at: Vec<(usize, usize)>,
+    /// Atoms per generation (the states the body computes).
+    pub n_slots: usize,
+    /// Generations kept: the body reads `ring - 1` of them (back 0 .. ring - 2) and writes
+    /// the next; generation g is buffer `g mod ring`.
+    pub ring: usize,
+    /// Size of one iteration's block of per-iteration inputs (with `EachSrc::Param`, the
+    /// highest offset read plus one).
+    pub n_each: usize,
+    pub n_same: usize,
+    pub n_y: usize,
+    pub each_src: EachSrc,
+}
+
+/// Per node, its memory form when it is the body of a kept loop that gets one.
+///
+/// `eligible(i)`: node i may use it (its atoms are all `DATATYPE`, it has no spill plan);
+/// `regs`: registers of the target; `direct_param(p)`: entry input p is passed as an array
+/// whose elements the entry reads in place, in `p.atoms` order.
+pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool) -> Vec<Option<MemLoop>> {
+    let n = prog.nodes.len();
+    let mut callers = vec![0usize; n];
+    let mut site: Vec<Option<(usize, usize)>> = vec![None; n];
+    for (ni, node) in prog.nodes.iter().enumerate() {
+        for (k, ins) in node.body.iter().enumerate() {
+            match ins {
+                Instr::Loop { callee, .. } => {
+                    callers[callee.0 as usize] += 1;
+                    site[callee.0 as usize] = Some((ni, k));
+                }
+                Instr::Call { callee, .. } => callers[callee.0 as usize] += 2,
+                Instr::Assign { .. } => {}
+            }
+        }
+    }
+    (0..n)
+        .map(|c| {
+            if callers[c] != 1 || !eligible(c) {
+                return None;
+            }
+            let (ni, k) = site[c]?;
+            let caller = &prog.nodes[ni];
+            let Instr::Loop { count, state, args, results, .. } = &caller.body[k] else { return None };
+            if state.len() <= regs {
+                return None;
+            }
+            plan(&prog.nodes[c], caller, ni + 1 == n, *count as usize, state.len(), args, results, direct_param)
+        })
+        .collect()
+}
+
+/// Where every loop state lives: (back, slot) per state, slots, ring.
+///
+/// A state whose next value the body merely passes on from another state's input (the
+/// halves of a Feistel network: L' = R) is not copied: its value in iteration i is the other
+/// state's in iteration i - 1, so it is read from the generation before. Following such
+/// chains to the state that is computed (the root) gives each state a delay `back`;
+/// generations are kept in a ring of max(back) + 2 buffers. A root has one state per delay
+/// (its chain); any other state, and a cycle of pure copies, is stored like a computed one.
+fn generations(body: &Node, n_state: usize, args: &[LoopArg], results: &[LoopResult]) -> (Vec<(usize, usize)>, Vec<bool>, usize, usize) {
+    let ins = body.flat_inputs();
+    let outs = body.flat_outputs();
+    // pass[j] = k: the body's output for state j is its input for state k, unchanged.
+    let input_at: std::collections::HashMap<crate::ir::VarId, usize> = ins.iter().enumerate().map(|(p, a)| (*a, p)).collect();
+    // (through copies: the body may return `out = copy in`)
+    let copy_of: std::collections::HashMap<crate::ir::VarId, crate::ir::VarId> = body
+        .body
+        .iter()
+        .filter_map(|i| if let Instr::Assign { dst, op: crate::ir::Op::Copy(x) } = i { Some((*dst, *x)) } else { None })
+        .collect();
+    let source = |mut v: crate::ir::VarId| {
+        for _ in 0..copy_of.len() {
+            match copy_of.get(&v) {
+                Some(x) => v = *x,
+                None => break,
+            }
+        }
+        v
+    };
+    let mut pass: Vec<Option<usize>> = vec![None; n_state];
+    for (o, r) in results.iter().enumerate() {
+        if let LoopResult::State { state: j, .. } = r {
+            pass[*j as usize] = input_at.get(&source(outs[o])).and_then(|&p| match args[p] {
+                LoopArg::State(k) => Some(k as usize),
+                _ => None,
+            });
+        }
+    }
+    let mut children: Vec<Vec<usize>> = vec![Vec::new(); n_state];
+    for (j, k) in pass.iter().enumerate() {
+        if let Some(k) = k {
+            children[*k].push(j);
+        }
+    }
+    let mut root = vec![false; n_state];
+    let mut at: Vec<Option<(usize, usize)>> = vec![None; n_state];
+    let mut n_slots = 0;
+    let mut depth = 0;
+    // Roots: computed states first, then one state of each remaining cycle.
+    let mut order: Vec<usize> = (0..n_state).filter(|&j| pass[j].is_none()).collect();
+    let (mut next, mut scan) = (0, 0);
+    loop {
+        if next == order.len() {
+            // (everything in `order` is placed: what is left are cycles)
+            while scan < n_state && at[scan].is_some() {
+                scan += 1;
+            }
+            if scan == n_state {
+                break;
+            }
+            order.push(scan);
+        }
+        let r = order[next];
+        next += 1;
+        if at[r].is_some() {
+            continue;
+        }
+        root[r] = true;
+        at[r] = Some((0, n_slots));
+        // Walk the chain: the first child at each step continues it, the others are roots.
+        let (mut cur, mut back) = (r, 0);
+        loop {
+            let kids: Vec<usize> = children[cur].iter().copied().filter(|&c| at[c].is_none()).collect();
+            let Some((&first, rest)) = kids.split_first() else { break };
+            order.extend_from_slice(rest);
+            back += 1;
+            at[first] = Some((back, n_slots));
+            cur = first;
+        }
+        depth = depth.max(back);
+        n_slots += 1;
+    }
+    (at.into_iter().map(|a| a.expect("every state placed")).collect(), root, n_slots, depth + 2)
+}
+
+fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state: usize, args: &[LoopArg], results: &[LoopResult], direct_param: &dyn Fn(usize) -> bool) -> Option<MemLoop> {
+    let (state_at, root, n_slots, ring) = generations(body, n_state, args, results);
+    let mut ins = Vec::with_capacity(args.len());
+    let (mut n_each, mut n_same) = (0, 0);
+    let mut eaches: Vec<&[crate::ir::VarId]> = Vec::new();
+    for a in args {
+        ins.push(match a {
+            LoopArg::State(j) => {
+                let (back, slot) = state_at[*j as usize];
+                In::State { back, slot }
+            }
+            LoopArg::Same(_) => {
+                n_same += 1;
+                In::Same(n_same - 1)
+            }
+            LoopArg::Each(vs) => {
+                if vs.len() != count {
+                    return None;
+                }
+                eaches.push(vs);
+                n_each += 1;
+                In::Each(n_each - 1)
+            }
+        });
+    }
+    let mut outs = Vec::with_capacity(results.len());
+    let mut n_y = 0;
+    for r in results {
+        let mut o = Vec::new();
+        match r {
+            LoopResult::State { state, each } => {
+                let j = *state as usize;
+                if root[j] {
+                    o.push(Out::State(state_at[j].1));
+                }
+                if !each.is_empty() {
+                    n_y += 1;
+                    o.push(Out::Each(n_y - 1));
+                }
+            }
+            LoopResult::Each(_) => {
+                n_y += 1;
+                o.push(Out::Each(n_y - 1));
+            }
+        }
+        outs.push(o);
+    }
+    let mut ml = MemLoop { ins, outs, state_at, n_slots, ring, n_each, n_same, n_y, each_src: EachSrc::Gather };
+    if let Some((param, stride, offsets)) = caller_is_entry.then(|| in_place(caller, &eaches, direct_param)).flatten() {
+        let mut e = 0;
+        for i in ml.ins.iter_mut() {
+            if let In::Each(_) = i {
+                *i = In::Each(offsets[e]);
+                e += 1;
+            }
+        }
+        ml.n_each = offsets.iter().max().map_or(0, |m| m + 1);
+        ml.each_src = EachSrc::Param { param, stride };
+    }
+    Some(ml)
+}
+
+/// When every per-iteration input list is `p.atoms[o + i * stride]` (i = iteration) of one
+/// entry input p read in place, for one stride: (p, stride, each list's o).
+fn in_place(entry: &Node, eaches: &[&[crate::ir::VarId]], direct_param: &dyn Fn(usize) -> bool) -> Option<(usize, usize, Vec<usize>)> {
+    let first = eaches.first()?;
+    let at: std::collections::HashMap<crate::ir::VarId, (usize, usize)> =
+        entry.inputs.iter().enumerate().flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect();
+    let (param, _) = *at.get(&first[0])?;
+    if !direct_param(param) {
+        return None;
+    }
+    let pos = |v: crate::ir::VarId| at.get(&v).filter(|(p, _)| *p == param).map(|(_, i)| *i);
+    let stride = if first.len() > 1 { pos(first[1])?.checked_sub(pos(first[0])?)? } else { 1 };
+    if stride == 0 {
+        return None;
+    }
+    let mut offsets = Vec::with_capacity(eaches.len());
+    for vs in eaches {
+        let o = pos(vs[0])?;
+        for (i, v) in vs.iter().enumerate() {
+            if pos(*v)? != o + i * stride {
+                return None;
+            }
+        }
+        offsets.push(o);
+    }
+    Some((param, stride, offsets))
+}
