@@ -95,7 +95,8 @@ fn loop_policies() {
     assert_eq!(count_loops(&["-V", "--loops", "chains"]), 3);
     assert_eq!(count_loops(&["-V", "--loops", "unroll"]), 0);
     assert_eq!(count_loops(&["-V", "-unroll"]), 0, "usubac spelling");
-    assert_eq!(count_loops(&["-B"]), 0, "default in -B: unrolled");
+    assert_eq!(count_loops(&["-B"]), 3, "default in -B: the chains");
+    assert_eq!(count_loops(&["-B", "--loops", "unroll"]), 0);
     assert_eq!(count_loops(&["-B", "--loops", "chains"]), 3);
     let (code, _, err) = nakiri(&["compile", "--loops", "sometimes", "tests/in/loops.ua"]);
     assert_eq!(code, 2, "{}", err);

@@ -160,9 +160,9 @@ fn loops_kept_where_iterations_agree() {
         // chains: the map of independent `mix` calls is unrolled
         let chains = lower_with("tests/in/loops.ua", s, LoopPolicy::Chains);
         assert_eq!(kept_loops(&chains), pairs(&[("round", 6), ("round", 4), ("loops", 5)]), "-{}: kept loops (chains)", s);
-        // auto: chains in V and H, nothing in B; unroll: nothing
+        // auto: chains in every slicing; unroll: nothing
         let auto = lower_with("tests/in/loops.ua", s, LoopPolicy::Auto);
-        assert_eq!(kept_loops(&auto), if s == Slicing::B { vec![] } else { kept_loops(&chains) }, "-{}: auto", s);
+        assert_eq!(kept_loops(&auto), kept_loops(&chains), "-{}: auto", s);
         let unrolled = lower_with("tests/in/loops.ua", s, LoopPolicy::Unroll);
         assert!(!unrolled.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Loop { .. })), "-{}: -unroll", s);
     }
@@ -369,7 +369,11 @@ fn bitslice_simd_defaults_run_natively() {
     for file in ["ciphers/des/des.ua", "ciphers/rectangle/rectangle.ua", "ciphers/present/present.ua"] {
         let reference = common::lower_file_cfg(file, &Config { slicing: Slicing::B, opt: nakiri::opt::OptConfig { disabled: nakiri::opt::PassId::ALL.to_vec(), ..Default::default() }, ..Config::default() });
         let prog = common::lower_file_cfg(file, &Config { slicing: Slicing::B, arch: Arch::Avx2, ..Config::default() });
-        assert_eq!(prog.nodes.len(), 1, "{}: every node inlined for avx2", file);
+        // every node inlined: what remains besides the entry are kept-loop bodies (the default
+        // `--loops chains`), and no call is left
+        let bodies = prog.loop_bodies();
+        assert!(prog.nodes.len() >= 2 && bodies[..prog.nodes.len() - 1].iter().all(|b| *b), "{}: every node inlined for avx2, only loop bodies left", file);
+        assert!(!prog.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Call { .. })), "{}: no call left", file);
         let inputs = random_inputs(&reference, &mut rng, 300);
         let expect = common::run_interp(&reference, &inputs);
         let got = common::run_everywhere(&format!("{} -B (avx2 defaults)", file), &prog, &inputs);

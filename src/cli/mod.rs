@@ -160,7 +160,7 @@ OPTIONS:
                           (past it, calls stay calls)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
-                          auto (default: chains in -V/-H, unroll in -B)
+                          auto (default: chains)
     -h, --help            this help
     --version             print the version
 
