@@ -35,7 +35,10 @@
 //!   never overlap), and the body stores each output as soon as it is computed;
 //! - the per-iteration inputs (`LoopArg::Each`) are read in place when they are elements of
 //!   one entry parameter array at a constant stride per iteration (round keys); otherwise
-//!   they are gathered once, iteration-major, so one pointer walks them;
+//!   elements of one entry array are read through a constant table of indices (permuted key
+//!   bits: DES, GIFT), constant bits are broadcast from a constant table (round constants),
+//!   and the rest is gathered once, iteration-major, so one pointer walks it. The tables are
+//!   indexed by the loop counter only, so the code stays constant-time;
 //! - the inputs that are the same in every iteration (`LoopArg::Same`) are gathered once;
 //! - per-iteration outputs go to an iteration-major array.
 //!
@@ -55,6 +58,32 @@ pub enum In {
     Each(usize),
     /// `nk_c[k]`: the same in every iteration.
     Same(usize),
+    /// `nk_b[nk_ix[k]]`: an element of the entry input array `MemLoop::indexed` names, at a
+    /// per-iteration index from a constant table (round key bits in a permuted order).
+    Indexed(usize),
+    /// A constant bit per iteration (bitslice), all-zero or all-ones broadcast from
+    /// `nk_kb[k]` of a constant table (round constants).
+    ConstBit(usize),
+}
+
+/// Per-iteration inputs read through constant tables instead of being gathered (see
+/// [`In::Indexed`], [`In::ConstBit`]); the tables are indexed by the loop counter only.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tables {
+    /// (entry input parameter, per iteration: the flat element of each `Indexed` input)
+    pub indexed: Option<(usize, Vec<Vec<usize>>)>,
+    /// per iteration: the bit of each `ConstBit` input
+    pub const_bits: Vec<Vec<bool>>,
+}
+
+impl Tables {
+    /// C type of the index table's entries.
+    pub fn index_type(&self) -> &'static str {
+        match &self.indexed {
+            Some((_, t)) if t.iter().flatten().any(|&i| i > u16::MAX as usize) => "uint32_t",
+            _ => "uint16_t",
+        }
+    }
 }
 
 /// Where the body stores one of its flat outputs.
@@ -97,6 +126,7 @@ pub struct MemLoop {
     pub n_same: usize,
     pub n_y: usize,
     pub each_src: EachSrc,
+    pub tables: Tables,
 }
 
 /// Per node, its memory form when it is the body of a kept loop that gets one.
@@ -104,7 +134,10 @@ pub struct MemLoop {
 /// `eligible(i)`: node i may use it (its atoms are all `DATATYPE`, it has no spill plan);
 /// `regs`: registers of the target; `direct_param(p)`: entry input p is passed as an array
 /// whose elements the entry reads in place, in `p.atoms` order.
-pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool) -> Vec<Option<MemLoop>> {
+///
+/// `const_bits`: constant per-iteration bits may be broadcast from a table (bitslice on a
+/// target whose C codegen knows the broadcast).
+pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Vec<Option<MemLoop>> {
     let n = prog.nodes.len();
     let mut callers = vec![0usize; n];
     let mut site: Vec<Option<(usize, usize)>> = vec![None; n];
@@ -131,7 +164,7 @@ pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, dire
             if state.len() <= regs {
                 return None;
             }
-            plan(&prog.nodes[c], caller, ni + 1 == n, *count as usize, state.len(), args, results, direct_param)
+            plan(&prog.nodes[c], caller, ni + 1 == n, *count as usize, state.len(), args, results, direct_param, const_bits)
         })
         .collect()
 }
@@ -220,7 +253,8 @@ fn generations(body: &Node, n_state: usize, args: &[LoopArg], results: &[LoopRes
     (at.into_iter().map(|a| a.expect("every state placed")).collect(), root, n_slots, depth + 2)
 }
 
-fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state: usize, args: &[LoopArg], results: &[LoopResult], direct_param: &dyn Fn(usize) -> bool) -> Option<MemLoop> {
+#[allow(clippy::too_many_arguments)]
+fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state: usize, args: &[LoopArg], results: &[LoopResult], direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Option<MemLoop> {
     let (state_at, root, n_slots, ring) = generations(body, n_state, args, results);
     let mut ins = Vec::with_capacity(args.len());
     let (mut n_each, mut n_same) = (0, 0);
@@ -267,8 +301,12 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
         }
         outs.push(o);
     }
-    let mut ml = MemLoop { ins, outs, state_at, n_slots, ring, n_each, n_same, n_y, each_src: EachSrc::Gather };
-    if let Some((param, stride, offsets)) = caller_is_entry.then(|| in_place(caller, &eaches, direct_param)).flatten() {
+    let mut ml = MemLoop { ins, outs, state_at, n_slots, ring, n_each, n_same, n_y, each_src: EachSrc::Gather, tables: Tables::default() };
+    let in_place = caller_is_entry.then(|| in_place(caller, &eaches, direct_param)).flatten();
+    if in_place.is_none() {
+        tables(&mut ml, caller, caller_is_entry, count, &eaches, direct_param, const_bits);
+    }
+    if let Some((param, stride, offsets)) = in_place {
         let mut e = 0;
         for i in ml.ins.iter_mut() {
             if let In::Each(_) = i {
@@ -280,6 +318,69 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
         ml.each_src = EachSrc::Param { param, stride };
     }
     Some(ml)
+}
+
+/// Moves the per-iteration inputs that a constant table can reach out of the gather: the
+/// elements of one entry input array (`In::Indexed`) and constant bits (`In::ConstBit`).
+/// Gathering copies every input of every iteration once per call (GIFT `-B` avx2: 10k of the
+/// 38k instructions a call executes); a table costs one small load per use.
+fn tables(ml: &mut MemLoop, caller: &Node, caller_is_entry: bool, count: usize, eaches: &[&[crate::ir::VarId]], direct_param: &dyn Fn(usize) -> bool, const_bits: bool) {
+    use std::collections::HashMap;
+    if count == 0 {
+        return;
+    }
+    let at: HashMap<crate::ir::VarId, (usize, usize)> = if caller_is_entry {
+        caller.inputs.iter().enumerate().filter(|(p, _)| direct_param(*p)).flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect()
+    } else {
+        HashMap::new()
+    };
+    let consts: HashMap<crate::ir::VarId, bool> = if const_bits {
+        caller
+            .body
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Assign { dst, op: crate::ir::Op::Const(c) } if caller.bits(*dst) == 1 => Some((*dst, *c & 1 == 1)),
+                _ => None,
+            })
+            .collect()
+    } else {
+        HashMap::new()
+    };
+    // the one array read through an index table: that of the first list entirely in one
+    let param = eaches.iter().find_map(|vs| {
+        let p = at.get(&vs[0])?.0;
+        vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| *q == p)).then_some(p)
+    });
+    let mut ix: Vec<Vec<usize>> = vec![Vec::new(); count];
+    let mut kb: Vec<Vec<bool>> = vec![Vec::new(); count];
+    let mut gathered = 0;
+    let mut e = 0;
+    for i in ml.ins.iter_mut() {
+        let In::Each(_) = i else { continue };
+        let vs = eaches[e];
+        e += 1;
+        if param.is_some() && vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| Some(*q) == param)) {
+            *i = In::Indexed(ix[0].len());
+            for (it, v) in vs.iter().enumerate() {
+                ix[it].push(at[v].1);
+            }
+        } else if vs.iter().all(|v| consts.contains_key(v)) {
+            *i = In::ConstBit(kb[0].len());
+            for (it, v) in vs.iter().enumerate() {
+                kb[it].push(consts[v]);
+            }
+        } else {
+            *i = In::Each(gathered);
+            gathered += 1;
+        }
+    }
+    ml.n_each = gathered;
+    if !ix[0].is_empty() {
+        ml.tables.indexed = Some((param.expect("indexed inputs have a parameter"), ix));
+    }
+    if !kb[0].is_empty() {
+        ml.tables.const_bits = kb;
+    }
 }
 
 /// When every per-iteration input list is `p.atoms[o + i * stride]` (i = iteration) of one

@@ -269,7 +269,8 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
             let last = p.nodes.len() - 1;
             let eligible = |i: usize| i != last && plans[i].is_none() && array_abi_type(&p.nodes[i], &t).as_deref() == Some("DATATYPE");
             let direct = |pi: usize| direct_array_param(&t, abi, &p.nodes[last].inputs[pi]);
-            memloop::plans(p, regs, &eligible, &direct)
+            let const_bits = t.slicing == Slicing::B && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
+            memloop::plans(p, regs, &eligible, &direct, const_bits)
         } else {
             vec![None; p.nodes.len()]
         };
@@ -639,12 +640,31 @@ fn emit_function(
         let x_in = group(&mut names, ml.n_each, "nk_x", false, &mut params);
         let c_in = group(&mut names, ml.n_same, "nk_c", false, &mut params);
         let y_out = group(&mut names, ml.n_y, "nk_y", true, &mut params);
+        let b_in = group(&mut names, ml.tables.indexed.is_some() as usize, "nk_b", false, &mut params);
+        let ix_in = names.fresh("nk_ix");
+        if ml.tables.indexed.is_some() {
+            params.push(format!("const {} *restrict {}", ml.tables.index_type(), ix_in));
+        }
+        let kb_in = names.fresh("nk_kb");
+        if !ml.tables.const_bits.is_empty() {
+            params.push(format!("const uint64_t *restrict {}", kb_in));
+        }
         for (&a, w) in node.flat_inputs().iter().zip(&ml.ins) {
             if used[a.0 as usize] {
                 cname[a.0 as usize] = Some(match w {
                     memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
                     memloop::In::Each(k) => format!("{}[{}]", x_in, k),
                     memloop::In::Same(k) => format!("{}[{}]", c_in, k),
+                    memloop::In::Indexed(k) => format!("{}[{}[{}]]", b_in, ix_in, k),
+                    memloop::In::ConstBit(k) => {
+                        let w = format!("{}[{}]", kb_in, k);
+                        match t.arch {
+                            Arch::Sse => format!("_mm_set1_epi64x((long long){})", w),
+                            Arch::Avx2 => format!("_mm256_set1_epi64x((long long){})", w),
+                            Arch::Avx512 => format!("_mm512_set1_epi64((long long){})", w),
+                            _ => format!("(DATATYPE){}", w),
+                        }
+                    }
                 });
             }
         }
@@ -819,7 +839,14 @@ fn emit_function(
                         memloop::EachSrc::Gather => {
                             let rows: Vec<String> = (0..*count as usize)
                                 .map(|i| {
-                                    let xs: Vec<String> = args.iter().filter_map(|a| if let LoopArg::Each(vs) = a { Some(nm(vs[i])) } else { None }).collect();
+                                    let xs: Vec<String> = args
+                                        .iter()
+                                        .zip(&ml.ins)
+                                        .filter_map(|(a, w)| match (a, w) {
+                                            (LoopArg::Each(vs), memloop::In::Each(_)) => Some(nm(vs[i])),
+                                            _ => None,
+                                        })
+                                        .collect();
                                     format!("{{ {} }}", xs.join(", "))
                                 })
                                 .collect();
@@ -836,6 +863,32 @@ fn emit_function(
                 if ml.n_y > 0 {
                     body.push(format!("DATATYPE nk_l{}_y[{}][{}];", k, count, ml.n_y));
                     call.push(format!("nk_l{}_y[nk_i]", k));
+                }
+                // Constant tables, indexed by the loop counter only (`memloop::Tables`).
+                let table = |rows: Vec<String>| rows.iter().map(|r| format!("{{ {} }}", r)).collect::<Vec<_>>().join(", ");
+                if let Some((param, ix)) = &ml.tables.indexed {
+                    let pn = param_names[*param].as_ref().ok_or_else(|| "internal error: a loop's indexed inputs are not in an array parameter".to_string())?;
+                    let rows = ix.iter().map(|r| r.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")).collect();
+                    body.push(format!("static const {} nk_l{}_ix[{}][{}] = {{ {} }};", ml.tables.index_type(), k, count, ix[0].len(), table(rows)));
+                    call.push(format!("(const DATATYPE *){}", pn));
+                    call.push(format!("nk_l{}_ix[nk_i]", k));
+                }
+                if !ml.tables.const_bits.is_empty() {
+                    let kb = &ml.tables.const_bits;
+                    let rows = kb.iter().map(|r| r.iter().map(|b| if *b { "UINT64_MAX" } else { "0" }).collect::<Vec<_>>().join(", ")).collect();
+                    body.push(format!("static const uint64_t nk_l{}_kb[{}][{}] = {{ {} }};", k, count, kb[0].len(), table(rows)));
+                    call.push(format!("nk_l{}_kb[nk_i]", k));
+                    // (the constants' locals are read through the table now)
+                    let mut seen = std::collections::HashSet::new();
+                    for (p, a) in args.iter().enumerate() {
+                        if let (memloop::In::ConstBit(_), LoopArg::Each(vs)) = (ml.ins[p], a) {
+                            for v in vs {
+                                if seen.insert(*v) {
+                                    body.push(format!("(void){};", nm(*v)));
+                                }
+                            }
+                        }
+                    }
                 }
                 body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
                 body.extend(pre.iter().map(|l| format!("    {}", l)));
