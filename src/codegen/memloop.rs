@@ -139,26 +139,13 @@ pub struct MemLoop {
 /// target whose C codegen knows the broadcast).
 pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Vec<Option<MemLoop>> {
     let n = prog.nodes.len();
-    let mut callers = vec![0usize; n];
-    let mut site: Vec<Option<(usize, usize)>> = vec![None; n];
-    for (ni, node) in prog.nodes.iter().enumerate() {
-        for (k, ins) in node.body.iter().enumerate() {
-            match ins {
-                Instr::Loop { callee, .. } => {
-                    callers[callee.0 as usize] += 1;
-                    site[callee.0 as usize] = Some((ni, k));
-                }
-                Instr::Call { callee, .. } => callers[callee.0 as usize] += 2,
-                Instr::Assign { .. } => {}
-            }
-        }
-    }
+    let site = prog.sole_loop_sites();
     (0..n)
         .map(|c| {
-            if callers[c] != 1 || !eligible(c) {
+            let (ni, k) = site[c]?;
+            if !eligible(c) {
                 return None;
             }
-            let (ni, k) = site[c]?;
             let caller = &prog.nodes[ni];
             let Instr::Loop { count, state, args, results, .. } = &caller.body[k] else { return None };
             if state.len() <= regs {
@@ -302,38 +289,41 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
         outs.push(o);
     }
     let mut ml = MemLoop { ins, outs, state_at, n_slots, ring, n_each, n_same, n_y, each_src: EachSrc::Gather, tables: Tables::default() };
-    let in_place = caller_is_entry.then(|| in_place(caller, &eaches, direct_param)).flatten();
-    if in_place.is_none() {
-        tables(&mut ml, caller, caller_is_entry, count, &eaches, direct_param, const_bits);
-    }
-    if let Some((param, stride, offsets)) = in_place {
-        let mut e = 0;
+    // (entry inputs read in place) atom -> (parameter, flat element)
+    let at: EntryAtoms = if caller_is_entry {
+        caller.inputs.iter().enumerate().filter(|(p, _)| direct_param(*p)).flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect()
+    } else {
+        EntryAtoms::new()
+    };
+    match in_place(&at, &eaches) {
+        None => tables(&mut ml, caller, &at, count, &eaches, const_bits),
+        Some((param, stride, offsets)) => {
+            let mut e = 0;
         for i in ml.ins.iter_mut() {
             if let In::Each(_) = i {
                 *i = In::Each(offsets[e]);
                 e += 1;
             }
         }
-        ml.n_each = offsets.iter().max().map_or(0, |m| m + 1);
-        ml.each_src = EachSrc::Param { param, stride };
+            ml.n_each = offsets.iter().max().map_or(0, |m| m + 1);
+            ml.each_src = EachSrc::Param { param, stride };
+        }
     }
     Some(ml)
 }
+
+/// The entry's input atoms read in place: atom -> (input parameter, flat element).
+type EntryAtoms = std::collections::HashMap<crate::ir::VarId, (usize, usize)>;
 
 /// Moves the per-iteration inputs that a constant table can reach out of the gather: the
 /// elements of one entry input array (`In::Indexed`) and constant bits (`In::ConstBit`).
 /// Gathering copies every input of every iteration once per call (GIFT `-B` avx2: 10k of the
 /// 38k instructions a call executes); a table costs one small load per use.
-fn tables(ml: &mut MemLoop, caller: &Node, caller_is_entry: bool, count: usize, eaches: &[&[crate::ir::VarId]], direct_param: &dyn Fn(usize) -> bool, const_bits: bool) {
+fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches: &[&[crate::ir::VarId]], const_bits: bool) {
     use std::collections::HashMap;
     if count == 0 {
         return;
     }
-    let at: HashMap<crate::ir::VarId, (usize, usize)> = if caller_is_entry {
-        caller.inputs.iter().enumerate().filter(|(p, _)| direct_param(*p)).flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect()
-    } else {
-        HashMap::new()
-    };
     let consts: HashMap<crate::ir::VarId, bool> = if const_bits {
         caller
             .body
@@ -385,14 +375,9 @@ fn tables(ml: &mut MemLoop, caller: &Node, caller_is_entry: bool, count: usize, 
 
 /// When every per-iteration input list is `p.atoms[o + i * stride]` (i = iteration) of one
 /// entry input p read in place, for one stride: (p, stride, each list's o).
-fn in_place(entry: &Node, eaches: &[&[crate::ir::VarId]], direct_param: &dyn Fn(usize) -> bool) -> Option<(usize, usize, Vec<usize>)> {
+fn in_place(at: &EntryAtoms, eaches: &[&[crate::ir::VarId]]) -> Option<(usize, usize, Vec<usize>)> {
     let first = eaches.first()?;
-    let at: std::collections::HashMap<crate::ir::VarId, (usize, usize)> =
-        entry.inputs.iter().enumerate().flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect();
     let (param, _) = *at.get(&first[0])?;
-    if !direct_param(param) {
-        return None;
-    }
     let pos = |v: crate::ir::VarId| at.get(&v).filter(|(p, _)| *p == param).map(|(_, i)| *i);
     let stride = if first.len() > 1 { pos(first[1])?.checked_sub(pos(first[0])?)? } else { 1 };
     if stride == 0 {

@@ -806,6 +806,7 @@ fn emit_function(
             Instr::Loop { callee, count, state, args, results } if memloops[callee.0 as usize].is_some() => {
                 // The memory form (`memloop.rs`): state double-buffered, inputs read in place.
                 let ml = memloops[callee.0 as usize].as_ref().expect("checked by the guard");
+                let param_name = |p: usize| param_names[p].clone().ok_or_else(|| "internal error: a loop reads an entry input that is not an array parameter".to_string());
                 let k = body.len();
                 let fname = &fn_names[callee.0 as usize];
                 body.push(format!("/* kept loop: {} calls of {}, its state in memory (codegen/memloop.rs) */", count, fname));
@@ -833,7 +834,7 @@ fn emit_function(
                 if ml.n_each > 0 {
                     match ml.each_src {
                         memloop::EachSrc::Param { param, stride } => {
-                            let pn = param_names[param].as_ref().ok_or_else(|| "internal error: a loop's inputs are not in an array parameter".to_string())?;
+                            let pn = param_name(param)?;
                             call.push(format!("(const DATATYPE *){} + nk_i * {}", pn, stride));
                         }
                         memloop::EachSrc::Gather => {
@@ -867,7 +868,7 @@ fn emit_function(
                 // Constant tables, indexed by the loop counter only (`memloop::Tables`).
                 let table = |rows: Vec<String>| rows.iter().map(|r| format!("{{ {} }}", r)).collect::<Vec<_>>().join(", ");
                 if let Some((param, ix)) = &ml.tables.indexed {
-                    let pn = param_names[*param].as_ref().ok_or_else(|| "internal error: a loop's indexed inputs are not in an array parameter".to_string())?;
+                    let pn = param_name(*param)?;
                     let rows = ix.iter().map(|r| r.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")).collect();
                     body.push(format!("static const {} nk_l{}_ix[{}][{}] = {{ {} }};", ml.tables.index_type(), k, count, ix[0].len(), table(rows)));
                     call.push(format!("(const DATATYPE *){}", pn));
@@ -1134,7 +1135,9 @@ fn array_abi_type(node: &Node, t: &OpTarget) -> Option<String> {
 /// same shape, element `p.atoms[i]` at flat index i (the array branch of `emit_function`).
 fn direct_array_param(t: &OpTarget, abi: &AbiConfig, p: &Param) -> bool {
     let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
-    !(abi.lf && p.is_const) && !(p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params) && !std_v
+    let lf_const = abi.lf && p.is_const;
+    let one_param_per_word = p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params;
+    !lf_const && !one_param_per_word && !std_v
 }
 
 /// Width of `DATATYPE` on `std` vslice (C6): usubac's choice from the entry's first word

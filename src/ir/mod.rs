@@ -219,6 +219,27 @@ impl Program {
         b
     }
 
+    /// Per node, where it is called when its only caller is one kept loop (no other loop, no
+    /// call): (calling node, instruction index). The nodes whose loop may lay out their
+    /// inputs and outputs for them (`target::spill` homes, `codegen` memory-form loops).
+    pub fn sole_loop_sites(&self) -> Vec<Option<(usize, usize)>> {
+        let mut callers = vec![0usize; self.nodes.len()];
+        let mut site = vec![None; self.nodes.len()];
+        for (ni, node) in self.nodes.iter().enumerate() {
+            for (k, ins) in node.body.iter().enumerate() {
+                match ins {
+                    Instr::Loop { callee, .. } => {
+                        callers[callee.0 as usize] += 1;
+                        site[callee.0 as usize] = Some((ni, k));
+                    }
+                    Instr::Call { callee, .. } => callers[callee.0 as usize] += 2,
+                    Instr::Assign { .. } => {}
+                }
+            }
+        }
+        site.into_iter().zip(callers).map(|(s, n)| s.filter(|_| n == 1)).collect()
+    }
+
     pub fn entry(&self) -> &Node {
         self.nodes.last().expect("program has an entry node")
     }

@@ -91,32 +91,23 @@ pub fn applies(slicing: Slicing, arch: Arch) -> bool {
 /// `output` of one iteration to input `input` of the next (and does not also collect per
 /// iteration); for every other node, none.
 pub fn carried(prog: &Program) -> Vec<Vec<Home>> {
-    let mut callers = vec![0usize; prog.nodes.len()];
-    let mut carried: Vec<Vec<Home>> = vec![Vec::new(); prog.nodes.len()];
-    for ins in prog.nodes.iter().flat_map(|n| &n.body) {
-        match ins {
-            Instr::Loop { callee, args, results, .. } => {
-                let c = callee.0 as usize;
-                callers[c] += 1;
-                for (o, r) in results.iter().enumerate() {
-                    if let LoopResult::State { state: j, each } = r {
-                        let ps: Vec<usize> = (0..args.len()).filter(|&p| args[p] == LoopArg::State(*j)).collect();
-                        if each.is_empty() && ps.len() == 1 {
-                            carried[c].push(Home { input: ps[0], output: o });
-                        }
+    prog.sole_loop_sites()
+        .into_iter()
+        .map(|site| {
+            let Some((ni, k)) = site else { return Vec::new() };
+            let Instr::Loop { args, results, .. } = &prog.nodes[ni].body[k] else { return Vec::new() };
+            let mut homes = Vec::new();
+            for (o, r) in results.iter().enumerate() {
+                if let LoopResult::State { state: j, each } = r {
+                    let ps: Vec<usize> = (0..args.len()).filter(|&p| args[p] == LoopArg::State(*j)).collect();
+                    if each.is_empty() && ps.len() == 1 {
+                        homes.push(Home { input: ps[0], output: o });
                     }
                 }
             }
-            Instr::Call { callee, .. } => callers[callee.0 as usize] += 2,
-            Instr::Assign { .. } => {}
-        }
-    }
-    for (c, n) in callers.iter().enumerate() {
-        if *n != 1 {
-            carried[c].clear();
-        }
-    }
-    carried
+            homes
+        })
+        .collect()
 }
 
 impl Plan {
