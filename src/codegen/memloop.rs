@@ -37,6 +37,8 @@
 //!   one entry parameter array at a constant stride per iteration (round keys); otherwise
 //!   elements of one entry array are read through a constant table of indices (permuted key
 //!   bits: DES, GIFT), constant bits are broadcast from a constant table (round constants),
+//!   inputs that repeat across iterations (round keys mixing key bits and computed ones:
+//!   PRESENT, SKINNY) are read through an index table from a pool of their distinct values,
 //!   and the rest is gathered once, iteration-major, so one pointer walks it. The tables are
 //!   indexed by the loop counter only, so the code stays constant-time;
 //! - the inputs that are the same in every iteration (`LoopArg::Same`) are gathered once;
@@ -66,12 +68,23 @@ pub enum In {
     ConstBit(usize),
 }
 
+/// The array that `In::Indexed` inputs index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Base {
+    /// An entry input parameter array, read in place (its flat elements).
+    Param(usize),
+    /// A pool of the distinct values, built once per call (`nk_lK_u`): per-iteration inputs
+    /// mixing key bits and computed ones that repeat across iterations (PRESENT's and
+    /// SKINNY's round keys: 1984 and 3072 values, 259 and 496 of them distinct).
+    Pool(Vec<crate::ir::VarId>),
+}
+
 /// Per-iteration inputs read through constant tables instead of being gathered (see
 /// [`In::Indexed`], [`In::ConstBit`]); the tables are indexed by the loop counter only.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Tables {
-    /// (entry input parameter, per iteration: the flat element of each `Indexed` input)
-    pub indexed: Option<(usize, Vec<Vec<usize>>)>,
+    /// (the array indexed, per iteration: the element of each `Indexed` input)
+    pub indexed: Option<(Base, Vec<Vec<usize>>)>,
     /// per iteration: the bit of each `ConstBit` input
     pub const_bits: Vec<Vec<bool>>,
 }
@@ -316,9 +329,13 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
 type EntryAtoms = std::collections::HashMap<crate::ir::VarId, (usize, usize)>;
 
 /// Moves the per-iteration inputs that a constant table can reach out of the gather: the
-/// elements of one entry input array (`In::Indexed`) and constant bits (`In::ConstBit`).
+/// elements of one entry input array (`In::Indexed` over `Base::Param`), constant bits
+/// (`In::ConstBit`), and, when the rest repeat across iterations (at most half of them
+/// distinct), all non-constant ones through a pool of their distinct values
+/// (`In::Indexed` over `Base::Pool`).
 /// Gathering copies every input of every iteration once per call (GIFT `-B` avx2: 10k of the
-/// 38k instructions a call executes); a table costs one small load per use.
+/// 38k instructions a call executes); a table costs one small load per use, and the pool one
+/// store per distinct value.
 fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches: &[&[crate::ir::VarId]], const_bits: bool) {
     use std::collections::HashMap;
     if count == 0 {
@@ -336,11 +353,32 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
     } else {
         HashMap::new()
     };
+    let is_const = |vs: &[crate::ir::VarId]| vs.iter().all(|v| consts.contains_key(v));
     // the one array read through an index table: that of the first list entirely in one
     let param = eaches.iter().find_map(|vs| {
         let p = at.get(&vs[0])?.0;
         vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| *q == p)).then_some(p)
     });
+    let in_param = |vs: &[crate::ir::VarId]| param.is_some() && vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| Some(*q) == param));
+    // the pool, when what would be gathered repeats enough
+    let rest: Vec<&[crate::ir::VarId]> = eaches.iter().copied().filter(|vs| !is_const(vs) && !in_param(vs)).collect();
+    let mut pool: Vec<crate::ir::VarId> = Vec::new();
+    let mut slot: HashMap<crate::ir::VarId, usize> = HashMap::new();
+    if !rest.is_empty() {
+        for it in 0..count {
+            for vs in eaches.iter().filter(|vs| !is_const(vs)) {
+                slot.entry(vs[it]).or_insert_with(|| {
+                    pool.push(vs[it]);
+                    pool.len() - 1
+                });
+            }
+        }
+        let distinct_rest: std::collections::HashSet<_> = rest.iter().flat_map(|vs| vs.iter()).collect();
+        if 2 * distinct_rest.len() > rest.len() * count {
+            pool.clear();
+        }
+    }
+    let pooled = !pool.is_empty();
     let mut ix: Vec<Vec<usize>> = vec![Vec::new(); count];
     let mut kb: Vec<Vec<bool>> = vec![Vec::new(); count];
     let mut gathered = 0;
@@ -349,15 +387,15 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
         let In::Each(_) = i else { continue };
         let vs = eaches[e];
         e += 1;
-        if param.is_some() && vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| Some(*q) == param)) {
-            *i = In::Indexed(ix[0].len());
-            for (it, v) in vs.iter().enumerate() {
-                ix[it].push(at[v].1);
-            }
-        } else if vs.iter().all(|v| consts.contains_key(v)) {
+        if is_const(vs) {
             *i = In::ConstBit(kb[0].len());
             for (it, v) in vs.iter().enumerate() {
                 kb[it].push(consts[v]);
+            }
+        } else if pooled || in_param(vs) {
+            *i = In::Indexed(ix[0].len());
+            for (it, v) in vs.iter().enumerate() {
+                ix[it].push(if pooled { slot[v] } else { at[v].1 });
             }
         } else {
             *i = In::Each(gathered);
@@ -366,7 +404,8 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
     }
     ml.n_each = gathered;
     if !ix[0].is_empty() {
-        ml.tables.indexed = Some((param.expect("indexed inputs have a parameter"), ix));
+        let base = if pooled { Base::Pool(pool) } else { Base::Param(param.expect("indexed inputs have a parameter")) };
+        ml.tables.indexed = Some((base, ix));
     }
     if !kb[0].is_empty() {
         ml.tables.const_bits = kb;

@@ -867,11 +867,17 @@ fn emit_function(
                 }
                 // Constant tables, indexed by the loop counter only (`memloop::Tables`).
                 let table = |rows: Vec<String>| rows.iter().map(|r| format!("{{ {} }}", r)).collect::<Vec<_>>().join(", ");
-                if let Some((param, ix)) = &ml.tables.indexed {
-                    let pn = param_name(*param)?;
+                if let Some((base, ix)) = &ml.tables.indexed {
                     let rows = ix.iter().map(|r| r.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")).collect();
                     body.push(format!("static const {} nk_l{}_ix[{}][{}] = {{ {} }};", ml.tables.index_type(), k, count, ix[0].len(), table(rows)));
-                    call.push(format!("(const DATATYPE *){}", pn));
+                    match base {
+                        memloop::Base::Param(param) => call.push(format!("(const DATATYPE *){}", param_name(*param)?)),
+                        memloop::Base::Pool(vs) => {
+                            let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
+                            body.push(format!("const DATATYPE nk_l{}_u[{}] = {{ {} }};", k, vs.len(), xs.join(", ")));
+                            call.push(format!("nk_l{}_u", k));
+                        }
+                    }
                     call.push(format!("nk_l{}_ix[nk_i]", k));
                 }
                 if !ml.tables.const_bits.is_empty() {
