@@ -159,6 +159,7 @@ pub fn optimize(mut prog: ir::Program, hints: &ir::LoopHints, cfg: &Config) -> R
     let mut ocfg = cfg.opt.clone();
     ocfg.arch = cfg.arch;
     ocfg.max_ops = cfg.max_ops / 8;
+    ocfg.mem_loops = cfg.mem_loops;
     let r = crate::opt::optimize(&mut prog, hints, &ocfg).map_err(|e| e.to_string())?;
     ir::verify(&prog).map_err(|e| e.to_string())?;
     Ok((prog, r))

@@ -81,6 +81,17 @@ pub fn node_work_by(prog: &Program, idx: usize, cost: &dyn Fn(&Op, u32) -> u64, 
 /// read from outside a register). An estimate of the C compiler's spill code, used to choose
 /// between schedules.
 pub fn spill_estimate(node: &Node, n_regs: usize) -> usize {
+    belady(node, n_regs, false)
+}
+
+/// [`spill_estimate`] for a body whose outputs are stored as soon as they are computed (the
+/// memory form of a kept loop, `codegen::memloop`): an output holds a register only until its
+/// last use inside the body (its store is the same in every order, so not counted).
+pub fn spill_estimate_stored(node: &Node, n_regs: usize) -> usize {
+    belady(node, n_regs, true)
+}
+
+fn belady(node: &Node, n_regs: usize, outputs_stored: bool) -> usize {
     use std::collections::BTreeSet;
     let nv = node.vars.len();
     let end = node.body.len();
@@ -94,14 +105,21 @@ pub fn spill_estimate(node: &Node, n_regs: usize) -> usize {
             }
         }
     }
-    for o in node.flat_outputs() {
-        uses[o.0 as usize].push(end as u32);
+    if !outputs_stored {
+        for o in node.flat_outputs() {
+            uses[o.0 as usize].push(end as u32);
+        }
     }
     let mut next = vec![0usize; nv]; // index into uses[v] of the next use
     let mut in_reg = vec![false; nv];
     let mut stored = vec![false; nv];
     for a in node.flat_inputs() {
         stored[a.0 as usize] = true; // already in memory
+    }
+    if outputs_stored {
+        for o in node.flat_outputs() {
+            stored[o.0 as usize] = true; // stored when computed
+        }
     }
     let mut resident: BTreeSet<(u32, u32)> = BTreeSet::new(); // (next use, atom)
     let mut cost = 0usize;

@@ -145,6 +145,10 @@ pub struct OptConfig {
     /// The slicings the register-pressure scheduler (`sched-bits`) runs in
     /// (`--sched-bits-in`); the default is measured (`SchedBitsIn::default`).
     pub sched_bits_in: SchedBitsIn,
+    /// Kept loops whose state outgrows the registers will live in memory
+    /// (`codegen/memloop.rs`, `--no-mem-loops`): `sched-bits` schedules their bodies for
+    /// inputs read from memory and outputs stored as computed. The driver copies its own flag.
+    pub mem_loops: bool,
 }
 
 /// Where `sched-bits` runs. Bitsliced bodies always; hsliced ones by default too (their
@@ -206,6 +210,7 @@ impl Default for OptConfig {
             max_ops: inline::MAX_INLINED_TOTAL,
             unrolled_loops: Vec::new(),
             sched_bits_in: SchedBitsIn::default(),
+            mem_loops: true, // = codegen::MEM_LOOPS_DEFAULT (the driver copies its flag)
         }
     }
 }

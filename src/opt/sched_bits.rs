@@ -46,18 +46,21 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
     let n_regs = cfg.target().n_regs as usize;
     let (mut before, mut after) = (0, 0);
-    for node in &mut prog.nodes {
+    let mem = memory_form_bodies(prog, n_regs, cfg.mem_loops);
+    for (c, node) in prog.nodes.iter_mut().enumerate() {
         let b = cost::spill_estimate(node, n_regs);
         // Candidates: each heuristic's order; keep the one with the fewest estimated spills.
         // (Not the source order: the estimate flatters it — gcc spilled 25% more on DES's
         // source order than on a scheduled one the estimate ranked worse. Between two
         // schedules it picked the faster one on every cipher measured.)
         let mut best: Option<(usize, Vec<usize>)> = None;
-        for h in [Heuristic::Pressure, Heuristic::Frees] {
-            let order = schedule(node, h);
+        // (A memory-form body also tries the register-resident model's orders.)
+        let models: &[bool] = if mem[c] { &[true, false] } else { &[false] };
+        for (h, m) in [Heuristic::Pressure, Heuristic::Frees].into_iter().flat_map(|h| models.iter().map(move |&m| (h, m))) {
+            let order = schedule(node, h, m);
             let mut trial = node.clone();
             super::apply_order(&mut trial, &order);
-            let e = cost::spill_estimate(&trial, n_regs);
+            let e = if mem[c] { cost::spill_estimate_stored(&trial, n_regs) } else { cost::spill_estimate(&trial, n_regs) };
             if best.as_ref().map_or(true, |(be, _)| e < *be) {
                 best = Some((e, order));
             }
@@ -78,6 +81,18 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     st
 }
 
+/// Per node, whether it is the body of a kept loop that `codegen::memloop` will put in the
+/// memory form (the only caller is one kept loop whose state outnumbers the registers): its
+/// inputs are then read from memory where used and its outputs stored as soon as computed.
+/// Scheduled as if they sat in registers, such a body did all of RECTANGLE's 64 round-key
+/// XORs first and spilled their results (68 stack references per round, `-B` avx512).
+pub fn memory_form_bodies(prog: &Program, n_regs: usize, mem_loops: bool) -> Vec<bool> {
+    let site = prog.sole_loop_sites();
+    site.iter()
+        .map(|s| mem_loops && s.is_some_and(|(ni, k)| matches!(&prog.nodes[ni].body[k], crate::ir::Instr::Loop { state, .. } if state.len() > n_regs)))
+        .collect()
+}
+
 /// How ready instructions are ranked (each gives one candidate order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Heuristic {
@@ -88,7 +103,11 @@ pub enum Heuristic {
 }
 
 /// The new order of `node.body` (a permutation of its positions).
-pub fn schedule(node: &Node, h: Heuristic) -> Vec<usize> {
+///
+/// `mem`: the body's inputs are in memory (reading one frees no register: it is loaded where
+/// used) and its outputs are stored as computed (one that nothing else in the body reads
+/// occupies no register), as in the memory form of a kept loop.
+pub fn schedule(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
     let n = node.body.len();
     let nv = node.vars.len();
     // Defining instruction of each atom (None: an input).
@@ -111,9 +130,16 @@ pub fn schedule(node: &Node, h: Heuristic) -> Vec<usize> {
         operands.push(ops);
     }
     let mut remaining: Vec<u32> = users.iter().map(|u| u.len() as u32).collect();
-    // Outputs never die.
-    for o in node.flat_outputs() {
-        remaining[o.0 as usize] += 1 << 20;
+    if mem {
+        // Inputs never occupy a register between uses (each use reads memory).
+        for a in node.flat_inputs() {
+            remaining[a.0 as usize] += 1 << 20;
+        }
+    } else {
+        // Outputs never die.
+        for o in node.flat_outputs() {
+            remaining[o.0 as usize] += 1 << 20;
+        }
     }
     let mut waiting: Vec<u32> = operands.iter().map(|ops| ops.iter().filter(|&&v| def[v as usize].is_some()).count() as u32).collect();
     let creates: Vec<i64> = node.body.iter().map(|ins| ins.defs().iter().filter(|d| remaining[d.0 as usize] > 0).count() as i64).collect();
@@ -166,6 +192,23 @@ pub fn schedule(node: &Node, h: Heuristic) -> Vec<usize> {
                     let k = (Reverse(score(u, &remaining)), Reverse(now), u);
                     ready.insert(k);
                     key_of[u] = Some(k);
+                } else if mem {
+                    // Finish what was started: the ready producers of u's other operands
+                    // count as just made ready (a memory-form body's S-box column whose
+                    // first input was just computed gets its other inputs next, instead of
+                    // every round-key XOR in source order first).
+                    for &w in &operands[u] {
+                        if let Some(j) = def[w as usize] {
+                            if let Some(old) = key_of[j] {
+                                if old.1 != Reverse(now) {
+                                    ready.remove(&old);
+                                    let k = (old.0, Reverse(now), j);
+                                    ready.insert(k);
+                                    key_of[j] = Some(k);
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

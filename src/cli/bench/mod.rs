@@ -293,7 +293,19 @@ fn compare(args: &[String]) -> i32 {
         eprintln!("error: usage: nakiri bench compare FILE.ua A-flags -- B-flags");
         return 2;
     };
-    let tail = &rest[1..];
+    // `--b-nakiri PATH`: variant B's C comes from another build of nakiri (before / after a
+    // change to the compiler, timed in one process).
+    let mut tail: Vec<String> = rest[1..].to_vec();
+    let mut b_nakiri: Option<String> = None;
+    if let Some(i) = tail.iter().position(|a| a == "--b-nakiri") {
+        if i + 1 >= tail.len() {
+            eprintln!("error: `--b-nakiri` needs the path of a nakiri binary");
+            return 2;
+        }
+        b_nakiri = Some(tail.remove(i + 1));
+        tail.remove(i);
+    }
+    let tail = &tail[..];
     let Some(sep) = tail.iter().position(|a| a == "--") else {
         eprintln!("error: `nakiri bench compare` needs `--` between the flags of A and of B");
         return 2;
@@ -320,7 +332,11 @@ fn compare(args: &[String]) -> i32 {
     };
     let mut built = Vec::new();
     for (p, cfg) in ["a", "b"].iter().zip(&cfgs) {
-        match harness::build(&dir.0, p, &file, cfg) {
+        let r = match (&b_nakiri, *p) {
+            (Some(bin), "b") => harness::build_with_binary(&dir.0, p, &file, cfg, bin, &b_argv[1..]),
+            _ => harness::build(&dir.0, p, &file, cfg),
+        };
+        match r {
             Ok(b) => built.push(b),
             Err(e) => return fail(&format!("variant {}: {}", p.to_uppercase(), e)),
         }
