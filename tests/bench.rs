@@ -79,6 +79,23 @@ fn bench_compare_prints_both_and_the_ratio() {
     assert!((q - rb / ra).abs() <= 0.01 * q + 0.002, "B/A = {} but {} / {}", q, rb, ra);
 }
 
+/// `--b-nakiri PATH`: variant B's C from another nakiri binary (here the same one, so both
+/// variants are the same code: equal instruction counts and code size).
+#[test]
+fn bench_compare_against_another_nakiri_build() {
+    let me = env!("CARGO_BIN_EXE_nakiri");
+    let (code, out, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--quick", "--", "-B", "--b-nakiri", me]);
+    assert_eq!(code, 0, "{}\n{}", out, err);
+    let (a, b) = (rows(&out, "| A |"), rows(&out, "| B |"));
+    assert_eq!((a.len(), b.len()), (1, 1), "{}", out);
+    assert_eq!((a[0][3], a[0][6]), (b[0][3], b[0][6]), "same C: same instructions and code bytes\n{}", out);
+    let (code, _, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--", "-B", "--b-nakiri"]);
+    assert_eq!(code, 2, "{}", err);
+    let (code, _, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--quick", "--", "-B", "--b-nakiri", "/no/such/nakiri"]);
+    assert_eq!(code, 1, "{}", err);
+    assert!(err.contains("cannot run"), "{}", err);
+}
+
 #[test]
 fn bench_errors_are_reported_not_panics() {
     let (code, _, err) = nakiri(&["bench", "no/such/file.ua", "--quick"]);
