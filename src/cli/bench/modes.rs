@@ -1,8 +1,8 @@
 //! `nakiri bench modes [--arch A] [--quick]`: the cipher library's mode helpers as a user calls
 //! them — `chacha20_xor` (`ciphers/chacha20/chacha20_stream.c` over `chacha20.ua -V`) and
 //! `aes128_ctr_xor` (`ciphers/aes/aes_ctr.c` over `aes_rk.ua -B` and `aes_keys.c`) — on 16 KiB and 1 MiB, next to
-//! OpenSSL's `EVP_chacha20` (its default code path: AVX2 `ChaCha20_8x` on an AVX2 machine
-//! without AVX-512) and `EVP_aes_128_ctr` with AES-NI masked (`OPENSSL_ia32cap`, bitsliced
+//! OpenSSL's `EVP_chacha20` (on the code path of the row's registers: AVX-512 masked for avx2
+//! rows, and so on, as `bench ciphers` does) and `EVP_aes_128_ctr` with AES-NI masked (`OPENSSL_ia32cap`, bitsliced
 //! `bsaes`), in TSC cycles per byte (minimum over windows). OpenSSL is linked dynamically
 //! (`-lcrypto`); without its headers the peer columns print `-`.
 
@@ -15,6 +15,17 @@ use std::path::Path;
 use std::process::Command;
 
 const SIZES: [usize; 2] = [16 * 1024, 1024 * 1024];
+
+/// `OPENSSL_ia32cap` that leaves OpenSSL's ChaCha20 on the registers of `arch` (the masks of
+/// `bench ciphers`' peers); `None`: its default path.
+fn chacha_mask(arch: Arch) -> Option<&'static str> {
+    match arch {
+        Arch::Avx2 => Some(":~0x80010000"),
+        Arch::Sse => Some(":~0x80010020"),
+        Arch::Std => Some("~0x20000000000:~0x80010020"),
+        _ => None,
+    }
+}
 
 const HARNESS: &str = r#"
 #include <stdio.h>
@@ -183,7 +194,7 @@ pub fn run(args: &[String]) -> i32 {
     let windows = if opts.quick { 3 } else { 30 };
     let openssl = Path::new("/usr/include/openssl/evp.h").exists();
     println!("nakiri bench modes — mode helpers as called by a user, TSC cycles/byte (minimum over {} windows)", windows);
-    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes_rk.ua -B and -H (round keys computed and sliced once per call); OpenSSL: EVP_chacha20 (default path), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
+    println!("chacha20_xor: chacha20.ua -V; aes128_ctr_xor: aes_rk.ua -B and -H (round keys computed and sliced once per call); OpenSSL: EVP_chacha20 on the code path of the row's registers (OPENSSL_ia32cap, as in `bench ciphers`), EVP_aes_128_ctr with AES-NI masked (bsaes)\n");
     println!("| arch | size | chacha20_xor | OpenSSL ChaCha20 | ratio | aes128_ctr_xor -B | -H | OpenSSL bsaes CTR | ratio -B | ratio -H |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for arch in archs {
@@ -191,7 +202,7 @@ pub fn run(args: &[String]) -> i32 {
             println!("| {} | skipped (this CPU cannot run it) | | | | | | | | |", arch);
             continue;
         }
-        let res = (|| -> Result<(Rows, Rows), String> {
+        let res = (|| -> Result<(Rows, Rows, Rows), String> {
             let dir = Scratch::new("modes")?;
             let exe = build(&dir.0, arch, openssl)?;
             let a = parse(&run_tool(Command::new(&exe).arg(windows.to_string()))?);
@@ -200,11 +211,19 @@ pub fn run(args: &[String]) -> i32 {
             } else {
                 vec![]
             };
-            Ok((a, b))
+            // ChaCha20 against OpenSSL's code path for this row's registers (its default
+            // path is the widest the CPU has), in a process of its own
+            let m = match chacha_mask(arch) {
+                Some(v) if openssl => {
+                    parse(&run_tool(Command::new(&exe).arg(windows.to_string()).env("OPENSSL_ia32cap", v))?)
+                }
+                _ => a.clone(),
+            };
+            Ok((a, b, m))
         })();
         match res {
             Err(e) => println!("| {} | failed: {} | | | | | | | | |", arch, e.lines().next().unwrap_or("")),
-            Ok((a, b)) => {
+            Ok((a, b, m)) => {
                 let get = |v: &[(usize, usize, f64)], w: usize, len: usize| v.iter().find(|r| r.0 == w && r.1 == len).map(|r| r.2);
                 let f = |x: Option<f64>| x.map(|v| format!("{:.3}", v)).unwrap_or_else(|| "-".into());
                 let ratio = |x: Option<f64>, y: Option<f64>| match (x, y) {
@@ -212,7 +231,7 @@ pub fn run(args: &[String]) -> i32 {
                     _ => "-".into(),
                 };
                 for len in SIZES {
-                    let (c, oc) = (get(&a, 0, len), get(&a, 2, len));
+                    let (c, oc) = (get(&m, 0, len), get(&m, 2, len));
                     // the AES rows next to bsaes come from the same (masked) process, whose windows
                     // alternate with bsaes's; without OpenSSL from the first one
                     let aes = if b.is_empty() { &a } else { &b };
