@@ -277,6 +277,29 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
     }
 }
 
+/// `--loops auto` in bitslice on avx512 unrolls the round loops whose body passes no state on
+/// unchanged (`opt::auto_unrolled`, measured faster there) and keeps DES's Feistel rounds;
+/// on avx2 it keeps them all (`chains`).
+#[test]
+fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
+    use nakiri::codegen::Arch;
+    let loops = |file: &str, arch: Arch| {
+        let cfg = Config { slicing: Slicing::B, arch, ..Config::default() };
+        let prog = common::lower_file_cfg(file, &cfg);
+        prog.entry().body.iter().filter(|i| matches!(i, ir::Instr::Loop { .. })).count()
+    };
+    assert_eq!(loops("ciphers/des/des.ua", Arch::Avx512), 1, "DES keeps its rounds");
+    for file in ["ciphers/aes/aes.ua", "ciphers/ascon/ascon.ua", "ciphers/gift/gift.ua"] {
+        assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
+        assert!(loops(file, Arch::Avx2) >= 1, "{}: kept on avx2", file);
+    }
+    // an explicit policy is obeyed on avx512 too
+    let mut cfg = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
+    cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
+    let prog = common::lower_file_cfg("ciphers/ascon/ascon.ua", &cfg);
+    assert!(prog.entry().body.iter().any(|i| matches!(i, ir::Instr::Loop { .. })), "--loops chains keeps Ascon's rounds");
+}
+
 /// The C of a kept loop is a `for` loop with a compile-time bound (and the program still has
 /// the same meaning: `tests/corpus.rs` runs `loops.ua` natively).
 #[test]
