@@ -152,7 +152,7 @@ pub struct MemLoop {
 /// target whose C codegen knows the broadcast).
 pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Vec<Option<MemLoop>> {
     let n = prog.nodes.len();
-    let site = prog.sole_loop_sites();
+    let site = prog.sole_big_state_loop_sites(regs);
     (0..n)
         .map(|c| {
             let (ni, k) = site[c]?;
@@ -161,9 +161,6 @@ pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, dire
             }
             let caller = &prog.nodes[ni];
             let Instr::Loop { count, state, args, results, .. } = &caller.body[k] else { return None };
-            if state.len() <= regs {
-                return None;
-            }
             plan(&prog.nodes[c], caller, ni + 1 == n, *count as usize, state.len(), args, results, direct_param, const_bits)
         })
         .collect()

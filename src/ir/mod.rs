@@ -240,6 +240,16 @@ impl Program {
         site.into_iter().zip(callers).map(|(s, n)| s.filter(|_| n == 1)).collect()
     }
 
+    /// [`Program::sole_loop_sites`] restricted to loops whose state has more atoms than
+    /// `regs`: the bodies `codegen::memloop` may keep in memory (and that `opt::sched_bits`
+    /// schedules for it).
+    pub fn sole_big_state_loop_sites(&self, regs: usize) -> Vec<Option<(usize, usize)>> {
+        self.sole_loop_sites()
+            .into_iter()
+            .map(|s| s.filter(|&(ni, k)| matches!(&self.nodes[ni].body[k], Instr::Loop { state, .. } if state.len() > regs)))
+            .collect()
+    }
+
     pub fn entry(&self) -> &Node {
         self.nodes.last().expect("program has an entry node")
     }

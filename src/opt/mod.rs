@@ -337,15 +337,10 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
             })
             .collect();
         n.flat_outputs().iter().any(|o| {
+            // follow copies back (acyclic: a body defines each atom once)
             let mut v = *o;
-            for _ in 0..8 {
-                if ins.contains(&v) {
-                    return true;
-                }
-                match copies.get(&v) {
-                    Some(s) => v = *s,
-                    None => break,
-                }
+            while let Some(s) = copies.get(&v) {
+                v = *s;
             }
             ins.contains(&v)
         })

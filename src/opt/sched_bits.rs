@@ -87,10 +87,7 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
 /// Scheduled as if they sat in registers, such a body did all of RECTANGLE's 64 round-key
 /// XORs first and spilled their results (68 stack references per round, `-B` avx512).
 pub fn memory_form_bodies(prog: &Program, n_regs: usize, mem_loops: bool) -> Vec<bool> {
-    let site = prog.sole_loop_sites();
-    site.iter()
-        .map(|s| mem_loops && s.is_some_and(|(ni, k)| matches!(&prog.nodes[ni].body[k], crate::ir::Instr::Loop { state, .. } if state.len() > n_regs)))
-        .collect()
+    prog.sole_big_state_loop_sites(n_regs).iter().map(|s| mem_loops && s.is_some()).collect()
 }
 
 /// How ready instructions are ranked (each gives one candidate order).

@@ -16,16 +16,6 @@ use std::process::Command;
 
 const SIZES: [usize; 2] = [16 * 1024, 1024 * 1024];
 
-/// `OPENSSL_ia32cap` that leaves OpenSSL's ChaCha20 on the registers of `arch` (the masks of
-/// `bench ciphers`' peers); `None`: its default path.
-fn chacha_mask(arch: Arch) -> Option<&'static str> {
-    match arch {
-        Arch::Avx2 => Some(":~0x80010000"),
-        Arch::Sse => Some(":~0x80010020"),
-        Arch::Std => Some("~0x20000000000:~0x80010020"),
-        _ => None,
-    }
-}
 
 const HARNESS: &str = r#"
 #include <stdio.h>
@@ -213,7 +203,7 @@ pub fn run(args: &[String]) -> i32 {
             };
             // ChaCha20 against OpenSSL's code path for this row's registers (its default
             // path is the widest the CPU has), in a process of its own
-            let m = match chacha_mask(arch) {
+            let m = match super::peers::openssl_chacha_mask(arch) {
                 Some(v) if openssl => {
                     parse(&run_tool(Command::new(&exe).arg(windows.to_string()).env("OPENSSL_ia32cap", v))?)
                 }
