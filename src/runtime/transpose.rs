@@ -195,6 +195,14 @@ static NKP_UNUSED void nkp_wipe(void *p, size_t n) {
 #endif
 }
 
+/* Bitslice on x86 SIMD: the last, partial 64-bit group of a bit string of `natoms` bits in
+   units of `ub` bits (more than 64 bits in all) goes through the whole-group routine on the
+   window of 8 bytes that ends with the unit holding the last bit: nkp_Bw_off is its first byte,
+   nkp_Bw_lim how many of its 64 atoms exist (the window is used when only its last byte is
+   partial, i.e. lim > 56). */
+static NKP_UNUSED size_t nkp_Bw_off(size_t natoms, size_t ub) { return (natoms + ub - 1) / ub * (ub / 8) - 8; }
+static NKP_UNUSED size_t nkp_Bw_lim(size_t natoms, size_t ub) { return natoms - 8 * nkp_Bw_off(natoms, ub); }
+
 /* Registers the C compiler spilled in the raw entry's frames are not buffers of ours; compile
    with -DNAKIRI_SCRUB_STACK=<bytes> to have the packed entry also clear that much stack below
    its own frame after the raw calls (sized by the caller: the spills' depth is the compiler's). */
@@ -417,11 +425,11 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
         let t = if simd {
             t.replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), g, (char *)regs);\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (g > 0 && 64 * g < natoms && nkp_Bw_lim(natoms, $UB) > 56) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
             )
             .replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        size_t nb",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), g, dst, x);\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), 8 * g, 64, dst, x);\n    if (g > 0 && 64 * g < natoms && nkp_Bw_lim(natoms, $UB) > 56) { nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), dst, x); g++; }\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
             )
         } else {
             t.to_string()
@@ -1629,7 +1637,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // ---- inbound
     s.push_str(&format!(
-        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t g, char *regs) {{\n    const {vt} f = {};\n    const char *p0 = (const char *)src + 8 * g;\n    char *rg = regs + 64 * g * sizeof({vt});\n",
+        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t o, size_t lim, char *regs) {{\n    const {vt} f = {};\n    {vt} t7[8];\n    const char *p0 = (const char *)src + o;\n    char *rg = regs + 8 * o * sizeof({vt});\n",
         setv(&fwd)
     ));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
@@ -1647,18 +1655,18 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     rounds16(&mut s);
     // x[j], j = (B, K0%2) -> X[B, K0 = 2p + j%2] -> slot 8B + 7 - K0.
     s.push_str(&format!(
-        "        for (int j = 0; j < 16; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n    }}\n"
+        "        for (int j = 0; j < 14; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n        t7[7 - 2 * p] = x[14]; t7[6 - 2 * p] = x[15];\n    }}\n"
     ));
     s.push_str(&format!(
-        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n}}\n"
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = B < 7 ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : t7[7 - k];\n        {bits}        for (int c = 0; c < 8; c++) if (B < 7 || 63 - c < lim) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n    nkp_wipe(t7, sizeof t7);\n}}\n"
     ));
     // ---- outbound
     s.push_str(&format!(
-        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t g, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + 8 * g;\n    const char *rg = regs + 64 * g * sizeof({vt});\n",
+        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + o;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
         setv(&bwd)
     ));
     s.push_str(&format!(
-        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = 8 * B + 7 - k < lim ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : NKP_SET1_$A(0);\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
     ));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(

@@ -166,6 +166,10 @@ pub fn run(args: &[String]) -> i32 {
             let dir = Scratch::new("transpose")?;
             let cfile = dir.0.join("t.c");
             std::fs::write(&cfile, program(arch, &cs)).map_err(|e| e.to_string())?;
+            if let Some(keep) = std::env::var_os("NAKIRI_BENCH_KEEP_C") {
+                // For reading the routines' assembly: the timing program is copied out.
+                let _ = std::fs::copy(&cfile, std::path::Path::new(&keep).join(format!("transpose-{}.c", arch)));
+            }
             let exe = dir.0.join("t");
             run_tool(Command::new(cc()).args(["-O3", "-march=native"]).arg(&cfile).arg("-o").arg(&exe))?;
             run_tool(Command::new(&exe).arg(windows.to_string()))
