@@ -19,7 +19,13 @@
 //!   (c/B in/out): b8[16] 0.40-0.53/0.41-0.57 -> 0.18/0.19, u16x4 0.32-0.55/0.51-0.81 ->
 //!   0.16/0.17, u32x4 0.42-0.50/0.37-0.62 -> 0.18/0.19, u64x2 0.27-0.37/0.42-0.60 -> 0.18/0.19
 //!   (memcpy 0.05-0.06); SSE about 0.29/0.30 (was 0.46-0.88/0.51-0.68).
-//!   The last, partial group (and `std`, NEON) keeps the network: `uint64_t` on `std`, 64-bit
+//!   The last, partial group of a string longer than 64 bits whose only partial byte is its
+//!   last one also goes through [`b_group_routines`], on the window of 8 bytes that ends with
+//!   the string (`nkp_Bw_off`; its first bytes are the previous group's, transposed again to
+//!   the same registers), with the atoms past the end neither stored nor read (`nkp_Bw_lim`).
+//!   Measured new/old on the packed entry: Subterranean (b257) 0.88-0.90, Spongent (b160)
+//!   0.92-0.94, PRESENT 0.90, on SSE/AVX2/AVX-512. Other partial groups (and `std`, NEON)
+//!   keep the network: `uint64_t` on `std`, 64-bit
 //!   lane shifts elsewhere; groups read and written as one 8-byte word with a unit reversal
 //!   (`movbe` for bytes), the vectors of rows built from their lanes in registers.
 //! - **V**: lane i of the register of word a is word a of instance i. On SSE/AVX2/AVX-512 the
@@ -1545,10 +1551,12 @@ fn vbmi_chunk(g: usize) -> String {
     s
 }
 
-/// Bitslice, x86 SIMD, one whole 64-bit group g of every instance (the R instances of one
-/// call): `nkp_Bg_in_uU_<A>(src, bpi, g, regs)` writes registers 64g..64g+63 and
-/// `nkp_Bg_out_uU_<A>(regs, bpi, g, dst, scratch)` is its inverse (`bpi` = bytes per instance,
-/// `scratch` = 64 vectors the caller wipes). Same result as the 64x64 swap network, in two
+/// Bitslice, x86 SIMD, the 8 bytes at byte offset `o` of every instance (the R instances of
+/// one call; `o` = 8g for whole group g, or the window of a last partial group):
+/// `nkp_Bg_in_uU_<A>(src, bpi, o, lim, regs)` writes registers 8o..8o+lim-1 and
+/// `nkp_Bg_out_uU_<A>(regs, bpi, o, lim, dst, scratch)` is its inverse, reading only those
+/// (`bpi` = bytes per instance, `lim` = 64 but for a partial window, where only the last byte's
+/// atoms may be missing; `scratch` = 64 vectors the caller wipes). Same result as the 64x64 swap network, in two
 /// stages:
 /// - a byte stage (shuffles only): with instance i = 64l + 8·K1 + K0 (l = 64-bit lane of the
 ///   register, 128-bit lane L = l/2, l0 = l%2) and B the byte of the group (bit-string order),
