@@ -429,3 +429,34 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
     let outcome = search::run(&space, default, &mut prep, &mut timer, &fc, &Params::new(Goal::Packed, 1000.0), &mut |_| {}).unwrap();
     assert_eq!(outcome.chosen.knobs.packed_interleave, Some(3));
 }
+
+/// The tuner starts from what `nakiri compile` emits. On avx512 in bitslice the default loop
+/// rule (`--loops auto`) unrolls round loops (`opt::auto_unrolled`): the default knobs must
+/// say `auto`, not `chains` (which kept the loop: every `-B` avx512 run's "default" was a
+/// variant `compile` does not emit), and compile to the same program as the driver.
+#[test]
+fn default_knobs_are_what_compile_emits_on_avx512_bitslice() {
+    let ch = checked(SRC, Slicing::B);
+    let base = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert_eq!(default.loops, LoopPolicyKnob::Auto);
+    let (_, driver_prog) = driver::lower("t.ua", SRC, &base, &nakiri::syntax::MemLoader::default());
+    let driver_prog = driver_prog.expect("compiles");
+    let mut prep = CheckedPreparer { checked: &ch, base: base.clone(), header_name: "t.h".into() };
+    let tuned = prep.compile(&default).unwrap();
+    assert_eq!(tuned.prog.to_string(), driver_prog.to_string());
+    let loops = |p: &nakiri::ir::Program| p.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. })).count();
+    assert_eq!(loops(&tuned.prog), 0, "the auto rule unrolls the round loop on avx512 -B");
+    let chains = prep.compile(&Knobs { loops: LoopPolicyKnob::Chains, ..default.clone() }).unwrap();
+    assert_eq!(loops(&chains.prog), 1, "loops=chains keeps it");
+    // Elsewhere `auto` is `chains`: the same C.
+    let base_v = Config { slicing: Slicing::B, arch: Arch::Avx2, ..Config::default() };
+    let space_v = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
+    let d2 = space_v.default_knobs(&base_v.opt, base_v.spill);
+    let mut prep2 = CheckedPreparer { checked: &ch, base: base_v, header_name: "t.h".into() };
+    let a = prep2.compile(&d2).unwrap();
+    let c = prep2.compile(&Knobs { loops: LoopPolicyKnob::Chains, ..d2.clone() }).unwrap();
+    assert_eq!(a.prog.to_string(), c.prog.to_string());
+    assert_eq!(Knobs::parse(&default.to_line()).map(|k| k.loops), Some(LoopPolicyKnob::Auto), "the knob line round-trips");
+}

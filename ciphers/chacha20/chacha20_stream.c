@@ -10,6 +10,7 @@
  * Any other slicing: the packed entry `void chacha20__packed(size_t n, const uint32_t *s,
  * uint32_t *o)` on a batch of consecutive states, output words serialised little-endian and
  * XORed. See chacha20_stream.h for the contract. */
+#include <string.h>
 #include "chacha20_stream.h"
 #include "chacha20.h"
 
@@ -17,11 +18,19 @@
  * full), and at least 16 blocks (1 KiB) for the narrow targets. */
 #define CHACHA20_BATCH (chacha20__INSTANCES < 16 ? 16 : chacha20__INSTANCES)
 
-/* Clears n bytes so that the C compiler cannot drop it as a dead store: a volatile write loop
- * (the key is in `base` and `states`, the keystream in `ks`; none may outlive the call). */
+/* Clears n bytes so that the C compiler cannot drop it as a dead store (the key is in `base`,
+ * `sreg` and `states`, the keystream in `oreg` and `ks`; none may outlive the call): memset,
+ * then an empty asm that may read the buffer (GCC/clang); elsewhere a volatile write loop. A
+ * byte-wise volatile loop cost about 2 KiB of stores at one per cycle per call, an eighth of
+ * the time of a 16 KiB message on AVX-512. */
 static void wipe(void *p, size_t n) {
+#if defined(__GNUC__) || defined(__clang__)
+    memset(p, 0, n);
+    __asm__ __volatile__("" : : "r"(p) : "memory");
+#else
     volatile uint8_t *v = (volatile uint8_t *)p;
     while (n--) *v++ = 0;
+#endif
 }
 
 static uint32_t load32_le(const uint8_t *p) {
@@ -35,11 +44,13 @@ static uint32_t load32_le(const uint8_t *p) {
 #define CHACHA20_RB sizeof(chacha20__DATATYPE)
 #define CHACHA20_CI chacha20__INSTANCES
 
+/* Register 12 = the block counters ctr + i (wrapping mod 2^32), computed in a local array
+ * and stored at once (the compiler makes it one vector add and store; 16 scalar stores read
+ * back by the kernel's vector load missed store-to-load forwarding). */
 static void set_counters(unsigned char *sreg, uint32_t ctr) {
-    for (size_t i = 0; i < CHACHA20_CI; i++) {
-        uint32_t c = ctr + (uint32_t)i; /* wraps mod 2^32 */
-        memcpy(sreg + 12 * CHACHA20_RB + 4 * i, &c, 4);
-    }
+    uint32_t c[CHACHA20_CI];
+    for (size_t i = 0; i < CHACHA20_CI; i++) c[i] = ctr + (uint32_t)i;
+    memcpy(sreg + 12 * CHACHA20_RB, c, sizeof c);
 }
 
 void chacha20_xor(uint8_t *out, const uint8_t *in, size_t len,

@@ -118,12 +118,16 @@ impl SpillKnob {
     }
 }
 
-/// [`LoopPolicy`] without `Auto` (the tuner always says which), orderable.
+/// [`LoopPolicy`], orderable. `Auto` is the default rule (`chains`, except bitsliced round
+/// loops on avx512, which it unrolls: `opt::auto_unrolled`); it is what `nakiri compile`
+/// emits, so it must be the tuner's starting point (resolving it to `chains` made the
+/// "default" of every `-B` avx512 run a kept-loop variant that `compile` does not emit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum LoopPolicyKnob {
     Unroll,
     Chains,
     All,
+    Auto,
 }
 
 impl LoopPolicyKnob {
@@ -132,6 +136,7 @@ impl LoopPolicyKnob {
             LoopPolicyKnob::Unroll => LoopPolicy::Unroll,
             LoopPolicyKnob::Chains => LoopPolicy::Chains,
             LoopPolicyKnob::All => LoopPolicy::All,
+            LoopPolicyKnob::Auto => LoopPolicy::Auto,
         }
     }
     pub fn name(self) -> &'static str {
@@ -139,9 +144,13 @@ impl LoopPolicyKnob {
             LoopPolicyKnob::Unroll => "unroll",
             LoopPolicyKnob::Chains => "chains",
             LoopPolicyKnob::All => "all",
+            LoopPolicyKnob::Auto => "auto",
         }
     }
     fn of(p: LoopPolicy, s: Slicing) -> LoopPolicyKnob {
+        if p == LoopPolicy::Auto {
+            return LoopPolicyKnob::Auto;
+        }
         match p.resolve(s) {
             LoopPolicy::Chains => LoopPolicyKnob::Chains,
             LoopPolicy::All => LoopPolicyKnob::All,
@@ -410,7 +419,7 @@ impl Knobs {
         for kv in line.split_whitespace() {
             let (key, v) = kv.split_once('=')?;
             match key {
-                "loops" => k.loops = [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All].into_iter().find(|l| l.name() == v)?,
+                "loops" => k.loops = [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All, LoopPolicyKnob::Auto].into_iter().find(|l| l.name() == v)?,
                 "inline" => k.inline = [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked].into_iter().find(|l| l.name() == v)?,
                 "unroll-loops" => k.unrolled_loops = v.split(',').map(String::from).collect(),
                 "inline-nodes" => {
