@@ -277,9 +277,9 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
     }
 }
 
-/// `--loops auto` in bitslice on avx512 unrolls the round loops whose body passes no state on
-/// unchanged (`opt::auto_unrolled`, measured faster there) and keeps DES's Feistel rounds;
-/// on avx2 it keeps them all (`chains`).
+/// `--loops auto` in bitslice on avx512 unrolls the round loops whose body passes no
+/// state on unchanged (`opt::auto_unrolled`, measured faster there) and keeps DES's Feistel
+/// rounds, and so in hslice and vslice; on avx2 it keeps them all (`chains`).
 #[test]
 fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
     use nakiri::codegen::Arch;
@@ -293,6 +293,17 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
         assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
         assert!(loops(file, Arch::Avx2) >= 1, "{}: kept on avx2", file);
     }
+    // hslice and vslice on avx512 follow the same rule
+    let loops_s = |file: &str, slicing: Slicing, arch: Arch| {
+        let cfg = Config { slicing, arch, ..Config::default() };
+        let prog = common::lower_file_cfg(file, &cfg);
+        prog.entry().body.iter().filter(|i| matches!(i, ir::Instr::Loop { .. })).count()
+    };
+    assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx512), 0, "RECTANGLE -H unrolled on avx512");
+    assert!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx2) >= 1, "RECTANGLE -H kept on avx2");
+    assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx512), 0, "RECTANGLE -V unrolled on avx512");
+    assert!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx2) >= 1, "RECTANGLE -V kept on avx2");
+    assert_eq!(loops_s("ciphers/des/des.ua", Slicing::V, Arch::Avx512), 1, "DES -V keeps its rounds on avx512");
     // an explicit policy is obeyed on avx512 too
     let mut cfg = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
     cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;

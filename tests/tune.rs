@@ -430,12 +430,13 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
     assert_eq!(outcome.chosen.knobs.packed_interleave, Some(3));
 }
 
-/// The tuner starts from what `nakiri compile` emits. On avx512 in bitslice the default loop
-/// rule (`--loops auto`) unrolls round loops (`opt::auto_unrolled`): the default knobs must
-/// say `auto`, not `chains` (which kept the loop: every `-B` avx512 run's "default" was a
-/// variant `compile` does not emit), and compile to the same program as the driver.
+/// The tuner starts from what `nakiri compile` emits. On avx512 the default loop rule
+/// (`--loops auto`) unrolls round loops (`opt::auto_unrolled`): the default knobs must say
+/// `auto`, not `chains` (which kept the loop: every `-B` avx512 run's "default" was a variant
+/// `compile` does not emit), and compile to the same program as the driver; in vslice the
+/// inlining rule too (`inline=default`).
 #[test]
-fn default_knobs_are_what_compile_emits_on_avx512_bitslice() {
+fn default_knobs_are_what_compile_emits_on_avx512() {
     let ch = checked(SRC, Slicing::B);
     let base = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
     let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
@@ -459,4 +460,16 @@ fn default_knobs_are_what_compile_emits_on_avx512_bitslice() {
     let c = prep2.compile(&Knobs { loops: LoopPolicyKnob::Chains, ..d2.clone() }).unwrap();
     assert_eq!(a.prog.to_string(), c.prog.to_string());
     assert_eq!(Knobs::parse(&default.to_line()).map(|k| k.loops), Some(LoopPolicyKnob::Auto), "the knob line round-trips");
+    // Vslice on avx512: the inlining rule depends on whether a loop stays (`inline=default`).
+    let ch_v = checked(SRC, Slicing::V);
+    let base_v = Config { slicing: Slicing::V, arch: Arch::Avx512, ..Config::default() };
+    let space_v = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
+    let dv = space_v.default_knobs(&base_v.opt, base_v.spill);
+    assert_eq!(dv.inline, nakiri::tune::InlineKnob::Default);
+    let (_, driver_v) = driver::lower("t.ua", SRC, &base_v, &nakiri::syntax::MemLoader::default());
+    let mut prep_v = CheckedPreparer { checked: &ch_v, base: base_v, header_name: "t.h".into() };
+    let tuned_v = prep_v.compile(&dv).unwrap();
+    assert_eq!(tuned_v.prog.to_string(), driver_v.expect("compiles").to_string());
+    assert_eq!(tuned_v.prog.nodes.len(), 1, "unrolled and everything inlined: {}", tuned_v.prog);
+    assert_eq!(Knobs::parse(&dv.to_line()).map(|k| k.inline), Some(nakiri::tune::InlineKnob::Default));
 }

@@ -25,7 +25,11 @@ pub enum InlinePolicy {
     /// RECTANGLE, Ascon, Serpent, AES (the unrolled code outgrows the instruction cache; README
     /// table). In hslice the S-box node's 8 planes go through memory too: with `sched-bits`
     /// on the inlined body, AES `-H` is 1.36x faster on avx2 and 1.1x on sse, RECTANGLE `-H`
-    /// unchanged (README, "hslice defaults").
+    /// unchanged (README, "hslice defaults"). Vslice on avx512 inlines everything too, with
+    /// its round loops unrolled (`--loops auto`, `opt::auto_unrolled`): together 1.04-2.8x
+    /// faster on Zen 4 for the shipped sources (README, "Loops"); where a loop stays (DES's
+    /// Feistel rounds, `--loops chains`) `Small` (`opt::run_pass`: DES `-V` with everything
+    /// inlined into its loop body ran 2.5x slower).
     Default,
     /// `_inline` nodes, pure wiring and nodes of at most 4 operations.
     Small,
@@ -38,6 +42,7 @@ impl InlinePolicy {
     pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch) -> InlinePolicy {
         match self {
             InlinePolicy::Default if slicing != crate::ir::Slicing::V && arch != crate::target::Arch::Std => InlinePolicy::All,
+            InlinePolicy::Default if arch == crate::target::Arch::Avx512 => InlinePolicy::All,
             InlinePolicy::Default => InlinePolicy::Small,
             p => p,
         }

@@ -40,8 +40,9 @@ pub enum LoopPolicy {
     /// measured; in bitslice they were slower for the block ciphers until their state moved
     /// to memory (`codegen/memloop.rs`): since then `chains` is 0.73x the unrolled time on
     /// `std` and 0.86x on avx2 in geometric mean over the shipped ciphers (README, "Loops").
-    /// On avx512 in bitslice the unrolled code was faster (1.10x in geometric mean, Zen 4):
-    /// there round loops are unrolled unless their body passes state on ([`auto_unrolled`]).
+    /// On avx512 the unrolled code was faster in every slicing (1.10x in bitslice, 1.09x in
+    /// hslice in geometric mean, Zen 4; in vslice with every node inlined): there round loops
+    /// are unrolled unless their body passes state on ([`auto_unrolled`]).
     Auto,
 }
 
@@ -319,11 +320,15 @@ pub struct PassState {
 /// Under `--loops auto`, the outlined loop bodies to unroll after all. On AVX-512 in bitslice
 /// (measured on Zen 4, README "Loops": unrolled code 1.1-1.7x faster for AES, SKINNY, Ascon,
 /// GIFT, Pyjamask, ChaCha20, BLAKE2s, Gimli, whose memory-form rounds move the whole state
-/// through 512-bit loads and stores), every body except those that pass part of the state on
+/// through 512-bit loads and stores) and in hslice (1.09x in geometric mean over the shipped
+/// sources: RECTANGLE 1.75x, SKINNY 1.57x, AES 1.06-1.47x; Spongent, Subterranean lose
+/// 1.13-1.17x, Gimli 1.03x) and in vslice (with every node inlined, `InlinePolicy::Default`:
+/// 1.04-2.8x faster for all sources but DES, PRESENT and Ascon p6/p8, which lose 2-9%),
+/// every body except those that pass part of the state on
 /// unchanged (a Feistel half, DES: its memory form reads that half from the generation
 /// before and keeps its loop, 1.5x faster than unrolled).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
-    if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 || prog.slicing != Slicing::B {
+    if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 {
         return Vec::new();
     }
     let passes_through = |n: &crate::ir::Node| {
@@ -366,7 +371,13 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
             let more = auto_unrolled(prog, &state.loop_bodies, cfg);
             state.loop_bodies.retain(|b| !more.contains(b));
             state.unrolled.extend(more);
-            inline::run_bounded(prog, cfg.inline.resolve(prog.slicing, cfg.arch), &state.loop_bodies, cfg.max_ops)
+            let mut policy = cfg.inline.resolve(prog.slicing, cfg.arch);
+            // Vslice inlines everything on avx512 only where no loop is kept: DES `-V`, whose
+            // Feistel loop stays, ran 2.5x slower with everything inlined into its body.
+            if cfg.inline == inline::InlinePolicy::Default && prog.slicing == Slicing::V && !state.loop_bodies.is_empty() {
+                policy = inline::InlinePolicy::Small;
+            }
+            inline::run_bounded(prog, policy, &state.loop_bodies, cfg.max_ops)
         }
         Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),

@@ -165,6 +165,9 @@ pub enum InlineKnob {
     Small,
     All,
     Marked,
+    /// The default rule (`InlinePolicy::Default`): what `compile` emits, where the rule
+    /// depends on more than slicing and target (vslice on avx512: `all` unless a loop is kept).
+    Default,
 }
 
 impl InlineKnob {
@@ -173,6 +176,7 @@ impl InlineKnob {
             InlineKnob::Small => InlinePolicy::Small,
             InlineKnob::All => InlinePolicy::All,
             InlineKnob::Marked => InlinePolicy::Marked,
+            InlineKnob::Default => InlinePolicy::Default,
         }
     }
     pub fn name(self) -> &'static str {
@@ -180,9 +184,13 @@ impl InlineKnob {
             InlineKnob::Small => "small",
             InlineKnob::All => "all",
             InlineKnob::Marked => "marked",
+            InlineKnob::Default => "default",
         }
     }
     fn of(p: InlinePolicy, s: Slicing, a: Arch) -> InlineKnob {
+        if p == InlinePolicy::Default && s == Slicing::V && a == Arch::Avx512 {
+            return InlineKnob::Default;
+        }
         match p.resolve(s, a) {
             InlinePolicy::All => InlineKnob::All,
             InlinePolicy::Marked => InlineKnob::Marked,
@@ -420,7 +428,7 @@ impl Knobs {
             let (key, v) = kv.split_once('=')?;
             match key {
                 "loops" => k.loops = [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All, LoopPolicyKnob::Auto].into_iter().find(|l| l.name() == v)?,
-                "inline" => k.inline = [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked].into_iter().find(|l| l.name() == v)?,
+                "inline" => k.inline = [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked, InlineKnob::Default].into_iter().find(|l| l.name() == v)?,
                 "unroll-loops" => k.unrolled_loops = v.split(',').map(String::from).collect(),
                 "inline-nodes" => {
                     for n in v.split(',') {
