@@ -320,15 +320,21 @@ pub struct PassState {
 /// Under `--loops auto`, the outlined loop bodies to unroll after all. On AVX-512 in bitslice
 /// (measured on Zen 4, README "Loops": unrolled code 1.1-1.7x faster for AES, SKINNY, Ascon,
 /// GIFT, Pyjamask, ChaCha20, BLAKE2s, Gimli, whose memory-form rounds move the whole state
-/// through 512-bit loads and stores) and in hslice (1.09x in geometric mean over the shipped
-/// sources: RECTANGLE 1.75x, SKINNY 1.57x, AES 1.06-1.47x; Spongent, Subterranean lose
-/// 1.13-1.17x, Gimli 1.03x) and in vslice (with every node inlined, `InlinePolicy::Default`:
+/// through 512-bit loads and stores) and in hslice with words of at most 16 bits (1.09x in
+/// geometric mean over the shipped sources: RECTANGLE 1.75x, SKINNY 1.57x, AES 1.06-1.47x;
+/// Spongent, Subterranean lose 1.13-1.17x) and in vslice (with every node inlined, `InlinePolicy::Default`:
 /// 1.04-2.8x faster for all sources but DES, PRESENT and Ascon p6/p8, which lose 2-9%),
 /// every body except those that pass part of the state on
 /// unchanged (a Feistel half, DES: its memory form reads that half from the generation
 /// before and keeps its loop, 1.5x faster than unrolled).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
     if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 {
+        return Vec::new();
+    }
+    // In hslice only words of at most 16 bits: with 32- and 64-bit words it measured no gain
+    // (Gimli 0.97x, Xoodoo, Ascon, Serpent, Clyde, ACE 1.00-1.02x), and hsliced additions
+    // (BLAKE2s, ChaCha20 `-H`) expand to 10-15 MB of C once their rounds are unrolled.
+    if prog.slicing == Slicing::H && prog.entry().inputs.iter().chain(&prog.entry().outputs).any(|p| p.word_bits > 16) {
         return Vec::new();
     }
     let passes_through = |n: &crate::ir::Node| {
