@@ -160,7 +160,8 @@ OPTIONS:
                           (past it, calls stay calls)
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
-                          auto (default: chains)
+                          auto (default: chains, but on avx512 round loops are unrolled,
+                          except Feistel ones and, in -H, those of words over 16 bits)
     -h, --help            this help
     --version             print the version
 
