@@ -261,7 +261,7 @@ fn knobs_and_cache_entries_round_trip() {
     assert_eq!(cache::decode(&text[..text.len() - 2]), None, "a truncated entry is a miss");
     let mut store = cache::MemStore::default();
     let files = vec![("t.ua".to_string(), SRC.to_string())];
-    let parts = cache::KeyParts { sources: &files, flags: "-V --goal hot", cpu: "cpu A", compilers: "gcc 12" };
+    let parts = cache::KeyParts { sources: &files, flags: "-V --goal hot", cpu: "cpu A", compilers: "gcc 12", build: "b1" };
     let k = cache::key(&parts);
     store.put(&k, &text).unwrap();
     assert_eq!(store.get(&cache::key(&parts.clone())).and_then(|t| cache::decode(&t)), Some(e));
@@ -272,6 +272,7 @@ fn knobs_and_cache_entries_round_trip() {
         cache::KeyParts { flags: "-V --goal cold", ..parts.clone() },
         cache::KeyParts { cpu: "cpu B", ..parts.clone() },
         cache::KeyParts { compilers: "gcc 13", ..parts.clone() },
+        cache::KeyParts { build: "b2", ..parts.clone() },
     ] {
         assert_ne!(cache::key(&other), k);
         assert!(store.get(&cache::key(&other)).is_none());

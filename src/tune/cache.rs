@@ -1,5 +1,5 @@
-//! The tuning cache: a finished run is stored under a key of (nakiri version, the sources'
-//! texts, the tuning flags, the CPU model, the C compilers' versions), so a second `tune` of
+//! The tuning cache: a finished run is stored under a key of (nakiri version and build, the
+//! sources' texts, the tuning flags, the CPU model, the C compilers' versions), so a second `tune` of
 //! the same program on the same machine answers at once with the same choice. Storage is a
 //! [`Store`] (`cli::tune` keeps one file per key under `$NAKIRI_TUNE_CACHE`, else
 //! `$XDG_CACHE_HOME/nakiri/tune`, else `~/.cache/nakiri/tune`).
@@ -38,11 +38,14 @@ pub struct KeyParts<'a> {
     pub cpu: &'a str,
     /// `cc --version` (and clang's) first lines.
     pub compilers: &'a str,
+    /// This build of nakiri (`cli::tune`: a hash of the running executable). The version
+    /// alone let a rebuilt compiler, whose defaults had changed, answer from an old entry.
+    pub build: &'a str,
 }
 
 /// The cache key: 32 hex digits.
 pub fn key(p: &KeyParts) -> String {
-    let mut text = format!("nakiri {}\n", env!("CARGO_PKG_VERSION"));
+    let mut text = format!("nakiri {} build {}\n", env!("CARGO_PKG_VERSION"), p.build);
     for (name, src) in p.sources {
         text.push_str(&format!("file {} {}\n", name.len(), src.len()));
         text.push_str(src);

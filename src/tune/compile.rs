@@ -75,9 +75,14 @@ pub fn prepare_ir(checked: &Checked, k: &Knobs) -> (Program, LoopHints) {
 }
 
 fn hash_str(s: &str) -> u64 {
-    // FNV-1a: stable across runs and builds (the cache key depends on it too).
+    stable_hash_bytes(s.as_bytes())
+}
+
+/// A stable 64-bit hash (FNV-1a) of bytes: stable across runs and builds (the cache key
+/// depends on it too; `cli::tune` hashes its own executable with it, ~4 MB in a few ms).
+pub fn stable_hash_bytes(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf29ce484222325;
-    for b in s.bytes() {
+    for &b in bytes {
         h ^= b as u64;
         h = h.wrapping_mul(0x100000001b3);
     }

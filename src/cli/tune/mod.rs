@@ -249,7 +249,12 @@ pub fn run(args: &[String]) -> i32 {
         cfg.flags_text
     );
     let compilers_text = versions.join("; ");
-    let key = cache::key(&cache::KeyParts { sources: &parsed.sources.files, flags: &flags, cpu: &cpu, compilers: &compilers_text });
+    // This build: a hash of the running executable (a rebuilt nakiri may emit other C).
+    let build = std::env::current_exe()
+        .and_then(std::fs::read)
+        .map(|b| format!("{:016x}", crate::tune::compile::stable_hash_bytes(&b)))
+        .unwrap_or_else(|_| "unknown".into());
+    let key = cache::key(&cache::KeyParts { sources: &parsed.sources.files, flags: &flags, cpu: &cpu, compilers: &compilers_text, build: &build });
     let mut store = cache_dir().map(DirStore);
     if !t.no_cache {
         if let Some(entry) = store.as_ref().and_then(|s| s.get(&key)).and_then(|v| cache::decode(&v)) {
