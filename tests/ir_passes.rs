@@ -283,22 +283,18 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
 #[test]
 fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
     use nakiri::codegen::Arch;
-    let loops = |file: &str, arch: Arch| {
-        let cfg = Config { slicing: Slicing::B, arch, ..Config::default() };
+    let loops_s = |file: &str, slicing: Slicing, arch: Arch| {
+        let cfg = Config { slicing, arch, ..Config::default() };
         let prog = common::lower_file_cfg(file, &cfg);
         prog.entry().body.iter().filter(|i| matches!(i, ir::Instr::Loop { .. })).count()
     };
+    let loops = |file: &str, arch: Arch| loops_s(file, Slicing::B, arch);
     assert_eq!(loops("ciphers/des/des.ua", Arch::Avx512), 1, "DES keeps its rounds");
     for file in ["ciphers/aes/aes.ua", "ciphers/ascon/ascon.ua", "ciphers/gift/gift.ua"] {
         assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
         assert!(loops(file, Arch::Avx2) >= 1, "{}: kept on avx2", file);
     }
     // hslice and vslice on avx512 follow the same rule
-    let loops_s = |file: &str, slicing: Slicing, arch: Arch| {
-        let cfg = Config { slicing, arch, ..Config::default() };
-        let prog = common::lower_file_cfg(file, &cfg);
-        prog.entry().body.iter().filter(|i| matches!(i, ir::Instr::Loop { .. })).count()
-    };
     assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx512), 0, "RECTANGLE -H unrolled on avx512");
     assert!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx2) >= 1, "RECTANGLE -H kept on avx2");
     assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx512), 0, "RECTANGLE -V unrolled on avx512");

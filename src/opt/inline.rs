@@ -28,8 +28,8 @@ pub enum InlinePolicy {
     /// unchanged (README, "hslice defaults"). Vslice on avx512 inlines everything too, with
     /// its round loops unrolled (`--loops auto`, `opt::auto_unrolled`): together 1.04-2.8x
     /// faster on Zen 4 for the shipped sources (README, "Loops"); where a loop stays (DES's
-    /// Feistel rounds, `--loops chains`) `Small` (`opt::run_pass`: DES `-V` with everything
-    /// inlined into its loop body ran 2.5x slower).
+    /// Feistel rounds, `--loops chains`) `Small` ([`InlinePolicy::resolve`]: DES `-V` with
+    /// everything inlined into its loop body ran 2.5x slower).
     Default,
     /// `_inline` nodes, pure wiring and nodes of at most 4 operations.
     Small,
@@ -38,11 +38,13 @@ pub enum InlinePolicy {
 }
 
 impl InlinePolicy {
-    /// The policy that applies to a program of this slicing for this target.
-    pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch) -> InlinePolicy {
+    /// The policy that applies to a program of this slicing for this target, `loops_kept`
+    /// saying whether some loop body stays a node (then vslice on avx512 inlines small nodes
+    /// only).
+    pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch, loops_kept: bool) -> InlinePolicy {
         match self {
             InlinePolicy::Default if slicing != crate::ir::Slicing::V && arch != crate::target::Arch::Std => InlinePolicy::All,
-            InlinePolicy::Default if arch == crate::target::Arch::Avx512 => InlinePolicy::All,
+            InlinePolicy::Default if arch == crate::target::Arch::Avx512 && !loops_kept => InlinePolicy::All,
             InlinePolicy::Default => InlinePolicy::Small,
             p => p,
         }

@@ -377,12 +377,7 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
             let more = auto_unrolled(prog, &state.loop_bodies, cfg);
             state.loop_bodies.retain(|b| !more.contains(b));
             state.unrolled.extend(more);
-            let mut policy = cfg.inline.resolve(prog.slicing, cfg.arch);
-            // Vslice inlines everything on avx512 only where no loop is kept: DES `-V`, whose
-            // Feistel loop stays, ran 2.5x slower with everything inlined into its body.
-            if cfg.inline == inline::InlinePolicy::Default && prog.slicing == Slicing::V && !state.loop_bodies.is_empty() {
-                policy = inline::InlinePolicy::Small;
-            }
+            let policy = cfg.inline.resolve(prog.slicing, cfg.arch, !state.loop_bodies.is_empty());
             inline::run_bounded(prog, policy, &state.loop_bodies, cfg.max_ops)
         }
         Interleave => interleave::run(prog, cfg),

@@ -208,6 +208,8 @@ static NKP_UNUSED void nkp_wipe(void *p, size_t n) {
    partial, i.e. lim > 56). */
 static NKP_UNUSED size_t nkp_Bw_off(size_t natoms, size_t ub) { return (natoms + ub - 1) / ub * (ub / 8) - 8; }
 static NKP_UNUSED size_t nkp_Bw_lim(size_t natoms, size_t ub) { return natoms - 8 * nkp_Bw_off(natoms, ub); }
+/* Whether the last group, g (whole groups before it), is partial and takes that window. */
+#define NKP_BW_PARTIAL(natoms, g, ub) ((g) > 0 && 64 * (g) < (natoms) && nkp_Bw_lim((natoms), (ub)) > 56)
 
 /* Registers the C compiler spilled in the raw entry's frames are not buffers of ours; compile
    with -DNAKIRI_SCRUB_STACK=<bytes> to have the packed entry also clear that much stack below
@@ -431,11 +433,11 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
         let t = if simd {
             t.replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (g > 0 && 64 * g < natoms && nkp_Bw_lim(natoms, $UB) > 56) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
             )
             .replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        size_t nb",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), 8 * g, 64, dst, x);\n    if (g > 0 && 64 * g < natoms && nkp_Bw_lim(natoms, $UB) > 56) { nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), dst, x); g++; }\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), 8 * g, 64, dst, x);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), dst, x); g++; }\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
             )
         } else {
             t.to_string()

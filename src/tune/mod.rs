@@ -118,8 +118,8 @@ impl SpillKnob {
     }
 }
 
-/// [`LoopPolicy`], orderable. `Auto` is the default rule (`chains`, except bitsliced round
-/// loops on avx512, which it unrolls: `opt::auto_unrolled`); it is what `nakiri compile`
+/// [`LoopPolicy`], orderable. `Auto` is the default rule (`chains`, except round loops on
+/// avx512, which it unrolls: `opt::auto_unrolled`); it is what `nakiri compile`
 /// emits, so it must be the tuner's starting point (resolving it to `chains` made the
 /// "default" of every `-B` avx512 run a kept-loop variant that `compile` does not emit).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -147,14 +147,12 @@ impl LoopPolicyKnob {
             LoopPolicyKnob::Auto => "auto",
         }
     }
-    fn of(p: LoopPolicy, s: Slicing) -> LoopPolicyKnob {
-        if p == LoopPolicy::Auto {
-            return LoopPolicyKnob::Auto;
-        }
-        match p.resolve(s) {
+    fn of(p: LoopPolicy) -> LoopPolicyKnob {
+        match p {
+            LoopPolicy::Auto => LoopPolicyKnob::Auto,
             LoopPolicy::Chains => LoopPolicyKnob::Chains,
             LoopPolicy::All => LoopPolicyKnob::All,
-            _ => LoopPolicyKnob::Unroll,
+            LoopPolicy::Unroll => LoopPolicyKnob::Unroll,
         }
     }
 }
@@ -188,10 +186,11 @@ impl InlineKnob {
         }
     }
     fn of(p: InlinePolicy, s: Slicing, a: Arch) -> InlineKnob {
-        if p == InlinePolicy::Default && s == Slicing::V && a == Arch::Avx512 {
+        // Where the rule depends on the program (whether a loop stays), only `default` says it.
+        if p.resolve(s, a, false) != p.resolve(s, a, true) {
             return InlineKnob::Default;
         }
-        match p.resolve(s, a) {
+        match p.resolve(s, a, false) {
             InlinePolicy::All => InlineKnob::All,
             InlinePolicy::Marked => InlineKnob::Marked,
             _ => InlineKnob::Small,
@@ -298,7 +297,7 @@ impl Space {
     /// (`spill`: the driver's `--spill`/`--no-spill`.)
     pub fn default_knobs(&self, opt: &crate::opt::OptConfig, spill: bool) -> Knobs {
         Knobs {
-            loops: LoopPolicyKnob::of(opt.loops, self.slicing),
+            loops: LoopPolicyKnob::of(opt.loops),
             unrolled_loops: vec![],
             inline: InlineKnob::of(opt.inline, self.slicing, self.arch),
             inline_nodes: vec![],
