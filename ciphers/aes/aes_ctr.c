@@ -13,9 +13,9 @@
  * while XORing them into the buffer. Only the final partial batch is staged.
  *
  * Hslice with 128-bit lanes and at least 8 instances (SSE, AVX2, AVX-512, NEON): fused as well.
- * Counter blocks are formed as 64-bit rows, bit-transposed inside their byte lanes and written
- * straight into the sliced registers; the keystream comes back the same way and is XORed into
- * the buffer 16 bytes at a time (second branch below).
+ * Counter blocks are generated directly in the sliced registers (hslice_counters: a few vector
+ * operations per register); the keystream comes back through a bit transposition inside its
+ * byte lanes and is XORed into the buffer 16 bytes at a time (second branch below).
  *
  * Other slicings (vslice, hslice on std): batches of aes128_rk__INSTANCES counter blocks (at
  * least 64) converted to planes (aes128_bytes_to_planes), aes128_rk__packed_with, back to
@@ -62,39 +62,45 @@ static void prepare_round_keys(aes128_rk__consts *ks, const uint8_t key[16]) {
  * >= 6 are those of U = base >> 6 for k < 64 - s and of U + 1 from there on (mask M): each
  * register word is a select between two broadcast bits, with no carry chain between bits.
  * Branch-free; the counter is public, but nothing here depends on its value for timing. */
+/* One register as NL = AES_RB / 8 uint64_t lanes (GCC/clang vector extensions: a few vector
+ * instructions per register; the scalar loops over lanes that this replaced did not vectorise
+ * well and cost 0.21 c/B of a 1.43 c/B kernel on AVX-512). */
+typedef uint64_t aes_cv __attribute__((vector_size(AES_RB), aligned(AES_RB)));
+typedef int64_t aes_cs __attribute__((vector_size(AES_RB), aligned(AES_RB)));
+
 static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
     enum { NL = AES_RB / 8 };
     static const uint64_t pat[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
                                     0xFF00FF00FF00FF00ull, 0xFFFF0000FFFF0000ull, 0xFFFFFFFF00000000ull};
-    uint64_t sh[NL], m[NL], u0l[NL], u0h[NL], u1l[NL], u1h[NL], w[NL];
+    /* s = base mod 64 is the same in every lane (the lanes' bases are 64 blocks apart) */
+    const uint64_t s = lo & 63, nz = (uint64_t)0 - (uint64_t)(s != 0);
+    /* blocks k >= 64 - s carry into bit 6 (none when s = 0) */
+    const aes_cv m = (aes_cv){0} + (nz & (~(uint64_t)0 << ((64 - s) & 63)));
+    aes_cv u0l, u0h, u1l, u1h;
     for (size_t l = 0; l < NL; l++) {
-        /* base of this lane: hi:lo + 64l (carry without a branch) */
+        /* base of this lane: hi:lo + 64l (carry without a branch); U = base >> 6 and U + 1 */
         const uint64_t blo = lo + 64 * (uint64_t)l, bhi = hi + (uint64_t)(blo < lo);
-        sh[l] = blo & 63;
-        /* blocks k >= 64 - s carry into bit 6 (none when s = 0) */
-        m[l] = ((uint64_t)0 - (uint64_t)(sh[l] != 0)) & (~(uint64_t)0 << ((64 - sh[l]) & 63));
-        /* U = base >> 6 and U + 1, as 128-bit hi:lo pairs */
         u0l[l] = blo >> 6 | bhi << 58;
         u0h[l] = bhi >> 6;
         u1l[l] = u0l[l] + 1;
         u1h[l] = u0h[l] + (uint64_t)(u1l[l] == 0);
     }
-    /* Whole registers at a time (the loops over lanes vectorise). */
+    /* bits 0..5: the patterns rotated by s, the same in every lane */
     for (unsigned b = 0; b < 6; b++) {
-        for (size_t l = 0; l < NL; l++)
-            w[l] = (pat[b] >> sh[l]) | (pat[b] << ((64 - sh[l]) & 63) & ((uint64_t)0 - (uint64_t)(sh[l] != 0)));
-        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
+        const aes_cv w = (aes_cv){0} + ((pat[b] >> s) | (pat[b] << ((64 - s) & 63) & nz));
+        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, &w, AES_RB);
     }
-    for (unsigned b = 6; b < 70; b++) {
-        for (size_t l = 0; l < NL; l++)
-            w[l] = (((uint64_t)0 - ((u0l[l] >> (b - 6)) & 1u)) & ~m[l]) | (((uint64_t)0 - ((u1l[l] >> (b - 6)) & 1u)) & m[l]);
-        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
-    }
-    for (unsigned b = 70; b < 128; b++) {
-        for (size_t l = 0; l < NL; l++)
-            w[l] = (((uint64_t)0 - ((u0h[l] >> (b - 70)) & 1u)) & ~m[l]) | (((uint64_t)0 - ((u1h[l] >> (b - 70)) & 1u)) & m[l]);
-        memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, w, AES_RB);
-    }
+    /* bit b >= 6: bit b - 6 of U (all ones or all zeros per lane), of U + 1 where m is set */
+#define AES_CTR_BIT(u0, u1, k, b)                                                         \
+    do {                                                                                  \
+        const aes_cv a_ = (aes_cv)((aes_cs)((u0) << (63 - (k))) >> 63);                   \
+        const aes_cv c_ = (aes_cv)((aes_cs)((u1) << (63 - (k))) >> 63);                   \
+        const aes_cv w_ = a_ ^ ((a_ ^ c_) & m);                                           \
+        memcpy(regs + AES_ATOM(15 - (b) / 8, 7 - (b) % 8) * AES_RB, &w_, AES_RB);         \
+    } while (0)
+    for (unsigned b = 6; b < 70; b++) AES_CTR_BIT(u0l, u1l, b - 6, b);
+    for (unsigned b = 70; b < 128; b++) AES_CTR_BIT(u0h, u1h, b - 70, b);
+#undef AES_CTR_BIT
 }
 
 /* aes128_rk__unpack_cipher writes instance words as native (little-endian) uint16: the bit of
@@ -160,7 +166,8 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
  * r bit k is bit r of byte 8h+i' of block k: an 8x8 bit transpose inside every byte lane turns
  * the 8 rows into the 8 blocks' 8 bytes, and back (it is its own inverse). Three rounds of
  * masked swaps between rows, on all half lanes of a raw call at once (the loops over them
- * vectorise). Counter blocks are formed as two uint64_t each and go the other way. */
+ * vectorise). The keystream takes this way out; counter blocks are generated in the sliced
+ * layout directly (hslice_counters). */
 #define AES_RB sizeof(aes128_rk__DATATYPE)
 #define AES_CI aes128_rk__INSTANCES
 #define AES_HU (AES_RB / 8) /* half lanes per register */
@@ -192,6 +199,44 @@ static uint64_t bswap64(uint64_t x) {
     return ((x & 0xFF00FF00FF00FF00ull) >> 8) | ((x & 0x00FF00FF00FF00FFull) << 8);
 }
 
+/* The counter blocks T + n, n = 0 .. AES_CI-1, written straight into the hslice registers
+ * (no transposition). With T = 8Q + s, block 8L + k is 8(Q + L) + s + k: its bits >= 3 are
+ * those of V = 8(Q + L) for k < 8 - s and of V + 8 for k >= 8 - s (byte mask m over k), and
+ * its low 3 bits (FIPS byte 15) are (s + k) mod 8: over k, bit b is the fixed pattern of bit
+ * b of k rotated by s. So the byte of register j at FIPS byte i of lane L is bit 7 - j of byte
+ * i of V or of V + 8, spread over the byte (x*255 as (x << 8) - x) and selected by m, or the
+ * pattern. About ten vector operations per register, where building the 8 x AES_CI 64-bit
+ * rows in scalar code and bit-transposing them cost 0.19 c/B on AVX2. Branch-free. */
+static void hslice_counters(aes128_rk__DATATYPE creg[8], uint64_t hi, uint64_t lo) {
+    static const uint8_t pat[3] = {0xAA, 0xCC, 0xF0};
+    const uint64_t ones = 0x0101010101010101ull, s = lo & 7, base = lo - s;
+    const aes_v64 o1 = (aes_v64){0} + ones;
+    /* bit k set iff k >= 8 - s (none when s = 0) */
+    const aes_v64 m = (aes_v64){0} + ((0xFF00u >> s) & 0xFFu) * ones;
+    aes_v64 v0, v1;
+    for (size_t L = 0; L < AES_HU / 2; L++) {
+        /* V = T - s + 8L and V + 8, as 128-bit big-endian byte strings */
+        const uint64_t l0 = base + 8 * (uint64_t)L, h0 = hi + (uint64_t)(l0 < base);
+        const uint64_t l1 = l0 + 8, h1 = h0 + (uint64_t)(l1 < l0);
+        v0[2 * L] = bswap64(h0);
+        v0[2 * L + 1] = bswap64(l0);
+        v1[2 * L] = bswap64(h1);
+        v1[2 * L + 1] = bswap64(l1);
+    }
+    for (unsigned j = 0; j < 8; j++) {
+        const aes_v64 a = (v0 >> (7 - j)) & o1, c = (v1 >> (7 - j)) & o1;
+        aes_v64 w = (((a << 8) - a) & ~m) | (((c << 8) - c) & m);
+        if (j >= 5) {
+            /* bit 7 - j < 3 of FIPS byte 15 (the top byte of every odd 64-bit lane) */
+            const uint64_t p = pat[7 - j], r = ((p >> s) | (p << (8 - s))) & 0xFF;
+            aes_v64 pv = (aes_v64){0};
+            for (size_t L = 0; L < AES_HU / 2; L++) pv[2 * L + 1] = r << 56;
+            w |= pv;
+        }
+        memcpy(&creg[j], &w, AES_RB);
+    }
+}
+
 void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
                     const uint8_t key[16], const uint8_t iv[16]) {
     aes128_rk__consts ks __attribute__((aligned(64)));
@@ -204,16 +249,7 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     prepare_round_keys(&ks, key);
     size_t done = 0;
     while (done < len) {
-        /* Counter blocks T+n, n = 8L + k: lane 2L of row k = bytes 0..7, lane 2L+1 = bytes
-         * 8..15 (big-endian integer, so byte-swapped into the little-endian uint64_t). */
-        for (size_t L = 0; L < AES_HU / 2; L++)
-            for (unsigned k = 0; k < 8; k++) {
-                const uint64_t n = 8 * (uint64_t)L + k, clo = lo + n, chi = hi + (uint64_t)(clo < lo);
-                rows[k][2 * L] = bswap64(chi);
-                rows[k][2 * L + 1] = bswap64(clo);
-            }
-        tr8_bytes(rows);
-        for (unsigned j = 0; j < 8; j++) memcpy(&creg[j], &rows[7 - j], AES_RB);
+        hslice_counters(creg, hi, lo);
         aes128_rk__(creg, ks.rk, oreg);
         for (unsigned r = 0; r < 8; r++) memcpy(&rows[r], &oreg[7 - r], AES_RB);
         tr8_bytes(rows);
