@@ -1,7 +1,7 @@
 /* AES-128 key expansion (FIPS-197 Sec. 5.2) producing the round keys in the bit-plane format
  * of aes_rk.ua's packed API (`const uint16_t *rk`, 11 round keys x 8 planes).
- * Plain C, table-driven S-box: meant for setting up keys, not for secret-independent timing
- * of the key schedule itself. */
+ * Plain C; the S-box is computed from its definition with masks (no table, no key-dependent
+ * branch or index), four bytes at a time. */
 #ifndef AES_KEYS_H
 #define AES_KEYS_H
 #include <stdint.h>
