@@ -349,6 +349,19 @@ static NKP_UNUSED void nkp_bcast_H_u##UB(const T *src, size_t W, unsigned m, siz
     const size_t S = lbits / m; \
     for (size_t a = 0; a < W; a++) { \
         uint64_t lane[2] = {0, 0}; \
+        if (S == 8 && lbits % 64 == 0) { \
+            /* 8 slots of a byte each per 64-bit lane word: their 8 bits are 8 aligned bits of \
+               one word (m and UB are multiples of 8); byte i takes bit 7 - i (replicate, mask), \
+               and a nonzero byte becomes 0xFF. A bit at a time cost 1.9k cycles for AES's 88 \
+               round-key registers. */ \
+            for (size_t g = 0; g < lbits / 64; g++) { \
+                const size_t pos = a * m + 8 * g; \
+                const uint64_t b = ((uint64_t)nkp_ld_u##UB(src + pos / UB) >> (UB - 8 - pos % UB)) & 0xFFu; \
+                const uint64_t x = (b * 0x0101010101010101ull) & 0x0102040810204080ull; \
+                const uint64_t h = ((x + 0x7F7F7F7F7F7F7F7Full) | x) & 0x8080808080808080ull; \
+                lane[g] = (h >> 7) * 0xFFu; \
+            } \
+        } else \
         for (unsigned j = 0; j < m; j++) { \
             const size_t pos = a * m + j; \
             const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + pos / UB) >> (UB - 1 - pos % UB)) & 1u); \
