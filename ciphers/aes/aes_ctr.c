@@ -54,6 +54,12 @@ static void prepare_round_keys(aes128_rk__consts *ks, const uint8_t key[16]) {
  * r = a%16 = state byte r) holds, for every instance, bit w (MSB first) of byte r. */
 #define AES_ATOM(byte, msb_bit) (16 * (msb_bit) + (byte))
 
+/* One register as AES_RB / 8 uint64_t lanes, as in the hslice branch (GCC/clang vector
+ * extensions: a few vector instructions per register; the scalar loops over lanes that this
+ * replaced did not vectorise well and cost 0.21 c/B of a 1.43 c/B kernel on AVX-512). */
+typedef uint64_t aes_v64 __attribute__((vector_size(AES_RB), aligned(AES_RB)));
+typedef int64_t aes_s64 __attribute__((vector_size(AES_RB), aligned(AES_RB)));
+
 /* Registers of the counter blocks hi:lo + i, i = 0 .. AES_CI-1, in the bitslice layout: bit k
  * of 64-bit lane l of a register is its bit of block 64l+k. Counter bit b (LSB-numbered in the
  * 128-bit big-endian integer) is bit 7 - b%8 (MSB-first) of byte 15 - b/8.
@@ -62,12 +68,6 @@ static void prepare_round_keys(aes128_rk__consts *ks, const uint8_t key[16]) {
  * >= 6 are those of U = base >> 6 for k < 64 - s and of U + 1 from there on (mask M): each
  * register word is a select between two broadcast bits, with no carry chain between bits.
  * Branch-free; the counter is public, but nothing here depends on its value for timing. */
-/* One register as NL = AES_RB / 8 uint64_t lanes (GCC/clang vector extensions: a few vector
- * instructions per register; the scalar loops over lanes that this replaced did not vectorise
- * well and cost 0.21 c/B of a 1.43 c/B kernel on AVX-512). */
-typedef uint64_t aes_cv __attribute__((vector_size(AES_RB), aligned(AES_RB)));
-typedef int64_t aes_cs __attribute__((vector_size(AES_RB), aligned(AES_RB)));
-
 static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
     enum { NL = AES_RB / 8 };
     static const uint64_t pat[6] = {0xAAAAAAAAAAAAAAAAull, 0xCCCCCCCCCCCCCCCCull, 0xF0F0F0F0F0F0F0F0ull,
@@ -75,8 +75,8 @@ static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
     /* s = base mod 64 is the same in every lane (the lanes' bases are 64 blocks apart) */
     const uint64_t s = lo & 63, nz = (uint64_t)0 - (uint64_t)(s != 0);
     /* blocks k >= 64 - s carry into bit 6 (none when s = 0) */
-    const aes_cv m = (aes_cv){0} + (nz & (~(uint64_t)0 << ((64 - s) & 63)));
-    aes_cv u0l, u0h, u1l, u1h;
+    const aes_v64 m = (aes_v64){0} + (nz & (~(uint64_t)0 << ((64 - s) & 63)));
+    aes_v64 u0l, u0h, u1l, u1h;
     for (size_t l = 0; l < NL; l++) {
         /* base of this lane: hi:lo + 64l (carry without a branch); U = base >> 6 and U + 1 */
         const uint64_t blo = lo + 64 * (uint64_t)l, bhi = hi + (uint64_t)(blo < lo);
@@ -87,15 +87,15 @@ static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
     }
     /* bits 0..5: the patterns rotated by s, the same in every lane */
     for (unsigned b = 0; b < 6; b++) {
-        const aes_cv w = (aes_cv){0} + ((pat[b] >> s) | (pat[b] << ((64 - s) & 63) & nz));
+        const aes_v64 w = (aes_v64){0} + ((pat[b] >> s) | (pat[b] << ((64 - s) & 63) & nz));
         memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, &w, AES_RB);
     }
     /* bit b >= 6: bit b - 6 of U (all ones or all zeros per lane), of U + 1 where m is set */
 #define AES_CTR_BIT(u0, u1, k, b)                                                         \
     do {                                                                                  \
-        const aes_cv a_ = (aes_cv)((aes_cs)((u0) << (63 - (k))) >> 63);                   \
-        const aes_cv c_ = (aes_cv)((aes_cs)((u1) << (63 - (k))) >> 63);                   \
-        const aes_cv w_ = a_ ^ ((a_ ^ c_) & m);                                           \
+        const aes_v64 a_ = (aes_v64)((aes_s64)((u0) << (63 - (k))) >> 63);                   \
+        const aes_v64 c_ = (aes_v64)((aes_s64)((u1) << (63 - (k))) >> 63);                   \
+        const aes_v64 w_ = a_ ^ ((a_ ^ c_) & m);                                           \
         memcpy(regs + AES_ATOM(15 - (b) / 8, 7 - (b) % 8) * AES_RB, &w_, AES_RB);         \
     } while (0)
     for (unsigned b = 6; b < 70; b++) AES_CTR_BIT(u0l, u1l, b - 6, b);
