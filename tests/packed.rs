@@ -910,6 +910,94 @@ fn interleaved_prepared_consts_and_helpers() {
     assert!(checked > 0);
 }
 
+/// Outputs whose bitsliced transposition takes each of `nkp_B_outx`'s paths: `y` 128 atoms and
+/// 16 bytes per instance (two groups joined by `nkp_Bg2_out`), `w` 120 atoms in bytes (a whole
+/// group, then a last group of 56 atoms that the shuffle routine's overlapping window writes
+/// without an XOR source and the 64x64 transposes with one), `d` 96 atoms (a whole group and a
+/// 32-atom tail), `e` 256 atoms (two joined pairs).
+const OUTX_SRC: &str = "node g (x:u16x8, a:u8x15, c:u32x3, h:u16x16) returns (y:u16x8, w:u8x15, d:u32x3, e:u16x16)
+let
+  forall i in [0,7] { y[i] = (x[i] <<< 3) ^ x[(i + 1) % 8] }
+  forall i in [0,14] { w[i] = a[i] ^ (a[(i + 2) % 15] <<< 1) }
+  forall i in [0,2] { d[i] = (c[i] <<< 7) ^ c[(i + 1) % 3] }
+  forall i in [0,15] { e[i] = h[(i + 5) % 16] ^ (h[i] >>> 2) }
+tel
+";
+
+/// On every native SIMD target in bitslice: a full raw call (every instance) unpacked with an
+/// XOR source gives x ^ outputs, both into another buffer and in place (`dst == x`), for every
+/// path of `nkp_B_outx` (see `OUTX_SRC`); the packed entry (no XOR source) gives the outputs.
+#[test]
+fn bitslice_unpack_xor_fused_full_call() {
+    use nakiri::driver::Config;
+    let mut rng = Rng(0x5eed_0011);
+    let mut checked = 0;
+    for arch in common::native_archs("bitslice unpack with an XOR source") {
+        if arch == Arch::Std {
+            continue;
+        }
+        let cfg = Config { slicing: Slicing::B, arch, ..Config::default() };
+        let plain = common::lower_src_cfg("outx.ua", OUTX_SRC, &cfg);
+        let lay = packed::layout(&plain, arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+        let (front, out) = nakiri::driver::compile("outx.ua", OUTX_SRC, &cfg, &nakiri::syntax::MemLoader::default(), "g.h");
+        let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
+        assert!(out.c.contains("nkp_Bg2_out_u16_"), "{arch}: the joined-groups routine is generated");
+        let n = lay.instances;
+        let ins: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| p.is_input).collect();
+        let outs: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| !p.is_input).collect();
+        let widths = [16u32, 8, 32, 16];
+        let vals: Vec<Vec<Vec<u64>>> = ins.iter().zip(widths).map(|(p, m)| (0..n).map(|_| (0..p.words).map(|_| rng.bits(m)).collect()).collect()).collect();
+        let xors: Vec<Vec<u8>> = outs.iter().map(|p| (0..n * p.elems * elem_bytes(p)).map(|_| rng.next() as u8).collect()).collect();
+        let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+        let attr = nakiri::runtime::target_attribute(arch);
+        let mut d = String::from(DRIVER_HEAD);
+        d.push_str("#include \"g.h\"\n");
+        for (i, p) in ins.iter().enumerate() {
+            writeln!(d, "static const {} IN{i}[] = {{{}}};", p.elem_type, c_array(p, &bytes(p, &vals[i]))).unwrap();
+        }
+        for (i, p) in outs.iter().enumerate() {
+            writeln!(d, "static const {} XR{i}[] = {{{}}};", p.elem_type, c_array(p, &xors[i])).unwrap();
+            writeln!(d, "static {} O{i}[{} + 64], P{i}[{} + 64];", p.elem_type, n * p.elems, n * p.elems).unwrap();
+        }
+        let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
+        writeln!(d, "{attr} static void run(void) {{").unwrap();
+        for (i, p) in ins.iter().enumerate() {
+            writeln!(d, "    static {} r{i}{};\n    g__pack_{}({n}, IN{i}, r{i});", p.reg_type, dims(p), p.c_name).unwrap();
+        }
+        for (i, p) in outs.iter().enumerate() {
+            writeln!(d, "    static {} q{i}{};", p.reg_type, dims(p)).unwrap();
+        }
+        let args: Vec<String> = (0..ins.len()).map(|i| format!("r{i}")).chain((0..outs.len()).map(|i| format!("q{i}"))).collect();
+        writeln!(d, "    g__({});", args.join(", ")).unwrap();
+        for (i, p) in outs.iter().enumerate() {
+            writeln!(d, "    memset(O{i}, 0xA5, sizeof O{i}); g__unpack_{c}({n}, q{i}, XR{i}, O{i}); printf(\"sep{i} \"); hexdump(O{i}, sizeof O{i});", c = p.c_name).unwrap();
+            writeln!(d, "    memset(P{i}, 0xA5, sizeof P{i}); memcpy(P{i}, XR{i}, sizeof XR{i}); g__unpack_{c}({n}, q{i}, P{i}, P{i}); printf(\"inp{i} \"); hexdump(P{i}, sizeof P{i});", c = p.c_name).unwrap();
+        }
+        d.push_str("}\nint main(void) {\n    run();\n");
+        let pargs: Vec<String> = (0..ins.len()).map(|i| format!("IN{i}")).chain((0..outs.len()).map(|i| format!("O{i}"))).collect();
+        d.push_str(&format!("    {}\n", (0..outs.len()).map(|i| format!("memset(O{i}, 0xA5, sizeof O{i});")).collect::<String>()));
+        writeln!(d, "    g__packed({n}, {});", pargs.join(", ")).unwrap();
+        for i in 0..outs.len() {
+            writeln!(d, "    printf(\"packed{i} \"); hexdump(O{i}, sizeof O{i});").unwrap();
+        }
+        d.push_str("    return 0;\n}\n");
+        let stdout = common::build_and_run(&format!("outx-{arch}"), &[("g.c", &out.c), ("g.h", &out.h), ("main.c", &d)], &[], "");
+        let lines: HashMap<String, String> = stdout.lines().filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string()))).collect();
+        let want: Vec<Vec<Vec<u64>>> = (0..n).map(|k| interp::run_entry(&plain, &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>())).collect();
+        for (i, p) in outs.iter().enumerate() {
+            let plain_out: Vec<u8> = want.iter().flat_map(|r| encode(p, &r[i], 0)).collect();
+            let canary = vec![0xA5u8; 64 * elem_bytes(p)];
+            let with = |v: Vec<u8>| -> String { hex(&[v, canary.clone()].concat()) };
+            let xored: Vec<u8> = plain_out.iter().zip(&xors[i]).map(|(a, b)| a ^ b).collect();
+            assert_eq!(lines[&format!("sep{i}")], with(xored.clone()), "{arch}: unpack_{} with an XOR source", p.c_name);
+            assert_eq!(lines[&format!("inp{i}")], with(xored), "{arch}: unpack_{} with an XOR source, in place", p.c_name);
+            assert_eq!(lines[&format!("packed{i}")], with(plain_out), "{arch}: packed entry, output {}", p.c_name);
+            checked += 3;
+        }
+    }
+    println!("checked {checked} outputs");
+}
+
 /// Test-only emulation of GFNI's `gf2p8affine_epi64_epi8` (imm 0), written from Intel's
 /// pseudo-code: result byte j of each qword, bit i = parity(A.byte[7-i] AND x.byte[j]).
 /// Only this instruction is emulated; everything else runs on the real SSE/AVX2 unit.

@@ -595,6 +595,16 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                         w = p.words
                     ));
                 }
+                if lay.slicing == Slicing::B && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) {
+                    // the XOR fused into the transposition's stores (runtime: nkp_B_outx)
+                    c.push_str(&format!(
+                        "    if (nkp_cnt == {inst}) {{ nkp_B_outx_u{ub}_{a}({regs}, {}, {}, nkp_x, nkp_dst); return; }}\n",
+                        p.elems,
+                        p.atoms,
+                        ub = if p.bit_string { 8 } else { p.word_bits },
+                        a = arch.name()
+                    ));
+                }
                 c.push_str(&format!("    {} nkp_s[{}];\n", p.elem_type, inst * p.elems));
                 c.push_str(&out_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
                 c.push_str(&format!(

@@ -356,7 +356,25 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
             ins.contains(&v)
         })
     };
-    bodies.iter().filter(|b| prog.nodes.iter().find(|n| &n.name == *b).is_some_and(|n| !passes_through(n))).cloned().collect()
+    // In bitslice, a round loop fed a `const` input (round keys, called with atoms of the
+    // entry's const parameters) stays a loop: its iterations differ only in which key
+    // registers they read, so unrolling folds nothing, and the unrolled body spilled more
+    // (AES const rk: 14.7 against 8.1 spill loads and stores per block, 1.12x slower;
+    // RECTANGLE 1.02x, Serpent and gift_v within noise; README, "On AVX-512 the unrolled code").
+    let consts: std::collections::HashSet<crate::ir::VarId> =
+        prog.entry().inputs.iter().filter(|p| p.is_const).flat_map(|p| p.atoms.iter().copied()).collect();
+    let const_fed = |id: usize| {
+        prog.slicing == Slicing::B
+            && !consts.is_empty()
+            && prog.entry().body.iter().any(
+                |i| matches!(i, crate::ir::Instr::Call { callee, args, .. } if callee.0 as usize == id && args.iter().any(|a| consts.contains(a))),
+            )
+    };
+    bodies
+        .iter()
+        .filter(|b| prog.nodes.iter().position(|n| &n.name == *b).is_some_and(|id| !passes_through(&prog.nodes[id]) && !const_fed(id)))
+        .cloned()
+        .collect()
 }
 
 pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptConfig, state: &mut PassState) -> Stats {

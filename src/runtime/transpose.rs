@@ -378,6 +378,68 @@ NKP_BCAST_FUNS(uint64_t, 64)
 #endif /* NKP_COMMON_DEFINED */
 "#;
 
+/// The generic bitslice outbound (any target): 64x64 transposes and group stores.
+const B_OUT_GENERIC: &str = r#"static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
+    NKP_VT_$A x[64];
+    uint64_t tmp[NKP_VL_$A];
+    for (size_t g = 0; g * 64 < natoms; g++) {
+        size_t nb = natoms - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < 64; b++) {
+            if (b < nb) memcpy(&x[63 - b], (const char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), sizeof(NKP_VT_$A));
+            else x[63 - b] = NKP_SET1_$A(0);
+        }
+        nkp_tr64_$A(x);
+        for (size_t k = 0; k < 64; k++) {
+            NKP_GETL_$A(tmp, x[k]);
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
+        }
+    }
+    nkp_wipe(x, sizeof x);
+    nkp_wipe(tmp, sizeof tmp);
+}
+"#;
+
+/// The SIMD bitslice outbound: `nkp_B_outx_uU_<A>(regs, units, natoms, xs, dst)` writes
+/// `dst` = the instances XOR `xs` (same layout; `xs` may be `dst`, or NULL for a plain
+/// unpack), and `nkp_B_out_uU_<A>` is it with `xs` = NULL. Pairs of whole 64-atom groups take
+/// `nkp_Bg2_out` when an instance is a multiple of 16 bytes (one 16-byte store per instance
+/// and pair), single whole groups `nkp_Bg_out`; a last partial group the shuffle routine's
+/// window (which rewrites bytes already written: without `xs` only) or the 64x64 transposes.
+const B_OUTX_SIMD: &str = r#"static NKP_UNUSED $ATTR void nkp_B_outx_u$UB_$A(const void *regs, size_t units, size_t natoms, const uint$UB_t *xs, uint$UB_t *dst) {
+    NKP_VT_$A x[128];
+    uint64_t tmp[NKP_VL_$A];
+    const size_t bpi = units * sizeof(uint$UB_t);
+    size_t g = 0, used = 64;
+    if (bpi % 16 == 0 && 128 <= natoms) {
+        for (; 64 * (g + 2) <= natoms; g += 2) nkp_Bg2_out_u$UB_$A((const char *)regs, bpi, 8 * g, (const char *)xs, (char *)dst, x);
+        used = 128;
+    }
+    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, bpi, 8 * g, 64, xs, dst, x);
+    if (!xs && NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_out_u$UB_$A((const char *)regs, bpi, nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), NULL, dst, x); g++; }
+    for (; g * 64 < natoms; g++) {
+        size_t nb = natoms - 64 * g;
+        if (nb > 64) nb = 64;
+        for (size_t b = 0; b < 64; b++) {
+            if (b < nb) memcpy(&x[63 - b], (const char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), sizeof(NKP_VT_$A));
+            else x[63 - b] = NKP_SET1_$A(0);
+        }
+        nkp_tr64_$A(x);
+        for (size_t k = 0; k < 64; k++) {
+            NKP_GETL_$A(tmp, x[k]);
+            for (size_t l = 0; l < NKP_VL_$A; l++)
+                nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l] ^ (xs ? nkp_ldgrp_u$UB(xs + (64 * l + k) * units, units, g) : 0));
+        }
+    }
+    nkp_wipe(x, used * sizeof x[0]);
+    nkp_wipe(tmp, sizeof tmp);
+}
+static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
+    nkp_B_outx_u$UB_$A(regs, units, natoms, NULL, dst);
+}
+"#;
+
 /// Bitslice routines for `arch`: `nkp_tr64_<A>` (lane-parallel 64x64 transposes) and, for
 /// `U` in 8/16/32/64,
 /// `nkp_B_in_uU_<A>(const uintU_t *src, size_t units, size_t natoms, void *regs)` — src holds
@@ -422,38 +484,16 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
     nkp_wipe(x, sizeof x);
     nkp_wipe(tmp, sizeof tmp);
 }
-static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
-    NKP_VT_$A x[64];
-    uint64_t tmp[NKP_VL_$A];
-    for (size_t g = 0; g * 64 < natoms; g++) {
-        size_t nb = natoms - 64 * g;
-        if (nb > 64) nb = 64;
-        for (size_t b = 0; b < 64; b++) {
-            if (b < nb) memcpy(&x[63 - b], (const char *)regs + (64 * g + b) * sizeof(NKP_VT_$A), sizeof(NKP_VT_$A));
-            else x[63 - b] = NKP_SET1_$A(0);
-        }
-        nkp_tr64_$A(x);
-        for (size_t k = 0; k < 64; k++) {
-            NKP_GETL_$A(tmp, x[k]);
-            for (size_t l = 0; l < NKP_VL_$A; l++)
-                nkp_stgrp_u$UB(dst + (64 * l + k) * units, units, g, tmp[l]);
-        }
-    }
-    nkp_wipe(x, sizeof x);
-    nkp_wipe(tmp, sizeof tmp);
-}
 "#;
+        let t = format!("{t}{B_OUT_GENERIC}");
         let t = if simd {
             t.replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
                 "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
             )
-            .replace(
-                "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        size_t nb",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), 8 * g, 64, dst, x);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_out_u$UB_$A((const char *)regs, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), dst, x); g++; }\n    for (; g * 64 < natoms; g++) {\n        size_t nb",
-            )
+            .replace(B_OUT_GENERIC, B_OUTX_SIMD)
         } else {
-            t.to_string()
+            t
         };
         s.push_str(&subst(&t, arch).replace("$UB", &ub.to_string()));
     }
@@ -1685,7 +1725,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     ));
     // ---- outbound
     s.push_str(&format!(
-        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + o;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
+        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, const uint{ub}_t *xs, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + o;\n    const char *x0 = xs ? (const char *)xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
         setv(&bwd)
     ));
     s.push_str(&format!(
@@ -1701,9 +1741,49 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         s.push_str(&format!("        {{ const {vt} o = {pre}_shuffle_epi8(x[{v}], b);\n"));
         for lane in 0..lanes {
             let i0 = 64 * (2 * lane + l0) + 8 * k1;
-            s.push_str(&format!("          nkp_stpc8_{a}(p0 + ({i0} + 2 * p) * bpi, bpi, {}); ", lane_of("o", lane)));
+            s.push_str(&format!(
+                "          {{ const size_t f = ({i0} + 2 * p) * bpi; __m128i v = {}; if (xs) v = _mm_xor_si128(v, nkp_ldpc8_{a}(x0 + f, bpi)); nkp_stpc8_{a}(p0 + f, bpi, v); }}\n",
+                lane_of("o", lane)
+            ));
         }
         s.push_str("}\n");
+    }
+    s.push_str("    }\n}\n");
+    // ---- outbound, two whole groups at once (instances of a multiple of 16 bytes, `o` a
+    // multiple of 16): both groups go through the same stages, then `unpacklo/hi_epi64` joins
+    // an instance's 8 bytes of the first group with its 8 bytes of the second, so that each
+    // instance takes one 16-byte store (half as many stores as two single-group passes, and no
+    // 8-byte halves), XORed with the same 16 bytes of `xs` when `xs` is not NULL (read just
+    // before the store: in place works).
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} void nkp_Bg2_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, const char *xs, char *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = dst + o;\n    const char *x0 = xs ? xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
+        setv(&bwd)
+    ));
+    s.push_str(&format!(
+        "    for (size_t B = 0; B < 16; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
+    ));
+    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
+    s.push_str(&format!(
+        "        {vt} x[16], y[16], z[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
+    ));
+    rounds16(&mut s);
+    s.push_str("        for (int j = 0; j < 16; j++) { z[j] = x[j]; x[j] = scr[64 + 8 * (j / 2) + 2 * p + j % 2]; }\n");
+    rounds16(&mut s);
+    for v in 0..16 {
+        let (l0, k1) = (v / 8, v % 8);
+        s.push_str(&format!(
+            "        {{ const {vt} o0 = {pre}_shuffle_epi8(z[{v}], b), o1 = {pre}_shuffle_epi8(x[{v}], b);\n          const {vt} lo = {pre}_unpacklo_epi64(o0, o1), hi = {pre}_unpackhi_epi64(o0, o1);\n"
+        ));
+        for lane in 0..lanes {
+            let i0 = 64 * (2 * lane + l0) + 8 * k1;
+            for (h, v) in [(0, "lo"), (1, "hi")] {
+                s.push_str(&format!(
+                    "          {{ const size_t f = ({i0} + {h} + 2 * p) * bpi; __m128i v = {}; if (xs) v = _mm_xor_si128(v, _mm_loadu_si128((const __m128i *)(const void *)(x0 + f))); _mm_storeu_si128((__m128i *)(void *)(p0 + f), v); }}\n",
+                    lane_of(v, lane)
+                ));
+            }
+        }
+        s.push_str("        }\n");
     }
     s.push_str("    }\n}\n#endif\n");
     subst(&s, arch)
