@@ -998,6 +998,94 @@ fn bitslice_unpack_xor_fused_full_call() {
     println!("checked {checked} outputs");
 }
 
+/// `E__xor_p` sources: a const input, a one-word input (a register passed by value), 32-bit
+/// output words (`XORV_A`); 8-bit words and no consts (`XORV_B`).
+const XORV_A: &str = "node f (k:const u32x4, c:u32, s:u32x16) returns (o:u32x16)
+let
+  forall i in [0,15] { o[i] = ((s[i] <<< 5) + k[i % 4]) ^ s[(i + 3) % 16] ^ c }
+tel
+";
+const XORV_B: &str = "node f (a:u8x16, b:u8x16) returns (w:u8x16)
+let
+  forall i in [0,15] { w[i] = (a[i] + b[(i + 1) % 16]) ^ (a[(i + 7) % 16] <<< 3) }
+tel
+";
+
+/// On every native SIMD target in vslice: `E__xor_p` (the raw entry and the XOR-ing output
+/// transposition in one function) on one raw call's registers gives x ^ outputs, into another
+/// buffer and in place, with canaries after; the header announces it with `E__HAS_XOR_p`.
+#[test]
+fn vslice_kernel_with_xor_output() {
+    use nakiri::driver::Config;
+    let mut rng = Rng(0x5eed_0012);
+    let mut checked = 0;
+    for arch in common::native_archs("vslice E__xor_p") {
+        if arch == Arch::Std {
+            let cfg = Config { slicing: Slicing::V, arch, ..Config::default() };
+            let (_, out) = nakiri::driver::compile("xv.ua", XORV_B, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
+            assert!(!out.unwrap().h.contains("f__xor_"), "std: no E__xor_p (no vector output network)");
+            continue;
+        }
+        for (tag, src) in [("a", XORV_A), ("b", XORV_B)] {
+            let cfg = Config { slicing: Slicing::V, arch, ..Config::default() };
+            let plain = common::lower_src_cfg("xv.ua", src, &cfg);
+            let lay = packed::layout(&plain, arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
+            let (front, out) = nakiri::driver::compile("xv.ua", src, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
+            let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
+            let o = lay.xor_out().unwrap_or_else(|| panic!("{arch} {tag}: E__xor_p expected"));
+            assert!(out.h.contains(&format!("#define f__HAS_XOR_{} 1", o.c_name)), "{arch} {tag}: header announces f__xor_{}", o.c_name);
+            let n = lay.instances;
+            let ins: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| p.is_input).collect();
+            // one value per instance, except const inputs: the same for every instance
+            let vals: Vec<Vec<Vec<u64>>> = ins
+                .iter()
+                .map(|p| {
+                    let one: Vec<u64> = (0..p.words).map(|_| rng.bits(p.word_bits)).collect();
+                    (0..n).map(|_| if p.is_const { one.clone() } else { (0..p.words).map(|_| rng.bits(p.word_bits)).collect() }).collect()
+                })
+                .collect();
+            let xr: Vec<u8> = (0..n * o.elems * elem_bytes(o)).map(|_| rng.next() as u8).collect();
+            let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+            let attr = nakiri::runtime::target_attribute(arch);
+            let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
+            let mut d = String::from(DRIVER_HEAD);
+            d.push_str("#include \"f.h\"\n");
+            for (i, p) in ins.iter().enumerate() {
+                writeln!(d, "static const {} IN{i}[] = {{{}}};", p.elem_type, c_array(p, &bytes(p, &vals[i]))).unwrap();
+            }
+            writeln!(d, "static const {} XR[] = {{{}}};", o.elem_type, c_array(o, &xr)).unwrap();
+            writeln!(d, "static {t} O[{m} + 64], P[{m} + 64];", t = o.elem_type, m = n * o.elems).unwrap();
+            writeln!(d, "{attr} static void run(void) {{").unwrap();
+            let mut args: Vec<String> = Vec::new();
+            if lay.has_consts() {
+                d.push_str("    static f__consts cs;\n");
+                let cargs: Vec<String> = ins.iter().enumerate().filter(|(_, p)| p.is_const).map(|(i, _)| format!("IN{i}")).collect();
+                writeln!(d, "    f__prepare_consts(&cs, {});", cargs.join(", ")).unwrap();
+                args.push("&cs".into());
+            }
+            for (i, p) in ins.iter().enumerate().filter(|(_, p)| !p.is_const) {
+                writeln!(d, "    static {} r{i}{};\n    f__pack_{}({n}, IN{i}, &r{i});", p.reg_type, dims(p), p.c_name).unwrap();
+                args.push(format!("&r{i}"));
+            }
+            let args = args.join(", ");
+            writeln!(d, "    memset(O, 0xA5, sizeof O); f__xor_{c}({args}, XR, O); printf(\"sep \"); hexdump(O, sizeof O);", c = o.c_name).unwrap();
+            writeln!(d, "    memset(P, 0xA5, sizeof P); memcpy(P, XR, sizeof XR); f__xor_{c}({args}, P, P); printf(\"inp \"); hexdump(P, sizeof P);", c = o.c_name).unwrap();
+            d.push_str("}\nint main(void) {\n    run();\n    return 0;\n}\n");
+            let stdout = common::build_and_run(&format!("xorv-{tag}-{arch}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
+            let lines: HashMap<String, String> = stdout.lines().filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string()))).collect();
+            let want: Vec<u8> = (0..n)
+                .flat_map(|k| encode(o, &interp::run_entry(&plain, &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>())[0], 0))
+                .collect();
+            let xored: Vec<u8> = want.iter().zip(&xr).map(|(a, b)| a ^ b).collect();
+            let expect = hex(&[xored, vec![0xA5u8; 64 * elem_bytes(o)]].concat());
+            assert_eq!(lines["sep"], expect, "{arch} {tag}: f__xor_{} into another buffer", o.c_name);
+            assert_eq!(lines["inp"], expect, "{arch} {tag}: f__xor_{} in place", o.c_name);
+            checked += 2;
+        }
+    }
+    println!("checked {checked} calls");
+}
+
 /// Test-only emulation of GFNI's `gf2p8affine_epi64_epi8` (imm 0), written from Intel's
 /// pseudo-code: result byte j of each qword, bit i = parity(A.byte[7-i] AND x.byte[j]).
 /// Only this instruction is emulated; everything else runs on the real SSE/AVX2 unit.

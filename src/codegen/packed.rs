@@ -81,6 +81,11 @@
 //! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
 //! The header also defines `E__SLICING_B`, `_V` or `_H`.
 //!
+//! # The raw entry with its output XORed (vslice, SSE/AVX2/AVX-512, one output of words)
+//! `E__xor_p([const E__consts *c,] <non-const inputs' registers>, const T *x, T *dst)`: `E__`
+//! then `E__unpack_p(E__INSTANCES, ..., x, dst)` in one `flatten` function, so the output array
+//! is scalar-replaced and never stored (`#define E__HAS_XOR_p 1` in the header; x not NULL).
+//!
 //! # Interleaved entries
 //! With `--interleave k` the raw entry takes each non-`const` parameter k times (ABI C7) and
 //! processes k x (instances of one copy); the packed API is unchanged (each parameter once):
@@ -177,6 +182,14 @@ impl PackedLayout {
     }
     pub fn has_consts(&self) -> bool {
         self.params.iter().any(|p| p.is_const)
+    }
+    /// The output of `E__xor_p` (the raw entry and the XOR-ing output transposition in one
+    /// function): vslice on SSE/AVX2/AVX-512, not interleaved, exactly one output, of words.
+    pub fn xor_out(&self) -> Option<&PackedParam> {
+        let mut outs = self.params.iter().filter(|p| !p.is_input);
+        let o = outs.next()?;
+        let simd = matches!(self.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
+        (outs.next().is_none() && simd && self.slicing == Slicing::V && self.interleave == 1 && !o.bit_string).then_some(o)
     }
 }
 
@@ -458,7 +471,32 @@ fn h_text(lay: &PackedLayout) -> String {
             }
         }
     }
+    if let Some(o) = lay.xor_out() {
+        h.push_str(&format!(
+            "/* {e}__ then {e}__unpack_{c}({e}__INSTANCES, ...) in one function: the output registers stay in\n   \
+             registers (the keystream of a stream mode is never stored before its XOR). Takes {e}__'s\n   \
+             input registers{cs}, then x (not NULL; may equal dst) and dst. */\n#define {e}__HAS_XOR_{c} 1\n",
+            c = o.c_name,
+            cs = if lay.has_consts() { format!(" (the const ones as one {e}__consts, 64-byte aligned, first)") } else { String::new() }
+        ));
+        h.push_str(&format!("void {e}__xor_{}({});\n", o.c_name, xor_params(lay, o).join(", ")));
+    }
     h
+}
+
+/// The parameters of `E__xor_p` (header and definition): the prepared constants, the non-const
+/// inputs' registers, then x and dst of output `o`.
+fn xor_params(lay: &PackedLayout, o: &PackedParam) -> Vec<String> {
+    let mut v = Vec::new();
+    if lay.has_consts() {
+        v.push(format!("const {}__consts *nkp_cs", lay.entry));
+    }
+    for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
+        v.push(format!("const void *nkp_p_{}", p.c_name));
+    }
+    v.push(format!("const {} *nkp_x", o.elem_type));
+    v.push(format!("{} *nkp_dst", o.elem_type));
+    v
 }
 
 fn dims(c_dims: &[usize]) -> String {
@@ -615,6 +653,34 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                 c.push_str("    nkp_wipe(nkp_s, sizeof nkp_s);\n}\n");
             }
         }
+    }
+    if let Some(o) = lay.xor_out() {
+        // flatten: the raw entry (and its nodes) inlined, so its output array is scalar-replaced
+        // and goes straight into the transposition network. x is declared non-NULL so that gcc
+        // does not version the network on it (that version copied the array through memcpy).
+        // Wiping the output array would force it to memory (measured 4% on chacha20_xor): it is
+        // wiped only under NAKIRI_SCRUB_STACK, like the raw entry's spills.
+        c.push_str(&format!("__attribute__((flatten)) {attr}{sp}void {e}__xor_{}({}) {{\n", o.c_name, xor_params(lay, o).join(", ")));
+        c.push_str(&format!("    {} nkp_o{};\n", o.reg_type, dims(&o.c_dims)));
+        let args: Vec<String> = lay
+            .params
+            .iter()
+            .map(|p| {
+                if !p.is_input {
+                    if p.c_dims.is_empty() { "&nkp_o".to_string() } else { "nkp_o".to_string() }
+                } else if p.is_const {
+                    format!("(({e}__consts *)nkp_cs)->{}", p.c_name)
+                } else if p.c_dims.is_empty() {
+                    format!("*(const {} *)nkp_p_{}", p.reg_type, p.c_name)
+                } else {
+                    format!("(void *)nkp_p_{}", p.c_name)
+                }
+            })
+            .collect();
+        c.push_str(&format!("    {e}__({});\n", args.join(", ")));
+        c.push_str("    if (!nkp_x) __builtin_unreachable();\n");
+        c.push_str(&format!("    nkp_V_outx_u{}_{a}(&nkp_o, {}, nkp_x, nkp_dst);\n", o.word_bits, o.words));
+        c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_wipe(&nkp_o, sizeof nkp_o);\n#endif\n}\n");
     }
     c
 }
