@@ -81,6 +81,12 @@
 //! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
 //! The header also defines `E__SLICING_B`, `_V` or `_H`.
 //!
+//! # Whole steps in one function (vslice, SSE/AVX2/AVX-512)
+//! When one step's registers fit (`fused_step`), the packed loop runs each whole step through
+//! `<run>_step`: transposition in, raw entry (or interleaved kernel), transposition out, in one
+//! `flatten` function whose register arrays the compiler keeps in registers (no store and
+//! reload between the three); partial steps take the general path.
+//!
 //! # The raw entry with its output XORed (vslice, SSE/AVX2/AVX-512, one output of words)
 //! `E__xor_p([const E__consts *c,] <non-const inputs' registers>, const T *x, T *dst)`: `E__`
 //! then `E__unpack_p(E__INSTANCES, ..., x, dst)` in one `flatten` function, so the output array
@@ -705,6 +711,10 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
         "/* {k} interleaved cop{ies} x {nc} raw call(s) x {cinst} instances per step; copy c takes the c-th group of {cstep}. */\n",
         ies = if k == 1 { "y" } else { "ies" }
     ));
+    let fused = fused_step(lay);
+    if fused {
+        c.push_str(&fused_step_text(lay, name));
+    }
     c.push_str(&format!("static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
     for p in lay.params.iter().filter(|p| !p.is_const) {
         c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
@@ -714,6 +724,16 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
         }
     }
     c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"));
+    if fused {
+        let mut v: Vec<String> = Vec::new();
+        if consts {
+            v.push("nkp_cs".to_string());
+        }
+        for p in lay.params.iter().filter(|p| !p.is_const) {
+            v.push(format!("nkp_p_{} + nkp_base * {}", p.c_name, p.elems));
+        }
+        c.push_str(&format!("        if (nkp_n - nkp_base >= {step}) {{ {name}_step({}); continue; }}\n", v.join(", ")));
+    }
     c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
     c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
     c.push_str(&format!("            const size_t nkp_cnt = nkp_cb >= nkp_n ? 0 : nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
@@ -795,6 +815,83 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     }
     c.push_str("}\n");
     c
+}
+
+/// Whether whole steps of `lay` go through one flattened function (`fused_step_text`): vslice
+/// on SSE/AVX2/AVX-512, parameters of words, and one step's non-const registers (inputs and
+/// outputs, every copy) at most twice the register file, so that the compiler keeps them in
+/// registers rather than in a stack array nobody wipes. With interleaved copies (k > 1) the
+/// copies' inputs together must also leave registers free: ChaCha20's 2 x 16 state rows on
+/// AVX-512 (32 registers) spilled 182 times in the fused step and lost 5% (Clyde's 2 x 12 on
+/// AVX2 2%), while 2 x 12 on AVX-512 (Xoodoo, Gimli) gained 3-5% (README, "Stop 27").
+fn fused_step(lay: &PackedLayout) -> bool {
+    let nregs = match lay.arch {
+        Arch::Avx512 => 32,
+        Arch::Sse | Arch::Avx2 => 16,
+        _ => return false,
+    };
+    let atoms = |inputs: bool| -> usize { lay.params.iter().filter(|p| !p.is_const && p.is_input == inputs).map(|p| p.atoms).sum::<usize>() * lay.interleave * lay.calls_per_step() };
+    let (ins, outs) = (atoms(true), atoms(false));
+    lay.slicing == Slicing::V && lay.params.iter().all(|p| !p.bit_string) && ins + outs <= 2 * nregs && (lay.interleave == 1 || ins < nregs)
+}
+
+/// `<name>_step([consts,] params at the step's first instance)`: one whole step (every copy's
+/// instances) transposed in, run and transposed out, `flatten`ed so that the transpositions and
+/// the raw entry are one body and the sliced registers never go through memory (4-6% of the
+/// packed entry on the fast vsliced kernels). Its arrays are wiped only under
+/// NAKIRI_SCRUB_STACK (a wipe would force them to memory), like the raw entry's spills.
+fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
+    let e = &lay.entry;
+    let k = lay.interleave;
+    let nc = lay.calls_per_step();
+    let cstep = lay.copy_instances() * nc;
+    let attr = tp::target_attr(lay.arch);
+    let mut v: Vec<String> = Vec::new();
+    if lay.has_consts() {
+        v.push(format!("{e}__consts *nkp_cs"));
+    }
+    v.extend(proto_args(lay, |p| !p.is_const, "nkp_p_"));
+    let mut c = format!("static __attribute__((flatten)) {attr} void {name}_step({}) {{\n", v.join(", "));
+    for p in lay.params.iter().filter(|p| !p.is_const) {
+        c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
+    }
+    for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
+        for copy in 0..k {
+            let regs = format!("(({} *)&nkp_r_{}[{}])", p.reg_type, p.c_name, copy * nc);
+            c.push_str(&reindent(&in_call(lay, p, &format!("nkp_p_{} + {}", p.c_name, copy * cstep * p.elems), &format!("{cstep}"), &regs)));
+        }
+    }
+    for call in 0..nc {
+        let mut raw_args: Vec<String> = Vec::new();
+        for p in &lay.params {
+            if p.is_const {
+                raw_args.push(format!("nkp_cs->{}", p.c_name));
+                continue;
+            }
+            for copy in 0..k {
+                let r = format!("nkp_r_{}[{}]", p.c_name, copy * nc + call);
+                raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+            }
+        }
+        c.push_str(&format!("    {}({});\n", lay.raw_fn, raw_args.join(", ")));
+    }
+    for p in lay.params.iter().filter(|p| !p.is_input) {
+        for copy in 0..k {
+            let regs = format!("(({} *)&nkp_r_{}[{}])", p.reg_type, p.c_name, copy * nc);
+            c.push_str(&reindent(&out_call(lay, p, &format!("nkp_p_{} + {}", p.c_name, copy * cstep * p.elems), "", &regs)));
+        }
+    }
+    c.push_str("#ifdef NAKIRI_SCRUB_STACK\n");
+    for p in lay.params.iter().filter(|p| !p.is_const) {
+        c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
+    }
+    c.push_str("#endif\n}\n");
+    c
+}
+
+/// `text` with each line indented by 4 spaces (`in_call`/`out_call` indent for loop bodies).
+fn reindent(text: &str) -> String {
+    text.lines().map(|l| format!("    {}\n", l.trim_start())).collect()
 }
 
 /// Broadcasts one plain instance at `src` into every slot of p's registers `regs` (no
