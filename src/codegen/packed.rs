@@ -81,11 +81,14 @@
 //! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
 //! The header also defines `E__SLICING_B`, `_V` or `_H`.
 //!
-//! # Whole steps in one function (vslice, SSE/AVX2/AVX-512)
-//! When one step's registers fit (`fused_step`), the packed loop runs each whole step through
-//! `<run>_step`: transposition in, raw entry (or interleaved kernel), transposition out, in one
-//! `flatten` function whose register arrays the compiler keeps in registers (no store and
-//! reload between the three); partial steps take the general path.
+//! # Raw calls in one function (vslice; hslice with 32/64-bit words; SSE/AVX2/AVX-512)
+//! When one call's registers fit (`fused_step`), the packed loop runs each raw call of a whole
+//! step through `<run>_step`: transposition in, raw entry (or interleaved kernel),
+//! transposition out, in one `flatten` function whose register arrays the compiler keeps in
+//! registers (no store and reload between the three). Without interleaving the rest of the
+//! instances goes through it too (whole calls, then the last partial call on a zero-padded
+//! copy) and the run function has no register arrays; with it, partial steps take the
+//! general path.
 //!
 //! # The raw entry with its output XORed (vslice, SSE/AVX2/AVX-512, one output of words)
 //! `E__xor_p([const E__consts *c,] <non-const inputs' registers>, const T *x, T *dst)`: `E__`
@@ -716,7 +719,9 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
         c.push_str(&fused_step_text(lay, name));
     }
     c.push_str(&format!("static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
-    for p in lay.params.iter().filter(|p| !p.is_const) {
+    // fused without interleaving: every instance goes through the step (below), no arrays here
+    let only_steps = fused && k == 1;
+    for p in lay.params.iter().filter(|p| !p.is_const && !only_steps) {
         c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
         if !p.is_input && (nc > 1 || k > 1) {
             // Sets of calls skipped in the tail are transposed back but never copied out.
@@ -732,7 +737,44 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
         for p in lay.params.iter().filter(|p| !p.is_const) {
             v.push(format!("nkp_p_{} + nkp_base * {}", p.c_name, p.elems));
         }
-        c.push_str(&format!("        if (nkp_n - nkp_base >= {step}) {{ {name}_step({}); continue; }}\n", v.join(", ")));
+        let v: Vec<String> = v.iter().map(|a| a.replace("nkp_base", &format!("(nkp_base + nkp_c * {cinst})"))).collect();
+        c.push_str(&format!(
+            "        if (nkp_n - nkp_base >= {step}) {{\n            for (size_t nkp_c = 0; nkp_c < {nc}; nkp_c++) {name}_step({});\n            continue;\n        }}\n",
+            v.join(", ")
+        ));
+        if k == 1 {
+            // The rest (less than a step): its whole raw calls through the step too, then the
+            // last partial call through the step on a zero-padded copy (not the block
+            // transposition below, which transposes a whole hslice block for any count).
+            let st: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_t_{}", p.c_name)).collect();
+            let mut t = String::from("        {\n");
+            t.push_str(&format!("            const size_t nkp_whole = (nkp_n - nkp_base) / {cinst};\n"));
+            t.push_str(&format!("            for (size_t nkp_c = 0; nkp_c < nkp_whole; nkp_c++) {name}_step({});\n", v.join(", ")));
+            t.push_str(&format!("            nkp_base += nkp_whole * {cinst};\n            if (nkp_base < nkp_n) {{\n                const size_t nkp_cnt = nkp_n - nkp_base;\n"));
+            for p in lay.params.iter().filter(|p| !p.is_const) {
+                t.push_str(&format!("                {} nkp_t_{}[{}];\n", p.elem_type, p.c_name, cinst * p.elems));
+                if p.is_input {
+                    t.push_str(&format!(
+                        "                memset(nkp_t_{c}, 0, sizeof nkp_t_{c});\n                memcpy(nkp_t_{c}, nkp_p_{c} + nkp_base * {el}, nkp_cnt * {el} * sizeof(nkp_t_{c}[0]));\n",
+                        c = p.c_name,
+                        el = p.elems
+                    ));
+                }
+            }
+            let sa: Vec<String> = if consts { std::iter::once("nkp_cs".to_string()).chain(st.iter().cloned()).collect() } else { st.clone() };
+            t.push_str(&format!("                {name}_step({});\n", sa.join(", ")));
+            for p in lay.params.iter().filter(|p| !p.is_input) {
+                t.push_str(&format!("                memcpy(nkp_p_{c} + nkp_base * {el}, nkp_t_{c}, nkp_cnt * {el} * sizeof(nkp_t_{c}[0]));\n", c = p.c_name, el = p.elems));
+            }
+            for n in &st {
+                t.push_str(&format!("                nkp_wipe({n}, sizeof {n});\n"));
+            }
+            t.push_str("            }\n            break;\n        }\n    }\n");
+            c.push_str(&t);
+            // the step's arrays are wiped in it under NAKIRI_SCRUB_STACK; its spills:
+            c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_scrub_stack();\n#endif\n}\n");
+            return c;
+        }
     }
     c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
     c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
@@ -817,34 +859,44 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     c
 }
 
-/// Whether whole steps of `lay` go through one flattened function (`fused_step_text`): vslice
-/// on SSE/AVX2/AVX-512, parameters of words, and one step's non-const registers (inputs and
-/// outputs, every copy) at most twice the register file, so that the compiler keeps them in
-/// registers rather than in a stack array nobody wipes. With interleaved copies (k > 1) the
-/// copies' inputs together must also leave registers free: ChaCha20's 2 x 16 state rows on
-/// AVX-512 (32 registers) spilled 182 times in the fused step and lost 5% (Clyde's 2 x 12 on
-/// AVX2 2%), while 2 x 12 on AVX-512 (Xoodoo, Gimli) gained 3-5% (README, "Stop 27").
+/// Whether whole steps of `lay` go through one flattened function per raw call
+/// (`fused_step_text`): vslice on SSE/AVX2/AVX-512, or hslice there with 32- or 64-bit words
+/// (whose transposition is the vslice one plus a bit permutation per register,
+/// `runtime::transpose::h_routines_simd_small`); parameters of words; one call's non-const
+/// registers (inputs and outputs, every copy) at most twice the register file, so that the
+/// compiler keeps them in registers rather than in a stack array nobody wipes. With interleaved
+/// copies (k > 1) the copies' inputs together must also leave registers free: ChaCha20's
+/// 2 x 16 state rows on AVX-512 (32 registers) spilled 182 times in the fused step and lost 5%
+/// (Clyde's 2 x 12 on AVX2 2%), while 2 x 12 on AVX-512 (Xoodoo, Gimli) gained 3-5% (README,
+/// "Stop 27").
 fn fused_step(lay: &PackedLayout) -> bool {
     let nregs = match lay.arch {
         Arch::Avx512 => 32,
         Arch::Sse | Arch::Avx2 => 16,
         _ => return false,
     };
-    let atoms = |inputs: bool| -> usize { lay.params.iter().filter(|p| !p.is_const && p.is_input == inputs).map(|p| p.atoms).sum::<usize>() * lay.interleave * lay.calls_per_step() };
+    let layout_ok = match lay.slicing {
+        Slicing::V => true,
+        Slicing::H => matches!(lay.atom_bits, 32 | 64) && lay.params.iter().all(|p| p.word_bits == lay.atom_bits),
+        Slicing::B => false,
+    };
+    let atoms = |inputs: bool| -> usize { lay.params.iter().filter(|p| !p.is_const && p.is_input == inputs).map(|p| p.atoms).sum::<usize>() * lay.interleave };
     let (ins, outs) = (atoms(true), atoms(false));
-    lay.slicing == Slicing::V && lay.params.iter().all(|p| !p.bit_string) && ins + outs <= 2 * nregs && (lay.interleave == 1 || ins < nregs)
+    layout_ok && lay.params.iter().all(|p| !p.bit_string) && ins + outs <= 2 * nregs && (lay.interleave == 1 || ins < nregs)
 }
 
-/// `<name>_step([consts,] params at the step's first instance)`: one whole step (every copy's
-/// instances) transposed in, run and transposed out, `flatten`ed so that the transpositions and
-/// the raw entry are one body and the sliced registers never go through memory (4-6% of the
-/// packed entry on the fast vsliced kernels). Its arrays are wiped only under
+/// `<name>_step([consts,] params at the call's first instance)`: the instances of one raw call
+/// (every copy's, copy c at c x the copy's step) transposed in, run and transposed out,
+/// `flatten`ed so that the transpositions and the raw entry are one body and the sliced
+/// registers never go through memory (1-5% of the packed entry on the fast vsliced kernels,
+/// more where the kernel reloaded many rows). A whole step of the packed loop calls it once per
+/// raw call of the step (hslice: `calls_per_step`). Its arrays are wiped only under
 /// NAKIRI_SCRUB_STACK (a wipe would force them to memory), like the raw entry's spills.
 fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     let e = &lay.entry;
+    let a = lay.arch.name();
     let k = lay.interleave;
-    let nc = lay.calls_per_step();
-    let cstep = lay.copy_instances() * nc;
+    let cstep = lay.copy_instances() * lay.calls_per_step();
     let attr = tp::target_attr(lay.arch);
     let mut v: Vec<String> = Vec::new();
     if lay.has_consts() {
@@ -853,32 +905,45 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     v.extend(proto_args(lay, |p| !p.is_const, "nkp_p_"));
     let mut c = format!("static __attribute__((flatten)) {attr} void {name}_step({}) {{\n", v.join(", "));
     for p in lay.params.iter().filter(|p| !p.is_const) {
-        c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
+        c.push_str(&format!("    {} nkp_r_{}[{k}]{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
     }
+    // hslice: the vslice network, then the slot bit permutation on every register (in) / its
+    // inverse before the network (out), as nkp_H_in/out do per call
+    let (m, h) = (lay.atom_bits, lay.slicing == Slicing::H);
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
         for copy in 0..k {
-            let regs = format!("(({} *)&nkp_r_{}[{}])", p.reg_type, p.c_name, copy * nc);
-            c.push_str(&reindent(&in_call(lay, p, &format!("nkp_p_{} + {}", p.c_name, copy * cstep * p.elems), &format!("{cstep}"), &regs)));
-        }
-    }
-    for call in 0..nc {
-        let mut raw_args: Vec<String> = Vec::new();
-        for p in &lay.params {
-            if p.is_const {
-                raw_args.push(format!("nkp_cs->{}", p.c_name));
-                continue;
-            }
-            for copy in 0..k {
-                let r = format!("nkp_r_{}[{}]", p.c_name, copy * nc + call);
-                raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+            c.push_str(&format!("    nkp_V_in_u{}_{a}(nkp_p_{} + {}, {}, &nkp_r_{}[{copy}]);\n", p.word_bits, p.c_name, copy * cstep * p.elems, p.words, p.c_name));
+            if h {
+                c.push_str(&format!(
+                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_hsk_fwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
+                    w = p.words,
+                    n = p.c_name
+                ));
             }
         }
-        c.push_str(&format!("    {}({});\n", lay.raw_fn, raw_args.join(", ")));
     }
+    let mut raw_args: Vec<String> = Vec::new();
+    for p in &lay.params {
+        if p.is_const {
+            raw_args.push(format!("nkp_cs->{}", p.c_name));
+            continue;
+        }
+        for copy in 0..k {
+            let r = format!("nkp_r_{}[{copy}]", p.c_name);
+            raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+        }
+    }
+    c.push_str(&format!("    {}({});\n", lay.raw_fn, raw_args.join(", ")));
     for p in lay.params.iter().filter(|p| !p.is_input) {
         for copy in 0..k {
-            let regs = format!("(({} *)&nkp_r_{}[{}])", p.reg_type, p.c_name, copy * nc);
-            c.push_str(&reindent(&out_call(lay, p, &format!("nkp_p_{} + {}", p.c_name, copy * cstep * p.elems), "", &regs)));
+            if h {
+                c.push_str(&format!(
+                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_hsk_bwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
+                    w = p.words,
+                    n = p.c_name
+                ));
+            }
+            c.push_str(&format!("    nkp_V_out_u{}_{a}(&nkp_r_{}[{copy}], {}, nkp_p_{} + {});\n", p.word_bits, p.c_name, p.words, p.c_name, copy * cstep * p.elems));
         }
     }
     c.push_str("#ifdef NAKIRI_SCRUB_STACK\n");
@@ -887,11 +952,6 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     }
     c.push_str("#endif\n}\n");
     c
-}
-
-/// `text` with each line indented by 4 spaces (`in_call`/`out_call` indent for loop bodies).
-fn reindent(text: &str) -> String {
-    text.lines().map(|l| format!("    {}\n", l.trim_start())).collect()
 }
 
 /// Broadcasts one plain instance at `src` into every slot of p's registers `regs` (no
