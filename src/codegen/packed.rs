@@ -805,17 +805,7 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     }
     c.push_str("        }\n");
     // The raw calls: parameters in the entry's order, non-const ones once per copy (C7).
-    let mut raw_args: Vec<String> = Vec::new();
-    for p in &lay.params {
-        if p.is_const {
-            raw_args.push(format!("nkp_cs->{}", p.c_name));
-            continue;
-        }
-        for copy in 0..k {
-            let r = format!("nkp_r_{}[{} + nkp_c]", p.c_name, copy * nc);
-            raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
-        }
-    }
+    let raw_args = raw_call_args(lay, |copy| format!("{} + nkp_c", copy * nc));
     c.push_str(&format!("        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {cinst} < nkp_n; nkp_c++)\n"));
     c.push_str(&format!("            {}({});\n", lay.raw_fn, raw_args.join(", ")));
     c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
@@ -857,6 +847,24 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     }
     c.push_str("}\n");
     c
+}
+
+/// The arguments of one raw call: parameters in the entry's order, const ones from `nkp_cs`,
+/// non-const ones once per copy (ABI C7) as `nkp_r_<p>[index(copy)]` (a scalar output by
+/// address).
+fn raw_call_args(lay: &PackedLayout, index: impl Fn(usize) -> String) -> Vec<String> {
+    let mut v: Vec<String> = Vec::new();
+    for p in &lay.params {
+        if p.is_const {
+            v.push(format!("nkp_cs->{}", p.c_name));
+            continue;
+        }
+        for copy in 0..lay.interleave {
+            let r = format!("nkp_r_{}[{}]", p.c_name, index(copy));
+            v.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+        }
+    }
+    v
 }
 
 /// Whether whole steps of `lay` go through one flattened function per raw call
@@ -922,17 +930,7 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
             }
         }
     }
-    let mut raw_args: Vec<String> = Vec::new();
-    for p in &lay.params {
-        if p.is_const {
-            raw_args.push(format!("nkp_cs->{}", p.c_name));
-            continue;
-        }
-        for copy in 0..k {
-            let r = format!("nkp_r_{}[{copy}]", p.c_name);
-            raw_args.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
-        }
-    }
+    let raw_args = raw_call_args(lay, |copy| copy.to_string());
     c.push_str(&format!("    {}({});\n", lay.raw_fn, raw_args.join(", ")));
     for p in lay.params.iter().filter(|p| !p.is_input) {
         for copy in 0..k {

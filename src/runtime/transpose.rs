@@ -1697,6 +1697,13 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         bits_s.push_str("        }\n        ");
     }
     let bits = bits_s.as_str();
+    // Outbound bit stage of `nb` bytes B (8 per group): registers 8B+7-k (only those below
+    // `lim` when `with_lim`, zero past it) into scratch rows 8B+c.
+    let bits_out = |nb: usize, with_lim: bool| -> String {
+        let load = format!("NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}))");
+        let load = if with_lim { format!("8 * B + 7 - k < lim ? {load} : NKP_SET1_$A(0)") } else { load };
+        format!("    for (size_t B = 0; B < {nb}; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = {load};\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n")
+    };
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // ---- inbound
     s.push_str(&format!(
@@ -1728,9 +1735,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, const uint{ub}_t *xs, uint{ub}_t *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = (char *)dst + o;\n    const char *x0 = xs ? (const char *)xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
         setv(&bwd)
     ));
-    s.push_str(&format!(
-        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = 8 * B + 7 - k < lim ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : NKP_SET1_$A(0);\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
-    ));
+    s.push_str(&bits_out(8, true));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(
         "        {vt} x[16], y[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
@@ -1759,9 +1764,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         "static NKP_UNUSED {attr} void nkp_Bg2_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, const char *xs, char *dst, {vt} *scr) {{\n    const {vt} b = {};\n    char *p0 = dst + o;\n    const char *x0 = xs ? xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
         setv(&bwd)
     ));
-    s.push_str(&format!(
-        "    for (size_t B = 0; B < 16; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n"
-    ));
+    s.push_str(&bits_out(16, false));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(
         "        {vt} x[16], y[16], z[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
