@@ -17,14 +17,22 @@ pub struct Span {
 
 impl Span {
     pub fn new(file: u32, lo: usize, hi: usize) -> Span {
-        Span { file, lo: lo as u32, hi: hi as u32 }
+        Span {
+            file,
+            lo: lo as u32,
+            hi: hi as u32,
+        }
     }
     /// The smallest span covering both (same file assumed; else `self`).
     pub fn to(self, other: Span) -> Span {
         if self.file != other.file {
             return self;
         }
-        Span { file: self.file, lo: self.lo.min(other.lo), hi: self.hi.max(other.hi) }
+        Span {
+            file: self.file,
+            lo: self.lo.min(other.lo),
+            hi: self.hi.max(other.hi),
+        }
     }
 }
 
@@ -57,10 +65,19 @@ impl Diagnostic {
         }
     }
     pub fn error_nospan(message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Error, message: message.into(), primary: None, secondary: vec![], notes: vec![] }
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            primary: None,
+            secondary: vec![],
+            notes: vec![],
+        }
     }
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(span, message) }
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(span, message)
+        }
     }
     pub fn label(mut self, label: impl Into<String>) -> Diagnostic {
         if let Some((_, l)) = &mut self.primary {
@@ -108,7 +125,12 @@ impl SourceMap {
         let lo = (span.lo as usize).min(text.len());
         let before = &text[..lo];
         let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map(|l| l.chars().count()).unwrap_or(0) + 1;
+        let col = before
+            .rsplit('\n')
+            .next()
+            .map(|l| l.chars().count())
+            .unwrap_or(0)
+            + 1;
         (line, col)
     }
 }
@@ -138,7 +160,10 @@ pub fn render(sm: &SourceMap, diags: &[Diagnostic]) -> String {
         cdiag = cdiag.with_labels(labels).with_notes(d.notes.clone());
         if term::emit(&mut buf, &config, &files, &cdiag).is_err() {
             // Fall back to a plain line if a span is somehow out of range.
-            let _ = std::io::Write::write_all(buf.get_mut(), format!("error: {}\n", d.message).as_bytes());
+            let _ = std::io::Write::write_all(
+                buf.get_mut(),
+                format!("error: {}\n", d.message).as_bytes(),
+            );
         }
     }
     String::from_utf8_lossy(&buf.into_inner()).into_owned()

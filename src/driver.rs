@@ -1,7 +1,7 @@
 //! The pipeline as one readable function per entry point, with no I/O (files come through a
 //! [`Loader`]). The CLI, the tests and the benchmarks all go through here.
 
-use crate::codegen::{self, Arch, CodegenConfig, COutput};
+use crate::codegen::{self, Arch, COutput, CodegenConfig};
 use crate::diag::{Diagnostic, SourceMap};
 use crate::ir::{self, Slicing};
 use crate::sema::{self, Checked};
@@ -89,7 +89,14 @@ impl Front {
 pub fn parse(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front {
     let mut sources = SourceMap::default();
     let mut diags = Vec::new();
-    let ast = syntax::parse_program(name, text, &cfg.include_dirs, loader, &mut sources, &mut diags);
+    let ast = syntax::parse_program(
+        name,
+        text,
+        &cfg.include_dirs,
+        loader,
+        &mut sources,
+        &mut diags,
+    );
     // Bound expression depth so later recursive passes cannot overflow the stack.
     for d in &ast.decls {
         if let ast::DeclKind::Node(bodies) = &d.kind {
@@ -98,7 +105,13 @@ pub fn parse(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
             }
         }
     }
-    Front { sources, ast: Some(ast), checked: None, diags, report: None }
+    Front {
+        sources,
+        ast: Some(ast),
+        checked: None,
+        diags,
+        report: None,
+    }
 }
 
 /// Largest expression depth accepted (left-associative chains count too).
@@ -110,9 +123,12 @@ fn check_depth(eqs: &[ast::Equation], diags: &mut Vec<Diagnostic>) {
             ast::Equation::Assign { rhs, span, .. } => {
                 if syntax::expr_depth(rhs) > MAX_EXPR_DEPTH {
                     diags.push(
-                        Diagnostic::error(*span, format!("expression nested more than {} levels deep", MAX_EXPR_DEPTH))
-                            .label("too deep")
-                            .help("split it with intermediate variables"),
+                        Diagnostic::error(
+                            *span,
+                            format!("expression nested more than {} levels deep", MAX_EXPR_DEPTH),
+                        )
+                        .label("too deep")
+                        .help("split it with intermediate variables"),
                     );
                 }
             }
@@ -139,9 +155,16 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
 }
 
 /// The optimised IR (front end, then the optimisation pipeline).
-pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Front, Option<ir::Program>) {
+pub fn lower(
+    name: &str,
+    text: &str,
+    cfg: &Config,
+    loader: &dyn Loader,
+) -> (Front, Option<ir::Program>) {
     let mut front = check(name, text, cfg, loader);
-    let Some(checked) = &front.checked else { return (front, None) };
+    let Some(checked) = &front.checked else {
+        return (front, None);
+    };
     match optimize(checked.ir.clone(), &checked.loop_hints, cfg) {
         Ok((prog, r)) => {
             front.report = Some(r);
@@ -155,7 +178,11 @@ pub fn lower(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> (Fron
 }
 
 /// Runs the optimisation pipeline of `cfg` on `prog` (elaborated IR) and verifies the result.
-pub fn optimize(mut prog: ir::Program, hints: &ir::LoopHints, cfg: &Config) -> Result<(ir::Program, crate::opt::Report), String> {
+pub fn optimize(
+    mut prog: ir::Program,
+    hints: &ir::LoopHints,
+    cfg: &Config,
+) -> Result<(ir::Program, crate::opt::Report), String> {
     let mut ocfg = cfg.opt.clone();
     ocfg.arch = cfg.arch;
     ocfg.max_ops = cfg.max_ops / 8;
@@ -228,14 +255,21 @@ pub fn packed_kernel_min_crit_port_h(arch: Arch) -> f64 {
 /// GIFT-v, Ascon, ACE, Pyjamask (1.06-1.11x), Serpent and BLAKE2s (neutral) and Clyde (0.97x).
 /// Bitslice gets a kernel only on request (`--packed-interleave`,
 /// or `nakiri tune --goal packed`).
-pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program, cfg: &Config) -> Option<ir::Program> {
+pub fn packed_kernel(
+    ir: &ir::Program,
+    hints: &ir::LoopHints,
+    prog: &ir::Program,
+    cfg: &Config,
+) -> Option<ir::Program> {
     let k = packed_factor(prog, cfg);
     let auto = cfg.packed_interleave.is_none();
     if k <= 1 {
         return None;
     }
     use crate::tune::estimate::{estimate, excess_spills, issue_width};
-    let too_many = |p: &ir::Program, insns: f64| excess_spills(p, cfg.arch) / insns.max(1.0) > PACKED_KERNEL_MAX_EXCESS;
+    let too_many = |p: &ir::Program, insns: f64| {
+        excess_spills(p, cfg.arch) / insns.max(1.0) > PACKED_KERNEL_MAX_EXCESS
+    };
     if auto {
         // (One copy over the bound: two copies are too; saves optimising big programs twice.)
         let e = estimate(prog, cfg.arch);
@@ -243,7 +277,9 @@ pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program
             return None;
         }
         let port = (e.insns + e.spills) / issue_width(cfg.arch);
-        if prog.slicing == ir::Slicing::H && e.critical_path < packed_kernel_min_crit_port_h(cfg.arch) * port {
+        if prog.slicing == ir::Slicing::H
+            && e.critical_path < packed_kernel_min_crit_port_h(cfg.arch) * port
+        {
             return None;
         }
     }
@@ -259,11 +295,24 @@ pub fn packed_kernel(ir: &ir::Program, hints: &ir::LoopHints, prog: &ir::Program
 }
 
 /// Optimised IR to C, with the packed entry's interleaved kernel when there is one.
-pub fn generate(prog: &ir::Program, kernel: Option<&ir::Program>, cfg: &Config, header_name: &str, banner: String, entry_bit_params: bool) -> Result<COutput, codegen::CodegenError> {
+pub fn generate(
+    prog: &ir::Program,
+    kernel: Option<&ir::Program>,
+    cfg: &Config,
+    header_name: &str,
+    banner: String,
+    entry_bit_params: bool,
+) -> Result<COutput, codegen::CodegenError> {
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();
     abi.entry_bit_params = entry_bit_params;
-    let ccfg = CodegenConfig { arch: cfg.arch, header_name: header_name.to_string(), banner, spill: cfg.spill, mem_loops: cfg.mem_loops };
+    let ccfg = CodegenConfig {
+        arch: cfg.arch,
+        header_name: header_name.to_string(),
+        banner,
+        spill: cfg.spill,
+        mem_loops: cfg.mem_loops,
+    };
     match codegen::generate_over(prog, kernel, &ccfg, &abi, max_bytes) {
         // The kernel doubles the code: where only the raw entry fits the budget, drop it.
         Err(_) if kernel.is_some() => codegen::generate_over(prog, None, &ccfg, &abi, max_bytes),
@@ -272,31 +321,59 @@ pub fn generate(prog: &ir::Program, kernel: Option<&ir::Program>, cfg: &Config, 
 }
 
 /// Source to C.
-pub fn compile(name: &str, text: &str, cfg: &Config, loader: &dyn Loader, header_name: &str) -> (Front, Option<COutput>) {
+pub fn compile(
+    name: &str,
+    text: &str,
+    cfg: &Config,
+    loader: &dyn Loader,
+    header_name: &str,
+) -> (Front, Option<COutput>) {
     let (mut front, prog) = lower(name, text, cfg, loader);
-    let Some(prog) = prog else { return (front, None) };
+    let Some(prog) = prog else {
+        return (front, None);
+    };
     let banner = format!(
         "Generated by nakiri {} from {}{}{}",
         env!("CARGO_PKG_VERSION"),
         name,
-        if cfg.flags_text.is_empty() { "" } else { " with flags: " },
+        if cfg.flags_text.is_empty() {
+            ""
+        } else {
+            " with flags: "
+        },
         cfg.flags_text
     );
-    let checked = front.checked.as_ref().expect("lowered programs are checked");
+    let checked = front
+        .checked
+        .as_ref()
+        .expect("lowered programs are checked");
     let kernel = packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
-    match generate(&prog, kernel.as_ref(), cfg, header_name, banner, checked.entry_bit_params) {
+    match generate(
+        &prog,
+        kernel.as_ref(),
+        cfg,
+        header_name,
+        banner,
+        checked.entry_bit_params,
+    ) {
         Ok(out) => (front, Some(out)),
         Err(e) if e.0.contains("--max-ops") => {
             // The work budget: point at the entry node (the C is generated for all of it).
             let d = match front.ast.as_ref().and_then(|a| a.decls.last()) {
-                Some(decl) => Diagnostic::error(decl.name.span, format!("cannot generate code: {}", e)).label("entry point"),
+                Some(decl) => {
+                    Diagnostic::error(decl.name.span, format!("cannot generate code: {}", e))
+                        .label("entry point")
+                }
                 None => Diagnostic::error_nospan(format!("cannot generate code: {}", e)),
             };
             front.diags.push(d);
             (front, None)
         }
         Err(e) => {
-            front.diags.push(Diagnostic::error_nospan(format!("cannot generate code for {} ({}-slicing): {}", cfg.arch, cfg.slicing, e)));
+            front.diags.push(Diagnostic::error_nospan(format!(
+                "cannot generate code for {} ({}-slicing): {}",
+                cfg.arch, cfg.slicing, e
+            )));
             (front, None)
         }
     }

@@ -88,7 +88,13 @@ mod tests {
         assert_ne!(h("a"), h("b"));
         assert_ne!(h("ab"), h("ab\0"));
         // names differing only in a word's high byte must differ in the low (bucket) bits
-        let low: std::collections::HashSet<u64> = (0..1000).map(|i| h(&format!("t_v_{:04}", i)) & 0xfff).collect();
-        assert!(low.len() > 700, "low bits collide: {} distinct of 1000", low.len());
+        let low: std::collections::HashSet<u64> = (0..1000)
+            .map(|i| h(&format!("t_v_{:04}", i)) & 0xfff)
+            .collect();
+        assert!(
+            low.len() > 700,
+            "low bits collide: {} distinct of 1000",
+            low.len()
+        );
     }
 }

@@ -9,17 +9,17 @@
 //! line; only it touches files and processes (`cli::tune` measures for the autotuner).
 //! See ARCHITECTURE.md.
 
-pub mod diag;
-pub mod syntax;
-pub mod sema;
-pub mod normalize;
-pub mod ir;
-pub mod interp;
-pub mod opt;
-pub mod target;
-pub mod codegen;
-pub mod runtime;
-pub mod tune;
 pub mod cli;
+pub mod codegen;
+pub mod diag;
 pub mod driver;
 pub mod fxhash;
+pub mod interp;
+pub mod ir;
+pub mod normalize;
+pub mod opt;
+pub mod runtime;
+pub mod sema;
+pub mod syntax;
+pub mod target;
+pub mod tune;

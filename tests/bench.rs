@@ -7,30 +7,53 @@ mod common;
 use std::process::Command;
 
 fn nakiri(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nakiri")).args(args).current_dir(common::root()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_nakiri"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// The widest SIMD target this CPU runs (sse/avx2), else std.
 fn simd_arch() -> &'static str {
     let (_, out, _) = nakiri(&["targets"]);
-    let runs = |a: &str| out.lines().any(|l| l.split_whitespace().next() == Some(a) && l.contains("runs here"));
-    ["avx2", "sse"].into_iter().find(|a| runs(a)).unwrap_or("std")
+    let runs = |a: &str| {
+        out.lines()
+            .any(|l| l.split_whitespace().next() == Some(a) && l.contains("runs here"))
+    };
+    ["avx2", "sse"]
+        .into_iter()
+        .find(|a| runs(a))
+        .unwrap_or("std")
 }
 
 /// Cells of the markdown table rows that start with `prefix`.
 fn rows<'a>(out: &'a str, prefix: &str) -> Vec<Vec<&'a str>> {
-    out.lines().filter(|l| l.starts_with(prefix)).map(|l| l.trim_matches('|').split('|').map(|c| c.trim()).collect()).collect()
+    out.lines()
+        .filter(|l| l.starts_with(prefix))
+        .map(|l| l.trim_matches('|').split('|').map(|c| c.trim()).collect())
+        .collect()
 }
 
 fn positive(cell: &str) -> f64 {
-    let v: f64 = cell.trim_start_matches('~').parse().unwrap_or_else(|_| panic!("`{}` is not a number", cell));
+    let v: f64 = cell
+        .trim_start_matches('~')
+        .parse()
+        .unwrap_or_else(|_| panic!("`{}` is not a number", cell));
     assert!(v.is_finite() && v > 0.0, "`{}` is not positive", cell);
     v
 }
 
 fn non_negative(cell: &str) -> f64 {
-    let v: f64 = cell.trim_start_matches('~').parse().unwrap_or_else(|_| panic!("`{}` is not a number", cell));
+    let v: f64 = cell
+        .trim_start_matches('~')
+        .parse()
+        .unwrap_or_else(|_| panic!("`{}` is not a number", cell));
     assert!(v.is_finite() && v >= 0.0, "`{}` is negative", cell);
     v
 }
@@ -38,10 +61,24 @@ fn non_negative(cell: &str) -> f64 {
 #[test]
 fn bench_file_prints_raw_and_packed_rows() {
     let arch = simd_arch();
-    let (code, out, err) = nakiri(&["bench", "ciphers/rectangle/rectangle.ua", "-V", "--arch", arch, "--quick"]);
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "ciphers/rectangle/rectangle.ua",
+        "-V",
+        "--arch",
+        arch,
+        "--quick",
+    ]);
     assert_eq!(code, 0, "{}\n{}", out, err);
-    let ratio_line = out.lines().find(|l| l.contains("TSC/core-clock ratio")).expect("ratio line");
-    let ratio = ratio_line.split("ratio ").nth(1).and_then(|r| r.split_whitespace().next()).unwrap();
+    let ratio_line = out
+        .lines()
+        .find(|l| l.contains("TSC/core-clock ratio"))
+        .expect("ratio line");
+    let ratio = ratio_line
+        .split("ratio ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap();
     positive(ratio);
     let header = rows(&out, "| entry");
     assert_eq!(header.len(), 1);
@@ -68,7 +105,15 @@ fn bench_file_prints_raw_and_packed_rows() {
 
 #[test]
 fn bench_compare_prints_both_and_the_ratio() {
-    let (code, out, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-V", "--", "-B", "--quick"]);
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "-V",
+        "--",
+        "-B",
+        "--quick",
+    ]);
     assert_eq!(code, 0, "{}\n{}", out, err);
     let a = rows(&out, "| A |");
     let b = rows(&out, "| B |");
@@ -76,7 +121,13 @@ fn bench_compare_prints_both_and_the_ratio() {
     assert_eq!((a.len(), b.len(), ratio.len()), (1, 1, 1), "{}", out);
     let (ra, rb) = (positive(a[0][1]), positive(b[0][1]));
     let q = positive(ratio[0][1]);
-    assert!((q - rb / ra).abs() <= 0.01 * q + 0.002, "B/A = {} but {} / {}", q, rb, ra);
+    assert!(
+        (q - rb / ra).abs() <= 0.01 * q + 0.002,
+        "B/A = {} but {} / {}",
+        q,
+        rb,
+        ra
+    );
 }
 
 /// `--b-nakiri PATH`: variant B's C from another nakiri binary (here the same one, so both
@@ -84,14 +135,47 @@ fn bench_compare_prints_both_and_the_ratio() {
 #[test]
 fn bench_compare_against_another_nakiri_build() {
     let me = env!("CARGO_BIN_EXE_nakiri");
-    let (code, out, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--quick", "--", "-B", "--b-nakiri", me]);
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "-B",
+        "--quick",
+        "--",
+        "-B",
+        "--b-nakiri",
+        me,
+    ]);
     assert_eq!(code, 0, "{}\n{}", out, err);
     let (a, b) = (rows(&out, "| A |"), rows(&out, "| B |"));
     assert_eq!((a.len(), b.len()), (1, 1), "{}", out);
-    assert_eq!((a[0][3], a[0][6]), (b[0][3], b[0][6]), "same C: same instructions and code bytes\n{}", out);
-    let (code, _, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--", "-B", "--b-nakiri"]);
+    assert_eq!(
+        (a[0][3], a[0][6]),
+        (b[0][3], b[0][6]),
+        "same C: same instructions and code bytes\n{}",
+        out
+    );
+    let (code, _, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "-B",
+        "--",
+        "-B",
+        "--b-nakiri",
+    ]);
     assert_eq!(code, 2, "{}", err);
-    let (code, _, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-B", "--quick", "--", "-B", "--b-nakiri", "/no/such/nakiri"]);
+    let (code, _, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "-B",
+        "--quick",
+        "--",
+        "-B",
+        "--b-nakiri",
+        "/no/such/nakiri",
+    ]);
     assert_eq!(code, 1, "{}", err);
     assert!(err.contains("cannot run"), "{}", err);
 }
@@ -103,7 +187,11 @@ fn bench_errors_are_reported_not_panics() {
     assert!(err.contains("cannot read"), "{}", err);
     let (code, _, err) = nakiri(&["bench", "tests/diag/out_of_bounds_loop.ua", "--quick"]);
     assert_eq!(code, 1, "{}", err);
-    assert!(err.contains("does not compile") && err.contains("out of bounds"), "{}", err);
+    assert!(
+        err.contains("does not compile") && err.contains("out of bounds"),
+        "{}",
+        err
+    );
     let (code, _, err) = nakiri(&["bench", "tests/in/table.ua", "--frobnicate"]);
     assert_eq!(code, 2, "{}", err);
     let (code, _, err) = nakiri(&["bench", "compare", "tests/in/table.ua", "-V"]);
@@ -117,24 +205,65 @@ fn bench_errors_are_reported_not_panics() {
 /// measured, and the peer rows (measured, or reported missing).
 #[test]
 fn bench_ciphers_json_rows_have_the_keys() {
-    let (code, out, err) = nakiri(&["bench", "ciphers", "--json", "--quick", "--arch", "std", "--only", "gimli", "--slicing", "V"]);
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "ciphers",
+        "--json",
+        "--quick",
+        "--arch",
+        "std",
+        "--only",
+        "gimli",
+        "--slicing",
+        "V",
+    ]);
     assert_eq!(code, 0, "{}\n{}", out, err);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.len() >= 2, "{}", out);
     for l in &lines {
-        assert!(l.starts_with('{') && l.ends_with('}'), "not one object per line: {}", l);
-        for k in ["cipher", "slicing", "arch", "raw_cpb", "packed_cpb", "insns_per_block", "spills_per_block", "code_bytes", "peer", "peer_cpb"] {
-            assert!(l.contains(&format!("\"{}\":", k)), "key `{}` missing in {}", k, l);
+        assert!(
+            l.starts_with('{') && l.ends_with('}'),
+            "not one object per line: {}",
+            l
+        );
+        for k in [
+            "cipher",
+            "slicing",
+            "arch",
+            "raw_cpb",
+            "packed_cpb",
+            "insns_per_block",
+            "spills_per_block",
+            "code_bytes",
+            "peer",
+            "peer_cpb",
+        ] {
+            assert!(
+                l.contains(&format!("\"{}\":", k)),
+                "key `{}` missing in {}",
+                k,
+                l
+            );
         }
     }
-    let gimli: Vec<&&str> = lines.iter().filter(|l| l.contains("\"kind\":\"nakiri\"")).collect();
+    let gimli: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("\"kind\":\"nakiri\""))
+        .collect();
     assert_eq!(gimli.len(), 1, "{}", out);
     let g = gimli[0];
-    assert!(g.contains("\"cipher\":\"Gimli\"") && g.contains("\"slicing\":\"V\"") && g.contains("\"arch\":\"std\""), "{}", g);
+    assert!(
+        g.contains("\"cipher\":\"Gimli\"")
+            && g.contains("\"slicing\":\"V\"")
+            && g.contains("\"arch\":\"std\""),
+        "{}",
+        g
+    );
     let num = |key: &str| -> f64 {
         let rest = g.split(&format!("\"{}\":", key)).nth(1).unwrap();
         let v = rest.split([',', '}']).next().unwrap();
-        v.parse().unwrap_or_else(|_| panic!("{} = `{}` in {}", key, v, g))
+        v.parse()
+            .unwrap_or_else(|_| panic!("{} = `{}` in {}", key, v, g))
     };
     for k in ["raw_cpb", "packed_cpb", "insns_per_block", "code_bytes"] {
         assert!(num(k) > 0.0, "{} in {}", k, g);
@@ -143,10 +272,17 @@ fn bench_ciphers_json_rows_have_the_keys() {
     // Gimli -V on std: the packed entry's kernel rule says no (`driver::packed_kernel`).
     assert_eq!(num("packed_kernel"), 1.0, "{}", g);
     // every peer is listed, measured or reported missing, never a crash
-    let peers: Vec<&&str> = lines.iter().filter(|l| l.contains("\"kind\":\"peer\"")).collect();
+    let peers: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.contains("\"kind\":\"peer\""))
+        .collect();
     assert!(peers.len() >= 6, "{}", out);
     for p in peers {
-        assert!(p.contains("\"status\":\"ok\"") || p.contains("missing (run scripts/install-peers.sh)"), "{}", p);
+        assert!(
+            p.contains("\"status\":\"ok\"") || p.contains("missing (run scripts/install-peers.sh)"),
+            "{}",
+            p
+        );
     }
 }
 
@@ -158,9 +294,16 @@ fn bench_transpose_prints_every_layout() {
     let (code, out, err) = nakiri(&["bench", "transpose", "--quick", "--arch", arch]);
     assert_eq!(code, 0, "{err}");
     let r = rows(&out, &format!("| {arch} |"));
-    assert_eq!(r.len(), 9 + 5 + 5, "V (4 word sizes x 2 widths, and u8x32), B (5), H (5) rows:\n{out}");
+    assert_eq!(
+        r.len(),
+        9 + 5 + 5,
+        "V (4 word sizes x 2 widths, and u8x32), B (5), H (5) rows:\n{out}"
+    );
     for row in &r {
-        assert!(["-V", "-B", "-H"].iter().any(|p| row[1].starts_with(p)), "{row:?}");
+        assert!(
+            ["-V", "-B", "-H"].iter().any(|p| row[1].starts_with(p)),
+            "{row:?}"
+        );
         for c in &row[2..5] {
             positive(c);
         }
@@ -182,20 +325,53 @@ fn bench_limits_counts_operations_per_byte() {
     assert_eq!(code, 0, "{err}");
     let cha: Vec<Vec<&str>> = rows(&out, "| ChaCha20 | -V |");
     assert_eq!(cha.len(), 4, "{out}");
-    let ops = |arch: &str| -> f64 { positive(cha.iter().find(|r| r[2] == arch).unwrap_or_else(|| panic!("no {arch} row:\n{out}"))[3]) };
+    let ops = |arch: &str| -> f64 {
+        positive(
+            cha.iter()
+                .find(|r| r[2] == arch)
+                .unwrap_or_else(|| panic!("no {arch} row:\n{out}"))[3],
+        )
+    };
     let std_expected = (10.0 * 8.0 * 12.0 + 16.0) / 64.0;
     let avx2_expected = (10.0 * 8.0 * (4.0 + 4.0 + 2.0 * 1.0 + 2.0 * 3.0) + 16.0) / (8.0 * 64.0);
-    assert!((ops("std") - std_expected).abs() < 0.01, "std {} vs {std_expected}", ops("std"));
-    assert!((ops("avx2") - avx2_expected).abs() < 0.01, "avx2 {} vs {avx2_expected}", ops("avx2"));
+    assert!(
+        (ops("std") - std_expected).abs() < 0.01,
+        "std {} vs {std_expected}",
+        ops("std")
+    );
+    assert!(
+        (ops("avx2") - avx2_expected).abs() < 0.01,
+        "avx2 {} vs {avx2_expected}",
+        ops("avx2")
+    );
     // The limit is ops/B over 4 per cycle on avx2.
     let avx2 = cha.iter().find(|r| r[2] == "avx2").unwrap();
-    assert!((positive(avx2[4]) - avx2_expected / 4.0).abs() < 0.01, "{avx2:?}");
+    assert!(
+        (positive(avx2[4]) - avx2_expected / 4.0).abs() < 0.01,
+        "{avx2:?}"
+    );
     // Every cipher x slicing x target has a row, none failed.
     assert!(!out.contains("FAILED"), "{out}");
-    let n: usize = nakiri::cli::bench::ciphers::CIPHERS.iter().map(|c| c.slicings.len()).sum();
-    assert_eq!(out.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| cipher")).count(), 4 * n, "{out}");
+    let n: usize = nakiri::cli::bench::ciphers::CIPHERS
+        .iter()
+        .map(|c| c.slicings.len())
+        .sum();
+    assert_eq!(
+        out.lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| cipher"))
+            .count(),
+        4 * n,
+        "{out}"
+    );
     // From a committed `bench ciphers` run: the measured raw figure and the fraction reached.
-    let (code, out, err) = nakiri(&["bench", "limits", "--arch", "avx2", "--from", "benches/ciphers-2026-11-23-lockstep.json"]);
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "limits",
+        "--arch",
+        "avx2",
+        "--from",
+        "benches/ciphers-2026-11-23-lockstep.json",
+    ]);
     assert_eq!(code, 0, "{err}");
     let r = rows(&out, "| ChaCha20 | -V | avx2 |");
     assert_eq!(r.len(), 1, "{out}");
@@ -211,7 +387,10 @@ fn bench_limits_counts_operations_per_byte() {
         positive(rows(&out, "| DES | -B | avx512 |")[0][3])
     };
     let (with, without) = (des(&[]), des(&["--", "--disable", "ternlog"]));
-    assert!(without > 1.2 * with, "ternlog: {with} ops/B with, {without} without");
+    assert!(
+        without > 1.2 * with,
+        "ternlog: {with} ops/B with, {without} without"
+    );
     let (code, _, _) = nakiri(&["bench", "limits", "--arch", "bogus"]);
     assert_eq!(code, 2);
 }

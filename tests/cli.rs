@@ -5,8 +5,16 @@ mod common;
 use std::process::Command;
 
 fn nakiri(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nakiri")).args(args).current_dir(common::root()).output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_nakiri"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -23,15 +31,39 @@ fn usubac_spellings() {
     assert_eq!((code, out.as_str()), (0, "ok\n"));
     let dir = common::scratch_dir("cli");
     let c = dir.join("out.c");
-    let (code, _, err) = nakiri(&["-arch", "avx", "-o", c.to_str().unwrap(), "-B", "-check-tbl", "tests/in/table.ua"]);
+    let (code, _, err) = nakiri(&[
+        "-arch",
+        "avx",
+        "-o",
+        c.to_str().unwrap(),
+        "-B",
+        "-check-tbl",
+        "tests/in/table.ua",
+    ]);
     assert_eq!(code, 0, "{}", err);
-    assert!(err.contains("-check-tbl"), "a note names the ignored flag: {}", err);
+    assert!(
+        err.contains("-check-tbl"),
+        "a note names the ignored flag: {}",
+        err
+    );
     let text = std::fs::read_to_string(&c).unwrap();
     assert!(text.contains("void apply__("), "raw entry point present");
     let h = std::fs::read_to_string(dir.join("out.h")).unwrap();
-    assert!(h.contains("apply__packed"), "packed entry declared in the header");
+    assert!(
+        h.contains("apply__packed"),
+        "packed entry declared in the header"
+    );
     // self-contained: compiles with no -m flags and no -I
-    let st = Command::new(common::cc()).args(["-O3", "-c", c.to_str().unwrap(), "-o", dir.join("out.o").to_str().unwrap()]).status().unwrap();
+    let st = Command::new(common::cc())
+        .args([
+            "-O3",
+            "-c",
+            c.to_str().unwrap(),
+            "-o",
+            dir.join("out.o").to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
     assert!(st.success());
 }
 
@@ -39,7 +71,15 @@ fn usubac_spellings() {
 fn native_compile_and_dumps() {
     let dir = common::scratch_dir("cli2");
     let c = dir.join("x.c");
-    let (code, _, err) = nakiri(&["compile", "tests/in/arith.ua", "-V", "--arch", "sse", "-o", c.to_str().unwrap()]);
+    let (code, _, err) = nakiri(&[
+        "compile",
+        "tests/in/arith.ua",
+        "-V",
+        "--arch",
+        "sse",
+        "-o",
+        c.to_str().unwrap(),
+    ]);
     assert_eq!(code, 0, "{}", err);
     assert!(dir.join("x.h").exists());
     let (code, out, _) = nakiri(&["check", "--dump", "ast", "tests/in/precedence.ua"]);
@@ -72,7 +112,15 @@ fn errors_and_usage() {
     let (code, out, _) = nakiri(&["--version"]);
     assert_eq!((code, out.starts_with("nakiri ")), (0, true));
     // a target that cannot express the program: clear error, exit 1
-    let (code, _, err) = nakiri(&["compile", "-V", "--arch", "avx2", "tests/in/mixed_std.ua", "-o", "/dev/null"]);
+    let (code, _, err) = nakiri(&[
+        "compile",
+        "-V",
+        "--arch",
+        "avx2",
+        "tests/in/mixed_std.ua",
+        "-o",
+        "/dev/null",
+    ]);
     assert_eq!(code, 1, "{}", err);
     assert!(err.contains("error"), "{}", err);
 }
@@ -87,7 +135,10 @@ fn loop_policies() {
         a.extend_from_slice(args);
         let (code, _, err) = nakiri(&a);
         assert_eq!(code, 0, "{:?}: {}", args, err);
-        std::fs::read_to_string(c).unwrap().matches("for (int nk_i = 0;").count()
+        std::fs::read_to_string(c)
+            .unwrap()
+            .matches("for (int nk_i = 0;")
+            .count()
     };
     // tests/in/loops.ua: three chains and one map can stay loops (tests/ir_passes.rs)
     assert_eq!(count_loops(&["-V"]), 3, "default in -V: the chains");
@@ -110,28 +161,91 @@ fn loop_policies() {
 fn optimiser_flags() {
     let f = "tests/in/loops.ua";
     // -v lists every pass that ran, with the IR size after it.
-    let (code, _, err) = nakiri(&["compile", f, "-B", "--arch", "avx2", "-o", &scratch("v.c"), "-v"]);
+    let (code, _, err) = nakiri(&[
+        "compile",
+        f,
+        "-B",
+        "--arch",
+        "avx2",
+        "-o",
+        &scratch("v.c"),
+        "-v",
+    ]);
     assert_eq!(code, 0, "{}", err);
-    for p in ["outline", "copy-prop", "inline", "fold", "cse", "reroll", "ternlog", "sched-bits"] {
-        assert!(err.lines().any(|l| l.starts_with(p)), "-v lists `{}`:\n{}", p, err);
+    for p in [
+        "outline",
+        "copy-prop",
+        "inline",
+        "fold",
+        "cse",
+        "reroll",
+        "ternlog",
+        "sched-bits",
+    ] {
+        assert!(
+            err.lines().any(|l| l.starts_with(p)),
+            "-v lists `{}`:\n{}",
+            p,
+            err
+        );
     }
-    assert!(err.contains("max-live") && err.contains("generated C:"), "{}", err);
+    assert!(
+        err.contains("max-live") && err.contains("generated C:"),
+        "{}",
+        err
+    );
     // Each usubac flag removes its pass from the report.
-    for (flag, pass) in [("-no-CSE", "cse "), ("-no-fold-const", "fold "), ("-no-copy-prop", "copy-prop "), ("-no-pre-sched", "sched-bits ")] {
-        let (code, _, err) = nakiri(&["-B", "-arch", "avx2", flag, "-v", "1", "-o", &scratch("u.c"), f]);
+    for (flag, pass) in [
+        ("-no-CSE", "cse "),
+        ("-no-fold-const", "fold "),
+        ("-no-copy-prop", "copy-prop "),
+        ("-no-pre-sched", "sched-bits "),
+    ] {
+        let (code, _, err) = nakiri(&[
+            "-B",
+            "-arch",
+            "avx2",
+            flag,
+            "-v",
+            "1",
+            "-o",
+            &scratch("u.c"),
+            f,
+        ]);
         assert_eq!(code, 0, "{}: {}", flag, err);
-        assert!(!err.lines().any(|l| l.starts_with(pass)), "{} leaves `{}` out:\n{}", flag, pass, err);
+        assert!(
+            !err.lines().any(|l| l.starts_with(pass)),
+            "{} leaves `{}` out:\n{}",
+            flag,
+            pass,
+            err
+        );
     }
     let (_, _, err) = nakiri(&["-B", "-no-CSE-CP-CF", "-v", "1", "-o", &scratch("u.c"), f]);
     for pass in ["cse ", "fold ", "copy-prop "] {
-        assert!(!err.lines().any(|l| l.starts_with(pass)), "-no-CSE-CP-CF leaves `{}` out:\n{}", pass, err);
+        assert!(
+            !err.lines().any(|l| l.starts_with(pass)),
+            "-no-CSE-CP-CF leaves `{}` out:\n{}",
+            pass,
+            err
+        );
     }
     // The m-slice scheduler is off by default; -sched-n turns it on with that window, -no-sched off.
     let (_, _, err) = nakiri(&["compile", f, "-V", "-v", "-o", &scratch("s.c")]);
     assert!(!err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
     let (_, _, err) = nakiri(&["-V", "-sched-n", "4", "-v", "1", "-o", &scratch("s.c"), f]);
     assert!(err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
-    let (_, _, err) = nakiri(&["-V", "-sched-n", "4", "-no-sched", "-v", "1", "-o", &scratch("s.c"), f]);
+    let (_, _, err) = nakiri(&[
+        "-V",
+        "-sched-n",
+        "4",
+        "-no-sched",
+        "-v",
+        "1",
+        "-o",
+        &scratch("s.c"),
+        f,
+    ]);
     assert!(!err.lines().any(|l| l.starts_with("sched-ilp")), "{}", err);
     // sched-bits runs in -B and -H by default, in -V only with --sched-bits-in BHV: the -v
     // report gives its rewrites ("moved N") only where it ran.
@@ -141,25 +255,48 @@ fn optimiser_flags() {
         a.extend_from_slice(args);
         let (code, _, err) = nakiri(&a);
         assert_eq!(code, 0, "{:?}: {}", args, err);
-        err.lines().find(|l| l.starts_with("sched-bits")).unwrap_or("").to_string()
+        err.lines()
+            .find(|l| l.starts_with("sched-bits"))
+            .unwrap_or("")
+            .to_string()
     };
     let (aes, xoo) = ("ciphers/aes/aes_rk.ua", "ciphers/xoodoo/xoodoo.ua");
-    assert!(sched_line(&[aes, "-H", "--arch", "avx2"]).contains("moved"), "-H scheduled by default");
+    assert!(
+        sched_line(&[aes, "-H", "--arch", "avx2"]).contains("moved"),
+        "-H scheduled by default"
+    );
     assert!(!sched_line(&[aes, "-H", "--arch", "avx2", "--sched-bits-in", "B"]).contains("moved"));
-    assert!(!sched_line(&[xoo, "-V"]).contains("moved"), "-V not scheduled by default");
+    assert!(
+        !sched_line(&[xoo, "-V"]).contains("moved"),
+        "-V not scheduled by default"
+    );
     assert!(sched_line(&[xoo, "-V", "--sched-bits-in", "BHV"]).contains("moved"));
     let (code, _, err) = nakiri(&["compile", xoo, "--sched-bits-in", "X"]);
     assert_eq!(code, 2, "{}", err);
     // -H on SIMD inlines every node by default (the S-box is no C function any more).
-    let (_, ir, _) = nakiri(&["compile", aes, "-H", "--arch", "avx2", "--loops", "unroll", "--dump", "ir"]);
-    assert!(!ir.contains("call "), "-H avx2 inlines every node:\n{}", &ir[..ir.len().min(2000)]);
+    let (_, ir, _) = nakiri(&[
+        "compile", aes, "-H", "--arch", "avx2", "--loops", "unroll", "--dump", "ir",
+    ]);
+    assert!(
+        !ir.contains("call "),
+        "-H avx2 inlines every node:\n{}",
+        &ir[..ir.len().min(2000)]
+    );
     // Folding: without it, `x ^ x`-style identities survive into the IR.
     let src = scratch("fold.ua");
     std::fs::write(&src, "node f (a:u8, b:u8) returns (y:u8)\nvars z:u8\nlet\n  z = a ^ a;\n  y = (b | z) ^ (z | b)\ntel\n").unwrap();
     let (_, with, _) = nakiri(&["compile", &src, "--dump", "ir"]);
     let (_, without, _) = nakiri(&["compile", &src, "--dump", "ir", "--disable", "fold,cse"]);
-    assert!(!with.contains("xor a a") && with.contains("const 0x0"), "folded:\n{}", with);
-    assert!(without.contains("xor a a"), "--disable fold keeps it:\n{}", without);
+    assert!(
+        !with.contains("xor a a") && with.contains("const 0x0"),
+        "folded:\n{}",
+        with
+    );
+    assert!(
+        without.contains("xor a a"),
+        "--disable fold keeps it:\n{}",
+        without
+    );
     // --dump-after prints parseable IR after the named pass.
     let (code, out, _) = nakiri(&["compile", f, "-V", "--dump-after", "inline"]);
     assert_eq!(code, 0);
@@ -168,9 +305,22 @@ fn optimiser_flags() {
     // Unknown pass: usage error listing the passes.
     let (code, _, err) = nakiri(&["compile", f, "--disable", "nope"]);
     assert_eq!(code, 2);
-    assert!(err.contains("unknown pass `nope`") && err.contains("sched-bits"), "{}", err);
+    assert!(
+        err.contains("unknown pass `nope`") && err.contains("sched-bits"),
+        "{}",
+        err
+    );
     // Interleaving: usubac's doubled parameters, E__INSTANCES doubled.
-    let (code, _, err) = nakiri(&["-V", "-arch", "sse", "-inter-factor", "2", "-o", &scratch("i.c"), "tests/compat/c7_interleave.ua"]);
+    let (code, _, err) = nakiri(&[
+        "-V",
+        "-arch",
+        "sse",
+        "-inter-factor",
+        "2",
+        "-o",
+        &scratch("i.c"),
+        "tests/compat/c7_interleave.ua",
+    ]);
     assert_eq!(code, 0, "{}", err);
     let h = std::fs::read_to_string(scratch("i.h")).unwrap();
     assert!(h.contains("#define addk2__INSTANCES 8"), "{}", h);
@@ -187,35 +337,83 @@ fn optimiser_flags() {
         let c = std::fs::read_to_string(&out).unwrap();
         let h = std::fs::read_to_string(scratch("pk.h")).unwrap();
         // (after the banner, which names the flags)
-        let raw = c[c.find(" */\n").unwrap()..c.find(nakiri::codegen::PACKED_BEGIN).unwrap()].to_string();
+        let raw =
+            c[c.find(" */\n").unwrap()..c.find(nakiri::codegen::PACKED_BEGIN).unwrap()].to_string();
         let h = h[h.find(" */\n").unwrap()..].to_string();
         (c.contains("__x2(") || c.contains("__x3("), raw, h)
     };
     let (serp, cha) = ("ciphers/serpent/serpent.ua", "ciphers/chacha20/chacha20.ua");
     let (on, raw_on, h_on) = kernel(serp, &[]);
     let (off, raw_off, h_off) = kernel(serp, &["--packed-interleave", "1"]);
-    assert!(on && !off, "Serpent -V avx2 gets a kernel by default, none with --packed-interleave 1");
-    assert!(raw_on == raw_off, "the raw program is the same C either way");
+    assert!(
+        on && !off,
+        "Serpent -V avx2 gets a kernel by default, none with --packed-interleave 1"
+    );
+    assert!(
+        raw_on == raw_off,
+        "the raw program is the same C either way"
+    );
     assert!(h_on == h_off, "the header is the same either way");
-    assert!(!kernel(cha, &[]).0 && kernel(cha, &["--packed-interleave", "2"]).0 && kernel(cha, &["--packed-interleave", "auto", "--packed-interleave", "3"]).0);
+    assert!(
+        !kernel(cha, &[]).0
+            && kernel(cha, &["--packed-interleave", "2"]).0
+            && kernel(
+                cha,
+                &["--packed-interleave", "auto", "--packed-interleave", "3"]
+            )
+            .0
+    );
     let (code, _, err) = nakiri(&["compile", serp, "--packed-interleave", "9"]);
     assert_eq!(code, 2, "{}", err);
     // Ternlogs only for AVX-512.
-    let (_, avx512, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "--dump", "ir"]);
-    let (_, avx2, _) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx2", "--dump", "ir"]);
+    let (_, avx512, _) = nakiri(&[
+        "compile",
+        "ciphers/gimli/gimli.ua",
+        "-B",
+        "--arch",
+        "avx512",
+        "--dump",
+        "ir",
+    ]);
+    let (_, avx2, _) = nakiri(&[
+        "compile",
+        "ciphers/gimli/gimli.ua",
+        "-B",
+        "--arch",
+        "avx2",
+        "--dump",
+        "ir",
+    ]);
     assert!(avx512.contains("ternlog") && !avx2.contains("ternlog"));
     // ... emitted as vpternlog, in C that builds without flags (this CPU need not run it).
     let c = scratch("g512.c");
-    let (code, _, err) = nakiri(&["compile", "ciphers/gimli/gimli.ua", "-B", "--arch", "avx512", "-o", &c]);
+    let (code, _, err) = nakiri(&[
+        "compile",
+        "ciphers/gimli/gimli.ua",
+        "-B",
+        "--arch",
+        "avx512",
+        "-o",
+        &c,
+    ]);
     assert_eq!(code, 0, "{}", err);
     let text = std::fs::read_to_string(&c).unwrap();
-    assert!(text.contains("_mm512_ternarylogic_epi64") && text.contains("NK_TERNLOG("), "vpternlog emitted");
-    let st = std::process::Command::new(common::cc()).args(["-O1", "-c", &c, "-o", &scratch("g512.o")]).status().unwrap();
+    assert!(
+        text.contains("_mm512_ternarylogic_epi64") && text.contains("NK_TERNLOG("),
+        "vpternlog emitted"
+    );
+    let st = std::process::Command::new(common::cc())
+        .args(["-O1", "-c", &c, "-o", &scratch("g512.o")])
+        .status()
+        .unwrap();
     assert!(st.success(), "avx512 C with ternlogs compiles");
 }
 
 /// A file in one scratch folder for the whole test.
 fn scratch(name: &str) -> String {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| common::scratch_dir("cli-opt")).join(name).to_string_lossy().into_owned()
+    DIR.get_or_init(|| common::scratch_dir("cli-opt"))
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
 }

@@ -18,18 +18,45 @@ struct NB {
 
 impl NB {
     fn new(name: &str) -> NB {
-        NB { n: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false } }
+        NB {
+            n: Node {
+                name: name.into(),
+                inputs: vec![],
+                outputs: vec![],
+                vars: vec![],
+                body: vec![],
+                inline: None,
+                lockstep: false,
+            },
+        }
     }
     /// A parameter of `count(dims)` atoms of `bits` bits (`word_bits` = source word size).
-    fn input(&mut self, pname: &str, dims: &[usize], bits: u32, word_bits: u32, is_const: bool) -> Vec<VarId> {
+    fn input(
+        &mut self,
+        pname: &str,
+        dims: &[usize],
+        bits: u32,
+        word_bits: u32,
+        is_const: bool,
+    ) -> Vec<VarId> {
         let count: usize = dims.iter().product();
         let atoms: Vec<VarId> = (0..count)
             .map(|i| {
-                let nm = if dims.is_empty() { pname.to_string() } else { format!("{}__{}", pname, i) };
+                let nm = if dims.is_empty() {
+                    pname.to_string()
+                } else {
+                    format!("{}__{}", pname, i)
+                };
                 self.n.new_var(nm, bits)
             })
             .collect();
-        self.n.inputs.push(Param { name: pname.into(), c_dims: dims.to_vec(), word_bits, atoms: atoms.clone(), is_const });
+        self.n.inputs.push(Param {
+            name: pname.into(),
+            c_dims: dims.to_vec(),
+            word_bits,
+            atoms: atoms.clone(),
+            is_const,
+        });
         atoms
     }
     fn op(&mut self, bits: u32, op: Op) -> VarId {
@@ -51,11 +78,21 @@ impl NB {
                 self.n.new_var(name, c.bits(*o))
             })
             .collect();
-        self.n.body.push(Instr::Call { dsts: dsts.clone(), callee: NodeId(callee as u32), args });
+        self.n.body.push(Instr::Call {
+            dsts: dsts.clone(),
+            callee: NodeId(callee as u32),
+            args,
+        });
         dsts
     }
     fn output(&mut self, pname: &str, dims: &[usize], word_bits: u32, atoms: Vec<VarId>) {
-        self.n.outputs.push(Param { name: pname.into(), c_dims: dims.to_vec(), word_bits, atoms, is_const: false });
+        self.n.outputs.push(Param {
+            name: pname.into(),
+            c_dims: dims.to_vec(),
+            word_bits,
+            atoms,
+            is_const: false,
+        });
     }
 }
 
@@ -141,7 +178,12 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
         v.extend([K::Const(0), K::Const(1)]);
         return v;
     }
-    v.extend([K::Const(rng.bits(m)), K::Const(mask(m)), K::Const(1), K::Const(0)]);
+    v.extend([
+        K::Const(rng.bits(m)),
+        K::Const(mask(m)),
+        K::Const(1),
+        K::Const(0),
+    ]);
     if kind == Kind::HLogic {
         return v;
     }
@@ -149,17 +191,28 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
         v.extend([K::Add, K::Sub, K::Mul, K::Add, K::Mul]);
     }
     for k in amounts(m) {
-        v.extend([K::Shl(k), K::Shr(k), K::Sar(k), K::Rotl(k), K::Rotr(k), K::Bitmask(k)]);
+        v.extend([
+            K::Shl(k),
+            K::Shr(k),
+            K::Sar(k),
+            K::Rotl(k),
+            K::Rotr(k),
+            K::Bitmask(k),
+        ]);
     }
     if m >= 16 && m % 8 == 0 {
         // byte-granular rotations and a byte swap (byte-shuffle paths)
         v.extend([K::Rotl(8), K::Rotr(8), K::Rotl(m - 8)]);
         let nb = m / 8;
-        v.push(K::Shuffle((0..m).map(|j| (nb - 1 - j / 8) * 8 + j % 8).collect()));
+        v.push(K::Shuffle(
+            (0..m).map(|j| (nb - 1 - j / 8) * 8 + j % 8).collect(),
+        ));
     }
     v.push(K::Shuffle(random_perm(m, rng)));
     v.push(K::Shuffle((0..m).rev().collect()));
-    v.push(K::Shuffle((0..m).map(|_| (rng.next() % m as u64) as u32).collect()));
+    v.push(K::Shuffle(
+        (0..m).map(|_| (rng.next() % m as u64) as u32).collect(),
+    ));
     v
 }
 
@@ -222,7 +275,11 @@ fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
         pool.extend(b.input("k", &[2, 2], m, m, false));
         pool.extend(b.input("c", &[], m, m, true));
     }
-    let half = if kind == Kind::VPack { b.input("ha", &[2], m / 2, m / 2, false) } else { vec![] };
+    let half = if kind == Kind::VPack {
+        b.input("ha", &[2], m / 2, m / 2, false)
+    } else {
+        vec![]
+    };
     let echo = pool[0];
     let mut results = Vec::new();
     // Operands: half the time an input (random data), else an earlier non-constant result.
@@ -255,7 +312,11 @@ fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
     }
     // Calls to the helpers (with their results fed into more ops).
     let pick = |rng: &mut Rng, pool: &Vec<VarId>| pool[(rng.next() % pool.len() as u64) as usize];
-    let args = vec![pick(&mut rng, &pool), pick(&mut rng, &pool), pick(&mut rng, &pool)];
+    let args = vec![
+        pick(&mut rng, &pool),
+        pick(&mut rng, &pool),
+        pick(&mut rng, &pool),
+    ];
     let r1 = b.call(&nodes, 0, args);
     let args = vec![pick(&mut rng, &pool)];
     let r2 = b.call(&nodes, 1, args);
@@ -270,7 +331,11 @@ fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
         b.output("half", &[halves.len()], m / 2, halves);
     }
     nodes.push(b.n);
-    let prog = Program { slicing, nodes, interleave: 1 };
+    let prog = Program {
+        slicing,
+        nodes,
+        interleave: 1,
+    };
     ir::verify(&prog).unwrap_or_else(|e| panic!("{}: {}", name, e));
     prog
 }
@@ -330,7 +395,13 @@ fn decode(arch: Arch, slicing: Slicing, m: u32, w: &[u64], n: usize) -> Vec<u64>
 // ------------------------------------------------------------------ C drivers
 
 fn cfg(arch: Arch, header: &str) -> CodegenConfig {
-    CodegenConfig { arch, header_name: header.to_string(), banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }
+    CodegenConfig {
+        arch,
+        header_name: header.to_string(),
+        banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(),
+        spill: nakiri::codegen::SPILL_DEFAULT,
+        mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+    }
 }
 
 fn drv_attr(arch: Arch) -> &'static str {
@@ -379,16 +450,29 @@ fn driver_case(arch: Arch, idx: usize, prog: &Program, ncalls: usize) -> String 
     }
     for (i, p) in e.outputs.iter().enumerate() {
         s.push_str(&format!("    {} out{}{};\n", t, i, dims(&p.c_dims)));
-        args.push(if p.c_dims.is_empty() { format!("&out{}", i) } else { format!("out{}", i) });
+        args.push(if p.c_dims.is_empty() {
+            format!("&out{}", i)
+        } else {
+            format!("out{}", i)
+        });
     }
-    s.push_str(&format!("    for (int call = 0; call < {}; call++) {{\n", ncalls));
+    s.push_str(&format!(
+        "    for (int call = 0; call < {}; call++) {{\n",
+        ncalls
+    ));
     // std registers are integers of DATATYPE's width; SIMD ones are copied as raw memory.
     let (ld, st) = if std {
         (format!("({})ld64()", t), "st64(%)".to_string())
     } else {
         (String::new(), format!("stm(&%, {})", nw))
     };
-    let load = |lv: String| if std { format!("{} = {};", lv, ld) } else { format!("ldm(&{}, {});", lv, nw) };
+    let load = |lv: String| {
+        if std {
+            format!("{} = {};", lv, ld)
+        } else {
+            format!("ldm(&{}, {});", lv, nw)
+        }
+    };
     for (i, p) in e.inputs.iter().enumerate() {
         if p.c_dims.is_empty() {
             s.push_str(&format!("        {}\n", load(format!("in{}", i))));
@@ -403,7 +487,10 @@ fn driver_case(arch: Arch, idx: usize, prog: &Program, ncalls: usize) -> String 
     s.push_str(&format!("        {}({});\n", f, args.join(", ")));
     for (i, p) in e.outputs.iter().enumerate() {
         if p.c_dims.is_empty() {
-            s.push_str(&format!("        {};\n", st.replace('%', &format!("out{}", i))));
+            s.push_str(&format!(
+                "        {};\n",
+                st.replace('%', &format!("out{}", i))
+            ));
         } else {
             s.push_str(&format!(
                 "        for (int i = 0; i < {}; i++) {};\n",
@@ -426,7 +513,11 @@ struct Case {
 
 fn entry_word(prog: &Program) -> u32 {
     let e = prog.entry();
-    e.inputs.iter().flat_map(|p| p.atoms.iter().map(|a| e.bits(*a))).max().unwrap()
+    e.inputs
+        .iter()
+        .flat_map(|p| p.atoms.iter().map(|a| e.bits(*a)))
+        .max()
+        .unwrap()
 }
 
 /// Compiles all cases of one target into one program, runs it, compares with the interpreter.
@@ -485,13 +576,18 @@ fn run_cases(arch: Arch, cases: &[Case]) {
     }
     driver.push_str("    return 0;\n}\n");
     files.push(("driver.c".into(), driver));
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let out = if arch == Arch::Neon && !arch.runs_here() {
         qemu_build_and_run("codegen-neon", &refs, &stdin)
     } else {
         build_and_run(&format!("codegen-{}", arch), &refs, &[], &stdin)
     };
-    let mut tok = out.split_whitespace().map(|t| u64::from_str_radix(t, 16).expect("hex output"));
+    let mut tok = out
+        .split_whitespace()
+        .map(|t| u64::from_str_radix(t, 16).expect("hex output"));
     let nw = nwords(arch);
     let mut failures = Vec::new();
     for (ci, c) in cases.iter().enumerate() {
@@ -503,7 +599,9 @@ fn run_cases(arch: Arch, cases: &[Case]) {
         for call in &all_inputs[ci] {
             let mut got: Vec<Vec<u64>> = Vec::new();
             for &o in &outs {
-                let w: Vec<u64> = (0..nw).map(|_| tok.next().expect("missing output")).collect();
+                let w: Vec<u64> = (0..nw)
+                    .map(|_| tok.next().expect("missing output"))
+                    .collect();
                 got.push(decode(arch, c.prog.slicing, e.bits(o), &w, n));
             }
             for inst in 0..n {
@@ -532,7 +630,10 @@ fn run_cases(arch: Arch, cases: &[Case]) {
             }
         }
         if case_failures > 4 {
-            failures.push(format!("{} [{}]: ... {} mismatching (atom, instance) pairs in all", c.name, arch, case_failures));
+            failures.push(format!(
+                "{} [{}]: ... {} mismatching (atom, instance) pairs in all",
+                c.name, arch, case_failures
+            ));
         }
     }
     assert!(tok.next().is_none(), "extra output from the C program");
@@ -543,7 +644,10 @@ fn cases_for(arch: Arch) -> Vec<(String, Program)> {
     let mut v = Vec::new();
     let mut add = |kind: Kind, m: u32| {
         let name = format!("{:?}{}", kind, m).to_lowercase();
-        v.push((name.clone(), program(&name, kind, m, 1000 + m as u64 * 7 + kind as u64)));
+        v.push((
+            name.clone(),
+            program(&name, kind, m, 1000 + m as u64 * 7 + kind as u64),
+        ));
     };
     add(Kind::B, 1);
     for m in [1, 8, 16, 32, 64] {
@@ -572,7 +676,11 @@ const AARCH64_CC: &str = "aarch64-linux-gnu-gcc";
 const QEMU_AARCH64: &str = "qemu-aarch64";
 
 fn tool_works(tool: &str) -> bool {
-    Command::new(tool).arg("--version").output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 /// Like `common::build_and_run`, for aarch64: cross-compiles statically and runs under qemu.
@@ -588,14 +696,25 @@ fn qemu_build_and_run(tag: &str, files: &[(&str, &str)], stdin: &str) -> String 
     }
     let exe = dir.join("prog");
     let out = Command::new(AARCH64_CC)
-        .args(["-O1", "-static", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"])
+        .args([
+            "-O1",
+            "-static",
+            "-std=gnu11",
+            "-Wall",
+            "-Wno-unused-function",
+            "-Wno-unused-variable",
+        ])
         .args(&cfiles)
         .arg("-o")
         .arg(&exe)
         .output()
         .expect("running the cross compiler");
     if !out.status.success() {
-        panic!("C compilation failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "C compilation failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let mut child = Command::new(QEMU_AARCH64)
         .arg(&exe)
@@ -604,10 +723,20 @@ fn qemu_build_and_run(tag: &str, files: &[(&str, &str)], stdin: &str) -> String 
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     if !out.status.success() {
-        panic!("program in {} failed ({}):\n{}", dir.display(), out.status, String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "program in {} failed ({}):\n{}",
+            dir.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     String::from_utf8(out.stdout).unwrap()
 }
@@ -615,7 +744,10 @@ fn qemu_build_and_run(tag: &str, files: &[(&str, &str)], stdin: &str) -> String 
 fn check_arch(arch: Arch) {
     if !arch.runs_here() {
         if arch == Arch::Neon && tool_works(AARCH64_CC) && tool_works(QEMU_AARCH64) {
-            println!("neon: running under {} (cross-compiled with {})", QEMU_AARCH64, AARCH64_CC);
+            println!(
+                "neon: running under {} (cross-compiled with {})",
+                QEMU_AARCH64, AARCH64_CC
+            );
         } else {
             println!("skipped: {} (CPU lacks it)", arch);
             return;
@@ -627,9 +759,23 @@ fn check_arch(arch: Arch) {
         .map(|(i, (name, prog))| {
             let out = generate(&prog, &cfg(arch, &format!("case{}.h", i)))
                 .unwrap_or_else(|e| panic!("{} on {}: {}", name, arch, e));
-            let word = if prog.slicing == Slicing::B { 1 } else { entry_word(&prog) };
-            let ncalls = if arch == Arch::Std && prog.slicing == Slicing::V { 24 } else { 3 };
-            Case { name, prog, word, out, ncalls }
+            let word = if prog.slicing == Slicing::B {
+                1
+            } else {
+                entry_word(&prog)
+            };
+            let ncalls = if arch == Arch::Std && prog.slicing == Slicing::V {
+                24
+            } else {
+                3
+            };
+            Case {
+                name,
+                prog,
+                word,
+                out,
+                ncalls,
+            }
         })
         .collect();
     run_cases(arch, &cases);
@@ -680,7 +826,11 @@ fn single_op(slicing: Slicing, m: u32, mk: impl Fn(VarId, VarId) -> Op, out_bits
     let y = b.input("y", &[], m, m, false)[0];
     let r = b.op(out_bits, mk(x, y));
     b.output("r", &[], out_bits, vec![r]);
-    Program { slicing, nodes: vec![b.n], interleave: 1 }
+    Program {
+        slicing,
+        nodes: vec![b.n],
+        interleave: 1,
+    }
 }
 
 #[test]
@@ -731,7 +881,12 @@ fn output_is_deterministic() {
             let a = generate(&prog, &cfg(arch, "out.h"));
             let b = generate(&prog.clone(), &cfg(arch, "out.h"));
             match (a, b) {
-                (Ok(a), Ok(b)) => assert!(a == b, "{} on {}: output differs between two runs", name, arch),
+                (Ok(a), Ok(b)) => assert!(
+                    a == b,
+                    "{} on {}: output differs between two runs",
+                    name,
+                    arch
+                ),
                 (Err(a), Err(b)) => assert_eq!(a, b),
                 _ => panic!("{} on {}: one run failed", name, arch),
             }
@@ -740,7 +895,11 @@ fn output_is_deterministic() {
 }
 
 fn compiles(dir: &std::path::Path, compiler: &str, args: &[&str]) -> Result<(), String> {
-    let out = Command::new(compiler).current_dir(dir).args(args).output().map_err(|e| e.to_string())?;
+    let out = Command::new(compiler)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .map_err(|e| e.to_string())?;
     if out.status.success() {
         Ok(())
     } else {
@@ -783,16 +942,41 @@ fn compile_arch(arch: Arch, compiler: &str) {
         let out = generate(&prog, &cfg(arch, &format!("{}.h", name))).unwrap();
         std::fs::write(dir.join(format!("{}.c", name)), &out.c).unwrap();
         std::fs::write(dir.join(format!("{}.h", name)), &out.h).unwrap();
-        compiles(&dir, compiler, &["-O3", "-c", &format!("{}.c", name)])
-            .unwrap_or_else(|e| panic!("cc -O3 -c {}.c ({}) failed in {}:\n{}", name, arch, dir.display(), e));
+        compiles(&dir, compiler, &["-O3", "-c", &format!("{}.c", name)]).unwrap_or_else(|e| {
+            panic!(
+                "cc -O3 -c {}.c ({}) failed in {}:\n{}",
+                name,
+                arch,
+                dir.display(),
+                e
+            )
+        });
         // Warning-free check of this generator's part (the packed API is tested in tests/packed.rs).
         std::fs::write(dir.join(format!("mine_{}.c", name)), strip_packed(&out.c)).unwrap();
         std::fs::write(dir.join(format!("mine_{}.h", name)), strip_packed(&out.h)).unwrap();
-        let both = format!("#include \"mine_{n}.h\"\n#include \"mine_{n}.c\"\n", n = name);
+        let both = format!(
+            "#include \"mine_{n}.h\"\n#include \"mine_{n}.c\"\n",
+            n = name
+        );
         std::fs::write(dir.join(format!("both_{}.c", name)), both).unwrap();
-        let args = ["-fsyntax-only", "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", &format!("both_{}.c", name)];
-        compiles(&dir, compiler, &args)
-            .unwrap_or_else(|e| panic!("header + C of {} ({}) do not agree in {}:\n{}", name, arch, dir.display(), e));
+        let args = [
+            "-fsyntax-only",
+            "-std=c11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unused-parameter",
+            &format!("both_{}.c", name),
+        ];
+        compiles(&dir, compiler, &args).unwrap_or_else(|e| {
+            panic!(
+                "header + C of {} ({}) do not agree in {}:\n{}",
+                name,
+                arch,
+                dir.display(),
+                e
+            )
+        });
     }
 }
 
@@ -810,7 +994,11 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let t5 = b.op(16, Op::Const(0x1234));
     let t6 = b.op(16, Op::Andn(t5, t4));
     b.output("y", &[], 16, vec![t6]);
-    let v = Program { slicing: Slicing::V, nodes: vec![b.n], interleave: 1 };
+    let v = Program {
+        slicing: Slicing::V,
+        nodes: vec![b.n],
+        interleave: 1,
+    };
 
     // b_std: bitslice with a helper node.
     let mut s = NB::new("maj");
@@ -829,7 +1017,11 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let one = b.op(1, Op::Const(1));
     let n = b.op(1, Op::Xor(r[0], one));
     b.output("y", &[2], 1, vec![r[0], n]);
-    let bp = Program { slicing: Slicing::B, nodes: vec![maj, b.n], interleave: 1 };
+    let bp = Program {
+        slicing: Slicing::B,
+        nodes: vec![maj, b.n],
+        interleave: 1,
+    };
 
     // h8_sse: hslice u8 with a rotation, a shuffle and a constant.
     let mut b = NB::new("tiny_h");
@@ -840,10 +1032,19 @@ fn golden_programs() -> Vec<(&'static str, Program, Arch)> {
     let t4 = b.op(8, Op::Xor(t2, t3));
     let t5 = b.op(8, Op::Shl(t4, 2));
     b.output("y", &[], 8, vec![t5]);
-    let h = Program { slicing: Slicing::H, nodes: vec![b.n], interleave: 1 };
+    let h = Program {
+        slicing: Slicing::H,
+        nodes: vec![b.n],
+        interleave: 1,
+    };
     // loops_v_std: kept loops (a chain, a map, an invariant argument) from tests/in/loops.ua.
     let l = common::lower_file("tests/in/loops.ua", Slicing::V);
-    vec![("v16_avx2", v, Arch::Avx2), ("b_std", bp, Arch::Std), ("h8_sse", h, Arch::Sse), ("loops_v_std", l, Arch::Std)]
+    vec![
+        ("v16_avx2", v, Arch::Avx2),
+        ("b_std", bp, Arch::Std),
+        ("h8_sse", h, Arch::Sse),
+        ("loops_v_std", l, Arch::Std),
+    ]
 }
 
 /// The differing middle of two texts (common leading and trailing lines skipped).
@@ -851,14 +1052,23 @@ fn line_diff(expected: &str, got: &str) -> String {
     let e: Vec<&str> = expected.lines().collect();
     let g: Vec<&str> = got.lines().collect();
     let pre = e.iter().zip(&g).take_while(|(a, b)| a == b).count();
-    let suf = e[pre..].iter().rev().zip(g[pre..].iter().rev()).take_while(|(a, b)| a == b).count();
+    let suf = e[pre..]
+        .iter()
+        .rev()
+        .zip(g[pre..].iter().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
     let mut s = format!("from line {}:\n", pre + 1);
     for (sign, lines) in [("-", &e[pre..e.len() - suf]), ("+", &g[pre..g.len() - suf])] {
         for l in lines.iter().take(20) {
             s.push_str(&format!("  {} {}\n", sign, l));
         }
         if lines.len() > 20 {
-            s.push_str(&format!("  {} ... ({} more lines)\n", sign, lines.len() - 20));
+            s.push_str(&format!(
+                "  {} ... ({} more lines)\n",
+                sign,
+                lines.len() - 20
+            ));
         }
     }
     s
@@ -881,7 +1091,17 @@ fn golden_c() {
     let mut bad = Vec::new();
     for (name, prog, arch) in golden_programs() {
         ir::verify(&prog).unwrap();
-        let out = generate(&prog, &CodegenConfig { arch, header_name: format!("{}.h", name), banner: format!("golden test {}", name), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
+        let out = generate(
+            &prog,
+            &CodegenConfig {
+                arch,
+                header_name: format!("{}.h", name),
+                banner: format!("golden test {}", name),
+                spill: nakiri::codegen::SPILL_DEFAULT,
+                mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            },
+        )
+        .unwrap();
         for (ext, text) in [("c", &out.c), ("h", &out.h)] {
             let text = &strip_packed(text);
             let path = dir.join(format!("{}.{}", name, ext));
@@ -892,8 +1112,15 @@ fn golden_c() {
             }
             match std::fs::read_to_string(&path) {
                 Ok(exp) if exp == *text => {}
-                Ok(exp) => bad.push(format!("{} differs (run with BLESS=1 to accept):\n{}", path.display(), line_diff(&exp, text))),
-                Err(_) => bad.push(format!("{} missing (run with BLESS=1 to create)", path.display())),
+                Ok(exp) => bad.push(format!(
+                    "{} differs (run with BLESS=1 to accept):\n{}",
+                    path.display(),
+                    line_diff(&exp, text)
+                )),
+                Err(_) => bad.push(format!(
+                    "{} missing (run with BLESS=1 to create)",
+                    path.display()
+                )),
             }
         }
     }
@@ -918,8 +1145,16 @@ fn avx512_rotate16_uses_vbmi2_when_targeted() {
         std::fs::write(dir.join(format!("{}.c", name)), strip_packed(&out.c)).unwrap();
         std::fs::write(dir.join(format!("{}.h", name)), strip_packed(&out.h)).unwrap();
         for (flags, want, not) in [
-            (vec!["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi2"], if name == "rl" { "vpshldw" } else { "vpshrdw" }, "vpsllw"),
-            (vec!["-mavx512f", "-mavx512bw", "-mavx512vl"], "vpsllw", "vpshldw"),
+            (
+                vec!["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi2"],
+                if name == "rl" { "vpshldw" } else { "vpshrdw" },
+                "vpsllw",
+            ),
+            (
+                vec!["-mavx512f", "-mavx512bw", "-mavx512vl"],
+                "vpsllw",
+                "vpshldw",
+            ),
         ] {
             let obj = format!("{}.o", name);
             let mut args = vec!["-O2", "-c", "-o", &obj];
@@ -927,9 +1162,21 @@ fn avx512_rotate16_uses_vbmi2_when_targeted() {
             let c = format!("{}.c", name);
             args.push(&c);
             compiles(&dir, &cc(), &args).unwrap_or_else(|e| panic!("{} {:?}: {}", name, flags, e));
-            let dis = Command::new("objdump").current_dir(&dir).args(["-d", &obj]).output().unwrap();
+            let dis = Command::new("objdump")
+                .current_dir(&dir)
+                .args(["-d", &obj])
+                .output()
+                .unwrap();
             let asm = String::from_utf8_lossy(&dis.stdout);
-            assert!(asm.contains(want) && !asm.contains(not), "{} with {:?}: want {} and no {}:\n{}", name, flags, want, not, asm);
+            assert!(
+                asm.contains(want) && !asm.contains(not),
+                "{} with {:?}: want {} and no {}:\n{}",
+                name,
+                flags,
+                want,
+                not,
+                asm
+            );
         }
     }
 }
@@ -946,20 +1193,44 @@ fn small_nodes_are_inlined_at_o2() {
         return;
     }
     for arch in [Arch::Std, Arch::Avx2] {
-        let lcfg = nakiri::driver::Config { slicing: Slicing::V, arch, ..nakiri::driver::Config::default() };
+        let lcfg = nakiri::driver::Config {
+            slicing: Slicing::V,
+            arch,
+            ..nakiri::driver::Config::default()
+        };
         let prog = common::lower_file_cfg("ciphers/serpent/serpent.ua", &lcfg);
         let out = generate(&prog, &cfg(arch, "serpent.h")).unwrap();
-        assert!(out.c.contains("static inline NK_TARGET void Sbox__0__m32("), "{arch}: S-box not hinted inline");
+        assert!(
+            out.c.contains("static inline NK_TARGET void Sbox__0__m32("),
+            "{arch}: S-box not hinted inline"
+        );
         let dir = scratch_dir(&format!("o2-inline-{}", arch));
         std::fs::write(dir.join("serpent.c"), &out.c).unwrap();
         std::fs::write(dir.join("serpent.h"), &out.h).unwrap();
-        compiles(&dir, &cc(), &["-O2", "-march=x86-64-v3", "-c", "serpent.c"]).unwrap_or_else(|e| panic!("{arch}: cc -O2 failed: {e}"));
-        let dump = Command::new("objdump").current_dir(&dir).args(["-d", "--no-show-raw-insn", "serpent.o"]).output().unwrap();
+        compiles(&dir, &cc(), &["-O2", "-march=x86-64-v3", "-c", "serpent.c"])
+            .unwrap_or_else(|e| panic!("{arch}: cc -O2 failed: {e}"));
+        let dump = Command::new("objdump")
+            .current_dir(&dir)
+            .args(["-d", "--no-show-raw-insn", "serpent.o"])
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&dump.stdout);
-        let body: Vec<&str> = text.lines().skip_while(|l| !l.ends_with("<Serpent__>:")).skip(1).take_while(|l| !l.trim().is_empty()).collect();
-        assert!(body.len() > 100, "{arch}: Serpent__ not found or too short in the object:\n{}", text);
+        let body: Vec<&str> = text
+            .lines()
+            .skip_while(|l| !l.ends_with("<Serpent__>:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty())
+            .collect();
+        assert!(
+            body.len() > 100,
+            "{arch}: Serpent__ not found or too short in the object:\n{}",
+            text
+        );
         let calls = body.iter().filter(|l| l.contains("call")).count();
-        assert_eq!(calls, 0, "{arch}: Serpent__ still calls node functions at -O2");
+        assert_eq!(
+            calls, 0,
+            "{arch}: Serpent__ still calls node functions at -O2"
+        );
     }
 }
 
@@ -975,51 +1246,129 @@ fn small_nodes_are_inlined_at_o2() {
 #[test]
 fn explicit_spills_in_vsliced_loop_bodies() {
     let gen_out = |arch: Arch, slicing: Slicing, file: &str, spill: bool, pairs: bool| -> COutput {
-        let mut lcfg = nakiri::driver::Config { slicing, arch, ..nakiri::driver::Config::default() };
+        let mut lcfg = nakiri::driver::Config {
+            slicing,
+            arch,
+            ..nakiri::driver::Config::default()
+        };
         if !pairs {
             lcfg.opt.disable(nakiri::opt::PassId::SchedPairs);
         }
         let prog = common::lower_file_cfg(file, &lcfg);
-        generate(&prog, &CodegenConfig { spill, ..cfg(arch, "ch.h") }).unwrap()
+        generate(
+            &prog,
+            &CodegenConfig {
+                spill,
+                ..cfg(arch, "ch.h")
+            },
+        )
+        .unwrap()
     };
-    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String { gen_out(arch, slicing, file, spill, true).c };
+    let gen = |arch: Arch, slicing: Slicing, file: &str, spill: bool| -> String {
+        gen_out(arch, slicing, file, spill, true).c
+    };
     const CH: &str = "ciphers/chacha20/chacha20.ua";
     for arch in [Arch::Sse, Arch::Avx2] {
         let on = gen(arch, Slicing::V, CH, true);
-        let spills: usize = on.split("/* explicit spills: ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
-        assert!((1..=8).contains(&spills), "{arch}: {spills} explicit spills in:\n{on}");
+        let spills: usize = on
+            .split("/* explicit spills: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
+        assert!(
+            (1..=8).contains(&spills),
+            "{arch}: {spills} explicit spills in:\n{on}"
+        );
         // Every spill is a store followed by the empty asm that keeps it in memory, and every
         // slot read back was written first.
         let stores = on.matches("__asm__ volatile(\"\" : \"+m\"(nk_sp[").count();
-        assert!(stores >= spills, "{arch}: {stores} spill stores for {spills} spills");
+        assert!(
+            stores >= spills,
+            "{arch}: {stores} spill stores for {spills} spills"
+        );
         for (k, line) in on.lines().enumerate() {
             if let Some(r) = line.split("= nk_sp[").nth(1) {
                 let slot = format!("nk_sp[{}] = ", r.split(']').next().unwrap());
-                assert!(on.lines().take(k).any(|l| l.contains(&slot)), "{arch}: slot read before written: {line}");
+                assert!(
+                    on.lines().take(k).any(|l| l.contains(&slot)),
+                    "{arch}: slot read before written: {line}"
+                );
             }
         }
         // Homes: the body reads each one and writes it once (kept in memory by the empty asm);
         // the loop around stores every home before its `for` and reads it after.
-        let homes: usize = on.split("values, ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).unwrap_or(0);
+        let homes: usize = on
+            .split("values, ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0);
         assert!((1..=4).contains(&homes), "{arch}: {homes} homes in:\n{on}");
-        let body = on.split("void double_round(").nth(1).unwrap().split("\n}\n").next().unwrap();
-        assert!(body.contains(&format!("DATATYPE nk_home[{homes}])")), "{arch}: the body takes the homes");
-        let caller = on.split("/* kept loop: 10 calls of double_round */").nth(1).unwrap();
+        let body = on
+            .split("void double_round(")
+            .nth(1)
+            .unwrap()
+            .split("\n}\n")
+            .next()
+            .unwrap();
+        assert!(
+            body.contains(&format!("DATATYPE nk_home[{homes}])")),
+            "{arch}: the body takes the homes"
+        );
+        let caller = on
+            .split("/* kept loop: 10 calls of double_round */")
+            .nth(1)
+            .unwrap();
         let (pre, post) = caller.split_once("for (int nk_i = 0;").unwrap();
         for h in 0..homes {
-            assert_eq!(body.matches(&format!("nk_home[{h}] = ")).count(), 1, "{arch}: home {h} written once per iteration");
-            assert!(body.contains(&format!("__asm__ volatile(\"\" : \"+m\"(nk_home[{h}]))")), "{arch}: home {h} kept in memory");
-            assert!(body.contains(&format!("= nk_home[{h}];")), "{arch}: home {h} read");
-            assert!(pre.contains(&format!("nk_l0_home[{h}] = ")), "{arch}: home {h} set before the loop");
-            assert!(post.split_once("\n    }\n").unwrap().1.contains(&format!("= nk_l0_home[{h}];")), "{arch}: home {h} read after the loop");
+            assert_eq!(
+                body.matches(&format!("nk_home[{h}] = ")).count(),
+                1,
+                "{arch}: home {h} written once per iteration"
+            );
+            assert!(
+                body.contains(&format!("__asm__ volatile(\"\" : \"+m\"(nk_home[{h}]))")),
+                "{arch}: home {h} kept in memory"
+            );
+            assert!(
+                body.contains(&format!("= nk_home[{h}];")),
+                "{arch}: home {h} read"
+            );
+            assert!(
+                pre.contains(&format!("nk_l0_home[{h}] = ")),
+                "{arch}: home {h} set before the loop"
+            );
+            assert!(
+                post.split_once("\n    }\n")
+                    .unwrap()
+                    .1
+                    .contains(&format!("= nk_l0_home[{h}];")),
+                "{arch}: home {h} read after the loop"
+            );
         }
         let unpaired = gen_out(arch, Slicing::V, CH, true, false).c;
-        assert!(unpaired.contains("nk_sp[") && !unpaired.contains("nk_home"), "{arch}: homes without the lockstep order");
-        assert!(!gen(arch, Slicing::V, CH, false).contains("nk_sp["), "{arch}: --no-spill still spills");
-        assert!(!gen(arch, Slicing::H, "ciphers/aes/aes.ua", true).contains("nk_sp["), "{arch}: hslice got explicit spills");
+        assert!(
+            unpaired.contains("nk_sp[") && !unpaired.contains("nk_home"),
+            "{arch}: homes without the lockstep order"
+        );
+        assert!(
+            !gen(arch, Slicing::V, CH, false).contains("nk_sp["),
+            "{arch}: --no-spill still spills"
+        );
+        assert!(
+            !gen(arch, Slicing::H, "ciphers/aes/aes.ua", true).contains("nk_sp["),
+            "{arch}: hslice got explicit spills"
+        );
     }
-    assert!(!gen(Arch::Avx512, Slicing::V, CH, true).contains("nk_sp["), "avx512 has 32 registers: no spill needed");
-    assert!(!gen(Arch::Std, Slicing::V, CH, true).contains("nk_sp["), "GP registers are left to the C compiler");
+    assert!(
+        !gen(Arch::Avx512, Slicing::V, CH, true).contains("nk_sp["),
+        "avx512 has 32 registers: no spill needed"
+    );
+    assert!(
+        !gen(Arch::Std, Slicing::V, CH, true).contains("nk_sp["),
+        "GP registers are left to the C compiler"
+    );
     // Natively: the code with spills and homes, with spills only, and without either agree on
     // random states.
     if !Arch::Avx2.runs_here() {
@@ -1035,9 +1384,17 @@ fn explicit_spills_in_vsliced_loop_bodies() {
     for (spill, pairs) in [(true, true), (true, false), (false, true)] {
         let out = gen_out(Arch::Avx2, Slicing::V, CH, spill, pairs);
         let driver = "#include <stdio.h>\n#include \"ch.h\"\nint main(void) {\n  static uint32_t s[16][8] __attribute__((aligned(64))), o[16][8] __attribute__((aligned(64)));\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) if (scanf(\"%u\", &s[i][j]) != 1) return 2;\n  chacha20__((chacha20__DATATYPE *)s, (chacha20__DATATYPE *)o);\n  for (int i = 0; i < 16; i++) for (int j = 0; j < 8; j++) printf(\"%08x \", o[i][j]);\n  return 0;\n}\n";
-        outs.push(build_and_run(&format!("spill-{spill}-{pairs}"), &[("ch.c", &out.c), ("ch.h", &out.h), ("main.c", driver)], &["-O2", "-mavx2"], &input));
+        outs.push(build_and_run(
+            &format!("spill-{spill}-{pairs}"),
+            &[("ch.c", &out.c), ("ch.h", &out.h), ("main.c", driver)],
+            &["-O2", "-mavx2"],
+            &input,
+        ));
     }
     assert_eq!(outs[0], outs[1], "homes changed ChaCha20's result");
-    assert_eq!(outs[0], outs[2], "explicit spills changed ChaCha20's result");
+    assert_eq!(
+        outs[0], outs[2],
+        "explicit spills changed ChaCha20's result"
+    );
     assert_eq!(outs[0].split_whitespace().count(), 128);
 }

@@ -42,7 +42,10 @@ fn parse_case(path: &Path) -> Case {
     let mut c = Case {
         name: path.file_stem().unwrap().to_string_lossy().into_owned(),
         slicings: vec!["-V".into()],
-        archs: ["std", "sse", "avx", "avx512"].iter().map(|s| s.to_string()).collect(),
+        archs: ["std", "sse", "avx", "avx512"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         flags: vec![],
         native: true,
         warn: vec![],
@@ -51,9 +54,15 @@ fn parse_case(path: &Path) -> Case {
         layout: None,
     };
     for line in src.lines().take_while(|l| l.starts_with('#')) {
-        let Some((k, v)) = line[1..].split_once(':') else { continue };
+        let Some((k, v)) = line[1..].split_once(':') else {
+            continue;
+        };
         let v = v.trim();
-        let words = || v.split_whitespace().map(|s| s.to_string()).collect::<Vec<_>>();
+        let words = || {
+            v.split_whitespace()
+                .map(|s| s.to_string())
+                .collect::<Vec<_>>()
+        };
         match k.trim() {
             "usubac" => c.slicings = words(),
             "archs" => c.archs = words(),
@@ -70,8 +79,15 @@ fn parse_case(path: &Path) -> Case {
 }
 
 fn nakiri(args: &[String]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_nakiri")).args(args).current_dir(common::root()).output().unwrap();
-    (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = Command::new(env!("CARGO_BIN_EXE_nakiri"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Compiles `out.c` with the caller, runs it; Err(message) unless it prints `ok`.
@@ -79,14 +95,27 @@ fn build_run(dir: &Path, caller: &Path, defines: &[String]) -> Result<(), String
     let exe = dir.join("prog");
     // The packed API is not what these tests check, and it is most of the C to compile.
     let c = std::fs::read_to_string(dir.join("out.c")).unwrap();
-    if let (Some(a), Some(b)) = (c.find(nakiri::codegen::PACKED_BEGIN), c.find(nakiri::codegen::PACKED_END)) {
+    if let (Some(a), Some(b)) = (
+        c.find(nakiri::codegen::PACKED_BEGIN),
+        c.find(nakiri::codegen::PACKED_END),
+    ) {
         std::fs::write(dir.join("out.c"), format!("{}{}", &c[..a], &c[b..])).unwrap();
     }
     let out = Command::new(common::cc())
-        .args(["-O0", "-std=gnu11", "-Wall", "-Wextra", "-Werror", "-Wno-psabi"])
+        .args([
+            "-O0",
+            "-std=gnu11",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-psabi",
+        ])
         .args(defines)
         .arg(format!("-I{}", dir.display()))
-        .arg(format!("-I{}", common::root().join("tests/compat").display()))
+        .arg(format!(
+            "-I{}",
+            common::root().join("tests/compat").display()
+        ))
         .arg(dir.join("out.c"))
         .arg(caller)
         .arg("-o")
@@ -94,12 +123,21 @@ fn build_run(dir: &Path, caller: &Path, defines: &[String]) -> Result<(), String
         .output()
         .unwrap();
     if !out.status.success() {
-        return Err(format!("C build failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "C build failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let run = Command::new(&exe).output().unwrap();
     let stdout = String::from_utf8_lossy(&run.stdout);
     if !run.status.success() || stdout.trim() != "ok" {
-        return Err(format!("{} printed:\n{}{}", exe.display(), stdout, String::from_utf8_lossy(&run.stderr)));
+        return Err(format!(
+            "{} printed:\n{}{}",
+            exe.display(),
+            stdout,
+            String::from_utf8_lossy(&run.stderr)
+        ));
     }
     Ok(())
 }
@@ -119,11 +157,19 @@ fn run_case(c: &Case, log: &mut Vec<String>) -> Vec<String> {
             // `nakiri compile` on the first target listed (the rule's meaning does not depend
             // on the target; the usubac spelling covers them all).
             let first = a == &c.archs[0];
-            let spellings: &[bool] = if c.native && c.error.is_none() && first { &[false, true] } else { &[false] };
+            let spellings: &[bool] = if c.native && c.error.is_none() && first {
+                &[false, true]
+            } else {
+                &[false]
+            };
             for &native in spellings {
                 let dir = common::scratch_dir(&format!("compat-{}", c.name));
                 let out_c = dir.join("out.c").to_string_lossy().into_owned();
-                let mut args: Vec<String> = if native { vec!["compile".into(), ua.clone()] } else { vec![] };
+                let mut args: Vec<String> = if native {
+                    vec!["compile".into(), ua.clone()]
+                } else {
+                    vec![]
+                };
                 args.extend([sl.clone(), "-arch".into(), a.clone(), "-o".into(), out_c]);
                 args.extend(c.flags.iter().cloned());
                 if !native {
@@ -133,7 +179,10 @@ fn run_case(c: &Case, log: &mut Vec<String>) -> Vec<String> {
                 let tag = format!("{}{}", what, if native { " (nakiri compile)" } else { "" });
                 if let Some(e) = &c.error {
                     if ok || !stderr.contains(e.as_str()) {
-                        failures.push(format!("{}: expected an error containing {:?}, got (ok = {}):\n{}", tag, e, ok, stderr));
+                        failures.push(format!(
+                            "{}: expected an error containing {:?}, got (ok = {}):\n{}",
+                            tag, e, ok, stderr
+                        ));
                     }
                     continue;
                 }
@@ -154,15 +203,28 @@ fn run_case(c: &Case, log: &mut Vec<String>) -> Vec<String> {
                 let mut defines: Vec<String> = match arch {
                     Arch::Sse => vec!["-msse4.2".into()],
                     Arch::Avx2 => vec!["-mavx2".into()],
-                    Arch::Avx512 => vec!["-mavx512f".into(), "-mavx512bw".into(), "-mavx512vl".into()],
+                    Arch::Avx512 => {
+                        vec!["-mavx512f".into(), "-mavx512bw".into(), "-mavx512vl".into()]
+                    }
                     _ => vec![],
                 };
-                defines.extend(vec![format!("-DNK_{}", c.layout.as_deref().unwrap_or(&sl[1..]))]);
+                defines.extend(vec![format!(
+                    "-DNK_{}",
+                    c.layout.as_deref().unwrap_or(&sl[1..])
+                )]);
                 if arch == Arch::Std {
                     defines.push("-DNK_STD".into());
                 }
-                let bpr = c.flags.iter().position(|f| f == "-bits-per-reg").map(|i| c.flags[i + 1].clone());
-                let lane = if arch == Arch::Std { bpr.unwrap_or_else(|| "64".into()) } else { "128".into() };
+                let bpr = c
+                    .flags
+                    .iter()
+                    .position(|f| f == "-bits-per-reg")
+                    .map(|i| c.flags[i + 1].clone());
+                let lane = if arch == Arch::Std {
+                    bpr.unwrap_or_else(|| "64".into())
+                } else {
+                    "128".into()
+                };
                 defines.push(format!("-DNK_LANE={}", lane));
                 if native {
                     defines.push("-DNK_NATIVE".into());
@@ -180,9 +242,16 @@ fn run_case(c: &Case, log: &mut Vec<String>) -> Vec<String> {
 #[test]
 fn compat_corpus() {
     let dir = common::root().join("tests/compat");
-    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().map_or(false, |e| e == "ua")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .collect();
     files.sort();
-    assert!(files.len() >= 20, "the compatibility corpus has one program per example of compat.md");
+    assert!(
+        files.len() >= 20,
+        "the compatibility corpus has one program per example of compat.md"
+    );
     let cases: Vec<Case> = files.iter().map(|p| parse_case(p)).collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
     let results = std::sync::Mutex::new(Vec::new());
@@ -206,5 +275,10 @@ fn compat_corpus() {
         }
         failures.extend(f);
     }
-    assert!(failures.is_empty(), "{} failure(s):\n{}", failures.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failure(s):\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }

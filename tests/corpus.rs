@@ -14,7 +14,11 @@ fn random_instances(prog: &nakiri::ir::Program, n: usize, rng: &mut Rng) -> Vec<
     let consts: Vec<Vec<u64>> = entry
         .inputs
         .iter()
-        .map(|p| (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect())
+        .map(|p| {
+            (0..nakiri::interp::param_words(prog.slicing, p))
+                .map(|_| rng.bits(p.word_bits))
+                .collect()
+        })
         .collect();
     (0..n)
         .map(|_| {
@@ -26,7 +30,9 @@ fn random_instances(prog: &nakiri::ir::Program, n: usize, rng: &mut Rng) -> Vec<
                     if p.is_const {
                         consts[i].clone()
                     } else {
-                        (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect()
+                        (0..nakiri::interp::param_words(prog.slicing, p))
+                            .map(|_| rng.bits(p.word_bits))
+                            .collect()
                     }
                 })
                 .collect()
@@ -46,18 +52,33 @@ fn corpus_second_half_natively_matches_interpreter() {
 }
 
 fn run_part(part: usize) {
-    let mut dir: Vec<_> = std::fs::read_dir(common::root().join("tests/in")).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map_or(false, |e| e == "ua")).collect();
+    let mut dir: Vec<_> = std::fs::read_dir(common::root().join("tests/in"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .collect();
     dir.sort();
     let mut rng = Rng(42 + part as u64);
     for (k, path) in dir.into_iter().enumerate() {
         if k % 2 != part {
             continue;
         }
-        let rel = path.strip_prefix(common::root()).unwrap().to_string_lossy().into_owned();
+        let rel = path
+            .strip_prefix(common::root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let src = std::fs::read_to_string(&path).unwrap();
         let first = src.lines().next().unwrap_or("");
         let slicings: Vec<Slicing> = match first.strip_prefix("# slicings:") {
-            Some(r) => r.split_whitespace().map(|s| match s { "V" => Slicing::V, "H" => Slicing::H, _ => Slicing::B }).collect(),
+            Some(r) => r
+                .split_whitespace()
+                .map(|s| match s {
+                    "V" => Slicing::V,
+                    "H" => Slicing::H,
+                    _ => Slicing::B,
+                })
+                .collect(),
             None => vec![Slicing::V, Slicing::B],
         };
         let mut results: Vec<(Slicing, Vec<Instance>)> = Vec::new();
@@ -77,7 +98,11 @@ fn run_part(part: usize) {
             results.push((s, out));
         }
         for w in results.windows(2) {
-            assert_eq!(w[0].1, w[1].1, "{}: slicings {} and {} disagree", rel, w[0].0, w[1].0);
+            assert_eq!(
+                w[0].1, w[1].1,
+                "{}: slicings {} and {} disagree",
+                rel, w[0].0, w[1].0
+            );
         }
     }
 }

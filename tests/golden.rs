@@ -23,7 +23,12 @@ fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
         std::fs::write(path, actual).unwrap();
         return Ok(());
     }
-    let expected = std::fs::read_to_string(path).map_err(|_| format!("{} is missing (run with BLESS=1 to create it)", path.display()))?;
+    let expected = std::fs::read_to_string(path).map_err(|_| {
+        format!(
+            "{} is missing (run with BLESS=1 to create it)",
+            path.display()
+        )
+    })?;
     if expected == actual {
         return Ok(());
     }
@@ -33,7 +38,12 @@ fn check_golden(path: &Path, actual: &str) -> Result<(), String> {
     for i in 0..e.len().max(a.len()) {
         let (x, y) = (e.get(i).copied(), a.get(i).copied());
         if x != y {
-            msg.push_str(&format!("  line {}:\n  - {}\n  + {}\n", i + 1, x.unwrap_or("<none>"), y.unwrap_or("<none>")));
+            msg.push_str(&format!(
+                "  line {}:\n  - {}\n  + {}\n",
+                i + 1,
+                x.unwrap_or("<none>"),
+                y.unwrap_or("<none>")
+            ));
             shown += 1;
             if shown > 10 {
                 msg.push_str("  ...\n");
@@ -71,14 +81,20 @@ fn files(dir: &str) -> Vec<PathBuf> {
 }
 
 fn rel(p: &Path) -> String {
-    p.strip_prefix(common::root()).unwrap().to_string_lossy().into_owned()
+    p.strip_prefix(common::root())
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 #[test]
 fn corpus_dumps() {
     let mut failures = Vec::new();
     let inputs = files("tests/in");
-    assert!(inputs.len() >= 20, "the corpus should cover every construct");
+    assert!(
+        inputs.len() >= 20,
+        "the corpus should cover every construct"
+    );
     for path in inputs {
         let name = rel(&path);
         let src = std::fs::read_to_string(&path).unwrap();
@@ -86,7 +102,11 @@ fn corpus_dumps() {
         let out_dir = common::root().join("tests/out");
         let front = driver::parse(&name, &src, &Config::default(), &common::Fs);
         if front.has_errors() {
-            failures.push(format!("{} does not parse:\n{}", name, front.render_diags()));
+            failures.push(format!(
+                "{} does not parse:\n{}",
+                name,
+                front.render_diags()
+            ));
             continue;
         }
         let ast = nakiri::syntax::pretty::program(front.ast.as_ref().unwrap());
@@ -95,15 +115,33 @@ fn corpus_dumps() {
         }
         // The pretty form must parse back to the same pretty form.
         let again = driver::parse(&name, &ast, &Config::default(), &common::Fs);
-        assert!(!again.has_errors(), "{}: pretty-printed AST does not parse:\n{}", name, again.render_diags());
-        assert_eq!(nakiri::syntax::pretty::program(again.ast.as_ref().unwrap()), ast, "{}: pretty printing is not stable", name);
+        assert!(
+            !again.has_errors(),
+            "{}: pretty-printed AST does not parse:\n{}",
+            name,
+            again.render_diags()
+        );
+        assert_eq!(
+            nakiri::syntax::pretty::program(again.ast.as_ref().unwrap()),
+            ast,
+            "{}: pretty printing is not stable",
+            name
+        );
         for s in slicings_of(&src, "slicings", &[Slicing::V, Slicing::B]) {
-            let cfg = Config { slicing: s, ..Config::default() };
+            let cfg = Config {
+                slicing: s,
+                ..Config::default()
+            };
             let front = driver::check(&name, &src, &cfg, &common::Fs);
             let text = match &front.checked {
                 Some(c) => nakiri::cli::dump_typed(c),
                 None => {
-                    failures.push(format!("{} ({}) does not check:\n{}", name, s, front.render_diags()));
+                    failures.push(format!(
+                        "{} ({}) does not check:\n{}",
+                        name,
+                        s,
+                        front.render_diags()
+                    ));
                     continue;
                 }
             };
@@ -124,14 +162,23 @@ fn diagnostics() {
         let name = rel(&path);
         let src = std::fs::read_to_string(&path).unwrap();
         let slicing = slicings_of(&src, "slicing", &[Slicing::V])[0];
-        let cfg = Config { slicing, include_dirs: vec!["tests/diag/inc".into()], ..Config::default() };
+        let cfg = Config {
+            slicing,
+            include_dirs: vec!["tests/diag/inc".into()],
+            ..Config::default()
+        };
         let front = driver::check(&name, &src, &cfg, &common::Fs);
         if !front.has_errors() {
             failures.push(format!("{}: expected an error, got none", name));
             continue;
         }
         let rendered = front.render_diags();
-        assert!(rendered.contains(".ua:"), "{}: diagnostic lacks file:line:col:\n{}", name, rendered);
+        assert!(
+            rendered.contains(".ua:"),
+            "{}: diagnostic lacks file:line:col:\n{}",
+            name,
+            rendered
+        );
         if let Err(e) = check_golden(&path.with_extension("stderr"), &rendered) {
             failures.push(e);
         }

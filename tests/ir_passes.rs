@@ -12,27 +12,57 @@ use nakiri::ir::{self, Program, Slicing};
 
 fn random_inputs(prog: &Program, rng: &mut Rng, n: usize) -> Vec<common::Instance> {
     (0..n)
-        .map(|_| prog.entry().inputs.iter().map(|p| (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect()).collect())
+        .map(|_| {
+            prog.entry()
+                .inputs
+                .iter()
+                .map(|p| {
+                    (0..nakiri::interp::param_words(prog.slicing, p))
+                        .map(|_| rng.bits(p.word_bits))
+                        .collect()
+                })
+                .collect()
+        })
         .collect()
 }
 
 fn programs() -> Vec<(String, Slicing)> {
     let mut v = Vec::new();
-    let mut files: Vec<_> = std::fs::read_dir(common::root().join("tests/in")).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().map_or(false, |e| e == "ua")).collect();
+    let mut files: Vec<_> = std::fs::read_dir(common::root().join("tests/in"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .collect();
     files.sort();
     for p in files {
         let src = std::fs::read_to_string(&p).unwrap();
-        let rel = p.strip_prefix(common::root()).unwrap().to_string_lossy().into_owned();
+        let rel = p
+            .strip_prefix(common::root())
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
         let first = src.lines().next().unwrap_or("");
         let sl: Vec<Slicing> = match first.strip_prefix("# slicings:") {
-            Some(r) => r.split_whitespace().map(|s| match s { "V" => Slicing::V, "H" => Slicing::H, _ => Slicing::B }).collect(),
+            Some(r) => r
+                .split_whitespace()
+                .map(|s| match s {
+                    "V" => Slicing::V,
+                    "H" => Slicing::H,
+                    _ => Slicing::B,
+                })
+                .collect(),
             None => vec![Slicing::V, Slicing::B],
         };
         for s in sl {
             v.push((rel.clone(), s));
         }
     }
-    for (f, s) in [("ciphers/des/des.ua", Slicing::B), ("ciphers/rectangle/rectangle.ua", Slicing::V), ("ciphers/chacha20/chacha20.ua", Slicing::V), ("ciphers/gimli/gimli.ua", Slicing::B)] {
+    for (f, s) in [
+        ("ciphers/des/des.ua", Slicing::B),
+        ("ciphers/rectangle/rectangle.ua", Slicing::V),
+        ("ciphers/chacha20/chacha20.ua", Slicing::V),
+        ("ciphers/gimli/gimli.ua", Slicing::B),
+    ] {
         if common::root().join(f).exists() {
             v.push((f.to_string(), s));
         }
@@ -47,10 +77,23 @@ fn text_form_round_trips() {
         let prog = common::lower_file(&file, s);
         let text = ir::print::to_string(&prog);
         let back = ir::parse::parse(&text).unwrap_or_else(|e| panic!("{} -{}: {}", file, s, e));
-        ir::verify(&back).unwrap_or_else(|e| panic!("{} -{}: parsed IR does not verify: {}", file, s, e));
-        assert_eq!(ir::print::to_string(&back), text, "{} -{}: print(parse(print(p))) != print(p)", file, s);
+        ir::verify(&back)
+            .unwrap_or_else(|e| panic!("{} -{}: parsed IR does not verify: {}", file, s, e));
+        assert_eq!(
+            ir::print::to_string(&back),
+            text,
+            "{} -{}: print(parse(print(p))) != print(p)",
+            file,
+            s
+        );
         let inputs = random_inputs(&prog, &mut rng, 20);
-        assert_eq!(common::run_interp(&prog, &inputs), common::run_interp(&back, &inputs), "{} -{}: parsed program computes differently", file, s);
+        assert_eq!(
+            common::run_interp(&prog, &inputs),
+            common::run_interp(&back, &inputs),
+            "{} -{}: parsed program computes differently",
+            file,
+            s
+        );
     }
 }
 
@@ -59,48 +102,114 @@ fn optimisation_passes_preserve_meaning() {
     let mut rng = Rng(8);
     for (file, s) in programs() {
         let src = std::fs::read_to_string(common::root().join(&file)).unwrap();
-        let cfg = Config { slicing: s, ..Config::default() };
+        let cfg = Config {
+            slicing: s,
+            ..Config::default()
+        };
         let front = driver::check(&file, &src, &cfg, &common::Fs);
         let checked = front.checked.unwrap_or_else(|| panic!("{}", file));
         let (before, hints) = (checked.ir, checked.loop_hints);
         ir::verify(&before).unwrap();
         let inputs = random_inputs(&before, &mut rng, 50);
         let expect = common::run_interp(&before, &inputs);
-        for policy in [nakiri::opt::InlinePolicy::Default, nakiri::opt::InlinePolicy::All, nakiri::opt::InlinePolicy::Marked] {
+        for policy in [
+            nakiri::opt::InlinePolicy::Default,
+            nakiri::opt::InlinePolicy::All,
+            nakiri::opt::InlinePolicy::Marked,
+        ] {
             let mut inlined = before.clone();
             nakiri::opt::inline::run(&mut inlined, policy, &[]);
-            ir::verify(&inlined).unwrap_or_else(|e| panic!("{} -{}: inlining ({:?}) broke the IR: {}", file, s, policy, e));
-            assert_eq!(common::run_interp(&inlined, &inputs), expect, "{} -{}: inlining ({:?}) changed the meaning", file, s, policy);
+            ir::verify(&inlined).unwrap_or_else(|e| {
+                panic!(
+                    "{} -{}: inlining ({:?}) broke the IR: {}",
+                    file, s, policy, e
+                )
+            });
+            assert_eq!(
+                common::run_interp(&inlined, &inputs),
+                expect,
+                "{} -{}: inlining ({:?}) changed the meaning",
+                file,
+                s,
+                policy
+            );
             if policy == nakiri::opt::InlinePolicy::All {
                 let n = inlined.nodes.len();
-                assert!(inlined.nodes[..n - 1].iter().all(|nd| nd.inline == Some(false)), "{}: -inline-all leaves only the entry and `_no_inline` nodes", file);
+                assert!(
+                    inlined.nodes[..n - 1]
+                        .iter()
+                        .all(|nd| nd.inline == Some(false)),
+                    "{}: -inline-all leaves only the entry and `_no_inline` nodes",
+                    file
+                );
             }
         }
         let mut after = before.clone();
         nakiri::opt::copy_prop::run(&mut after);
-        ir::verify(&after).unwrap_or_else(|e| panic!("{} -{}: copy_prop broke the IR: {}", file, s, e));
-        assert_eq!(common::run_interp(&after, &inputs), expect, "{} -{}: copy_prop changed the meaning", file, s);
+        ir::verify(&after)
+            .unwrap_or_else(|e| panic!("{} -{}: copy_prop broke the IR: {}", file, s, e));
+        assert_eq!(
+            common::run_interp(&after, &inputs),
+            expect,
+            "{} -{}: copy_prop changed the meaning",
+            file,
+            s
+        );
         // Loop outlining, on the program as sema made it (the hints are its body positions).
         let mut outlined = before.clone();
         let ostats = nakiri::opt::outline::run(&mut outlined, &hints, true);
-        ir::verify(&outlined).unwrap_or_else(|e| panic!("{} -{}: outline broke the IR: {}", file, s, e));
-        assert_eq!(common::run_interp(&outlined, &inputs), expect, "{} -{}: outline changed the meaning", file, s);
-        assert_eq!(outlined.nodes.len(), before.nodes.len() + ostats.outlined, "{}: one node per outlined loop", file);
+        ir::verify(&outlined)
+            .unwrap_or_else(|e| panic!("{} -{}: outline broke the IR: {}", file, s, e));
+        assert_eq!(
+            common::run_interp(&outlined, &inputs),
+            expect,
+            "{} -{}: outline changed the meaning",
+            file,
+            s
+        );
+        assert_eq!(
+            outlined.nodes.len(),
+            before.nodes.len() + ostats.outlined,
+            "{}: one node per outlined loop",
+            file
+        );
         // Loop re-rolling, on the fully optimised program.
         let mut unrolled = before.clone();
-        let mut opt = nakiri::opt::OptConfig { loops: nakiri::opt::LoopPolicy::Unroll, ..Default::default() };
+        let mut opt = nakiri::opt::OptConfig {
+            loops: nakiri::opt::LoopPolicy::Unroll,
+            ..Default::default()
+        };
         nakiri::opt::optimize(&mut unrolled, &hints, &opt).unwrap();
         let mut rolled = unrolled.clone();
         let stats = nakiri::opt::reroll::run(&mut rolled, true);
-        ir::verify(&rolled).unwrap_or_else(|e| panic!("{} -{}: reroll broke the IR: {}", file, s, e));
-        assert_eq!(common::run_interp(&rolled, &inputs), expect, "{} -{}: reroll changed the meaning", file, s);
-        let loops = rolled.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, ir::Instr::Loop { .. })).count();
+        ir::verify(&rolled)
+            .unwrap_or_else(|e| panic!("{} -{}: reroll broke the IR: {}", file, s, e));
+        assert_eq!(
+            common::run_interp(&rolled, &inputs),
+            expect,
+            "{} -{}: reroll changed the meaning",
+            file,
+            s
+        );
+        let loops = rolled
+            .nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+            .count();
         assert_eq!(loops, stats.loops, "{}: reroll stats", file);
         opt.loops = nakiri::opt::LoopPolicy::All;
         let mut pipeline = before.clone();
         nakiri::opt::optimize(&mut pipeline, &hints, &opt).unwrap();
-        ir::verify(&pipeline).unwrap_or_else(|e| panic!("{} -{}: the pipeline broke the IR: {}", file, s, e));
-        assert_eq!(common::run_interp(&pipeline, &inputs), expect, "{} -{}: the pipeline changed the meaning", file, s);
+        ir::verify(&pipeline)
+            .unwrap_or_else(|e| panic!("{} -{}: the pipeline broke the IR: {}", file, s, e));
+        assert_eq!(
+            common::run_interp(&pipeline, &inputs),
+            expect,
+            "{} -{}: the pipeline changed the meaning",
+            file,
+            s
+        );
         let n_before: usize = before.nodes.iter().map(|n| n.body.len()).sum();
         let n_after: usize = after.nodes.iter().map(|n| n.body.len()).sum();
         assert!(n_after <= n_before, "{}: copy_prop grew the program", file);
@@ -108,7 +217,10 @@ fn optimisation_passes_preserve_meaning() {
 }
 
 fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
-    let mut cfg = Config { slicing: s, ..Config::default() };
+    let mut cfg = Config {
+        slicing: s,
+        ..Config::default()
+    };
     cfg.opt.loops = loops;
     common::lower_file_cfg(path, &cfg)
 }
@@ -116,11 +228,20 @@ fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program
 /// (callee, count) of the entry's kept loops, sorted (the schedulers may reorder independent
 /// loops); outlined bodies (`<node>__loopN`) by node name.
 fn kept_loops(prog: &Program) -> Vec<(String, u32)> {
-    let mut v: Vec<(String, u32)> = prog.entry()
+    let mut v: Vec<(String, u32)> = prog
+        .entry()
         .body
         .iter()
         .filter_map(|i| match i {
-            ir::Instr::Loop { callee, count, .. } => Some((prog.node(*callee).name.split("__loop").next().unwrap().to_string(), *count)),
+            ir::Instr::Loop { callee, count, .. } => Some((
+                prog.node(*callee)
+                    .name
+                    .split("__loop")
+                    .next()
+                    .unwrap()
+                    .to_string(),
+                *count,
+            )),
             _ => None,
         })
         .collect();
@@ -141,30 +262,70 @@ fn loops_kept_where_iterations_agree() {
     for s in [Slicing::V, Slicing::B, Slicing::H] {
         let prog = lower_with("tests/in/loops.ua", s, LoopPolicy::All);
         let entry = prog.entry();
-        assert_eq!(kept_loops(&prog), pairs(&[("round", 6), ("mix", 4), ("round", 4), ("loops", 5)]), "-{}: kept loops (all)", s);
+        assert_eq!(
+            kept_loops(&prog),
+            pairs(&[("round", 6), ("mix", 4), ("round", 4), ("loops", 5)]),
+            "-{}: kept loops (all)",
+            s
+        );
         // the loop whose index is a `nat` argument stays four calls of four instances
         let tweaks = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { callee, .. } if prog.node(*callee).name.starts_with("tweak"))).count();
         assert_eq!(tweaks, 4, "-{}: unrolled loop", s);
         // the rotation by the index and the `_unroll` loop stay unrolled: no other call
-        let calls = entry.body.iter().filter(|i| matches!(i, ir::Instr::Call { .. })).count();
+        let calls = entry
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Call { .. }))
+            .count();
         assert_eq!(calls, 4, "-{}: only the four tweak calls remain", s);
         // the round chain passes one key a turn, and keeps every value of the state read after it (`st[3][0]`)
-        let ir::Instr::Loop { args, state, results, .. } = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { count: 6, .. })).unwrap() else { unreachable!() };
+        let ir::Instr::Loop {
+            args,
+            state,
+            results,
+            ..
+        } = entry
+            .body
+            .iter()
+            .find(|i| matches!(i, ir::Instr::Loop { count: 6, .. }))
+            .unwrap()
+        else {
+            unreachable!()
+        };
         assert_eq!(state.len(), if s == Slicing::B { 32 } else { 2 });
-        assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 6)));
-        assert!(results.iter().any(|r| matches!(r, ir::LoopResult::State { each, .. } if each.len() == 5)));
+        assert!(args
+            .iter()
+            .any(|a| matches!(a, ir::LoopArg::Each(v) if v.len() == 6)));
+        assert!(results
+            .iter()
+            .any(|r| matches!(r, ir::LoopResult::State { each, .. } if each.len() == 5)));
         // the last chain passes the same key every turn
         let last_round = entry.body.iter().find(|i| matches!(i, ir::Instr::Loop { count: 4, callee, .. } if prog.node(*callee).name.starts_with("round"))).unwrap();
-        let ir::Instr::Loop { args, .. } = last_round else { unreachable!() };
+        let ir::Instr::Loop { args, .. } = last_round else {
+            unreachable!()
+        };
         assert!(args.iter().any(|a| matches!(a, ir::LoopArg::Same(_))));
         // chains: the map of independent `mix` calls is unrolled
         let chains = lower_with("tests/in/loops.ua", s, LoopPolicy::Chains);
-        assert_eq!(kept_loops(&chains), pairs(&[("round", 6), ("round", 4), ("loops", 5)]), "-{}: kept loops (chains)", s);
+        assert_eq!(
+            kept_loops(&chains),
+            pairs(&[("round", 6), ("round", 4), ("loops", 5)]),
+            "-{}: kept loops (chains)",
+            s
+        );
         // auto: chains in every slicing; unroll: nothing
         let auto = lower_with("tests/in/loops.ua", s, LoopPolicy::Auto);
         assert_eq!(kept_loops(&auto), kept_loops(&chains), "-{}: auto", s);
         let unrolled = lower_with("tests/in/loops.ua", s, LoopPolicy::Unroll);
-        assert!(!unrolled.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Loop { .. })), "-{}: -unroll", s);
+        assert!(
+            !unrolled
+                .nodes
+                .iter()
+                .flat_map(|n| &n.body)
+                .any(|i| matches!(i, ir::Instr::Loop { .. })),
+            "-{}: -unroll",
+            s
+        );
     }
 }
 
@@ -189,9 +350,18 @@ fn kept_loops_run_natively() {
         let inputs = random_inputs(&reference, &mut rng, 300);
         let expect = common::run_interp(&reference, &inputs);
         let all = lower_with(file, s, LoopPolicy::All);
-        assert!(!kept_loops(&all).is_empty(), "{} -{}: no loop kept", file, s);
+        assert!(
+            !kept_loops(&all).is_empty(),
+            "{} -{}: no loop kept",
+            file,
+            s
+        );
         let got = common::run_everywhere(&format!("{} -{} --loops all", file, s), &all, &inputs);
-        assert_eq!(got, expect, "{} -{}: kept loops compute differently", file, s);
+        assert_eq!(
+            got, expect,
+            "{} -{}: kept loops compute differently",
+            file, s
+        );
     }
 }
 
@@ -207,36 +377,92 @@ fn kept_loops_with_big_states_live_in_memory() {
     use nakiri::opt::LoopPolicy;
     let gen = |file: &str, arch: nakiri::codegen::Arch, mem_loops: bool| {
         let prog = lower_with(file, Slicing::B, LoopPolicy::Chains);
-        let cfg = nakiri::codegen::CodegenConfig { arch, header_name: "m.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops };
+        let cfg = nakiri::codegen::CodegenConfig {
+            arch,
+            header_name: "m.h".into(),
+            banner: String::new(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops,
+        };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
-    for arch in [nakiri::codegen::Arch::Std, nakiri::codegen::Arch::Avx2, nakiri::codegen::Arch::Avx512] {
+    for arch in [
+        nakiri::codegen::Arch::Std,
+        nakiri::codegen::Arch::Avx2,
+        nakiri::codegen::Arch::Avx512,
+    ] {
         let c = gen("tests/in/memloops.ua", arch, true);
-        assert_eq!(c.matches("its state in memory").count(), 4, "{}: four loops in the memory form", arch);
+        assert_eq!(
+            c.matches("its state in memory").count(),
+            4,
+            "{}: four loops in the memory form",
+            arch
+        );
         // Feistel: 32 computed bits, the other half read from the generation before
         assert!(c.contains("_st[3][32];"), "{}: Feistel ring", arch);
-        assert!(c.contains("(const DATATYPE *)key + nk_i * 32"), "{}: round keys read in place", arch);
+        assert!(
+            c.contains("(const DATATYPE *)key + nk_i * 32"),
+            "{}: round keys read in place",
+            arch
+        );
         // a chain of two passes: 4 generations of the one computed state
         assert!(c.contains("_st[4][32];"), "{}: chain of passes", arch);
         // the swap (a cycle of copies) stores one of its halves: 64 of 96 bits
         assert!(c.contains("_st[3][64];"), "{}: swap cycle", arch);
         // key[7 - i] through an index table, rc[i] from a table of bits, the computed keys
         // gathered once, iteration-major
-        assert!(c.contains("static const uint16_t nk_l") && c.contains("_ix[6][32] = {"), "{}: indexed keys", arch);
-        assert!(c.contains("static const uint64_t nk_l") && c.contains("_kb[6][32] = {"), "{}: constant bits", arch);
+        assert!(
+            c.contains("static const uint16_t nk_l") && c.contains("_ix[6][32] = {"),
+            "{}: indexed keys",
+            arch
+        );
+        assert!(
+            c.contains("static const uint64_t nk_l") && c.contains("_kb[6][32] = {"),
+            "{}: constant bits",
+            arch
+        );
         assert!(c.contains("_x[5][32] = {"), "{}: gathered keys", arch);
         // the rotating key register: 52 distinct values of 6 x 32 round-key bits, pooled
-        assert!(c.contains("_u[52] = {") && c.contains("_ix[6][32] = {"), "{}: pooled keys", arch);
-        assert!(!c.contains("const DATATYPE nk_a"), "{}: no per-iteration argument arrays", arch);
+        assert!(
+            c.contains("_u[52] = {") && c.contains("_ix[6][32] = {"),
+            "{}: pooled keys",
+            arch
+        );
+        assert!(
+            !c.contains("const DATATYPE nk_a"),
+            "{}: no per-iteration argument arrays",
+            arch
+        );
         let old = gen("tests/in/memloops.ua", arch, false);
-        assert!(!old.contains("its state in memory") && old.contains("const DATATYPE nk_a"), "{}: --no-mem-loops", arch);
+        assert!(
+            !old.contains("its state in memory") && old.contains("const DATATYPE nk_a"),
+            "{}: --no-mem-loops",
+            arch
+        );
         // DES: the Feistel rounds keep 32 bits per generation
-        assert!(gen("ciphers/des/des.ua", arch, true).contains("_st[3][32];"), "{}: DES", arch);
+        assert!(
+            gen("ciphers/des/des.ua", arch, true).contains("_st[3][32];"),
+            "{}: DES",
+            arch
+        );
     }
     // vslice ChaCha20 (16 rows on 16 registers) keeps its state in registers
-    let prog = lower_with("ciphers/chacha20/chacha20.ua", Slicing::V, LoopPolicy::Chains);
-    let cfg = nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Avx2, header_name: "m.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: true };
-    assert!(!nakiri::codegen::generate(&prog, &cfg).unwrap().c.contains("its state in memory"));
+    let prog = lower_with(
+        "ciphers/chacha20/chacha20.ua",
+        Slicing::V,
+        LoopPolicy::Chains,
+    );
+    let cfg = nakiri::codegen::CodegenConfig {
+        arch: nakiri::codegen::Arch::Avx2,
+        header_name: "m.h".into(),
+        banner: String::new(),
+        spill: nakiri::codegen::SPILL_DEFAULT,
+        mem_loops: true,
+    };
+    assert!(!nakiri::codegen::generate(&prog, &cfg)
+        .unwrap()
+        .c
+        .contains("its state in memory"));
 }
 
 /// `sched-bits` schedules the body of a memory-form kept loop (`codegen::memloop`) for
@@ -250,17 +476,35 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
     // (On `std` the S-box stays a call, a node of its own, and the round's order is the
     // calls' order.)
     for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
-        let mut cfg = Config { slicing: Slicing::B, arch, ..Config::default() };
+        let mut cfg = Config {
+            slicing: Slicing::B,
+            arch,
+            ..Config::default()
+        };
         cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
         let prog = common::lower_file_cfg("ciphers/rectangle/rectangle.ua", &cfg);
         let regs = nakiri::target::Target::new(arch).n_regs as usize;
         let mem = nakiri::opt::sched_bits::memory_form_bodies(&prog, regs, true);
-        assert_eq!(mem.iter().filter(|m| **m).count(), 1, "{}: the round is the one memory-form body", arch);
+        assert_eq!(
+            mem.iter().filter(|m| **m).count(),
+            1,
+            "{}: the round is the one memory-form body",
+            arch
+        );
         let body = &prog.nodes[mem.iter().position(|m| *m).unwrap()];
         let inputs: std::collections::HashSet<_> = body.flat_inputs().into_iter().collect();
         // instructions before the first one that reads a computed value (the S-box's first)
-        let lead = body.body.iter().take_while(|i| i.uses().iter().all(|u| inputs.contains(u))).count();
-        assert!(lead <= 4, "{}: {} instructions on inputs only before the first S-box instruction", arch, lead);
+        let lead = body
+            .body
+            .iter()
+            .take_while(|i| i.uses().iter().all(|u| inputs.contains(u)))
+            .count();
+        assert!(
+            lead <= 4,
+            "{}: {} instructions on inputs only before the first S-box instruction",
+            arch,
+            lead
+        );
         // its estimated memory traffic is the 128 input loads (64 state, 64 key bits): no spills
         let e = nakiri::opt::cost::spill_estimate_stored(body, regs);
         assert_eq!(e, 128, "{}: estimated loads and stores", arch);
@@ -271,9 +515,22 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
         let prog = common::lower_file_cfg("ciphers/rectangle/rectangle.ua", &cfg_reg);
         let body = &prog.nodes[mem.iter().position(|m| *m).unwrap()];
         let inputs: std::collections::HashSet<_> = body.flat_inputs().into_iter().collect();
-        let lead = body.body.iter().take_while(|i| i.uses().iter().all(|u| inputs.contains(u))).count();
-        assert!(lead >= 16, "{} --no-mem-loops: {} leading key XORs", arch, lead);
-        assert!(nakiri::opt::cost::spill_estimate_stored(body, regs) > 128 + 32, "{} --no-mem-loops: spills", arch);
+        let lead = body
+            .body
+            .iter()
+            .take_while(|i| i.uses().iter().all(|u| inputs.contains(u)))
+            .count();
+        assert!(
+            lead >= 16,
+            "{} --no-mem-loops: {} leading key XORs",
+            arch,
+            lead
+        );
+        assert!(
+            nakiri::opt::cost::spill_estimate_stored(body, regs) > 128 + 32,
+            "{} --no-mem-loops: spills",
+            arch
+        );
     }
 }
 
@@ -284,27 +541,71 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
 fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
     use nakiri::codegen::Arch;
     let loops_s = |file: &str, slicing: Slicing, arch: Arch| {
-        let cfg = Config { slicing, arch, ..Config::default() };
+        let cfg = Config {
+            slicing,
+            arch,
+            ..Config::default()
+        };
         let prog = common::lower_file_cfg(file, &cfg);
-        prog.entry().body.iter().filter(|i| matches!(i, ir::Instr::Loop { .. })).count()
+        prog.entry()
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+            .count()
     };
     let loops = |file: &str, arch: Arch| loops_s(file, Slicing::B, arch);
-    assert_eq!(loops("ciphers/des/des.ua", Arch::Avx512), 1, "DES keeps its rounds");
-    for file in ["ciphers/aes/aes.ua", "ciphers/ascon/ascon.ua", "ciphers/gift/gift.ua"] {
+    assert_eq!(
+        loops("ciphers/des/des.ua", Arch::Avx512),
+        1,
+        "DES keeps its rounds"
+    );
+    for file in [
+        "ciphers/aes/aes.ua",
+        "ciphers/ascon/ascon.ua",
+        "ciphers/gift/gift.ua",
+    ] {
         assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
         assert!(loops(file, Arch::Avx2) >= 1, "{}: kept on avx2", file);
     }
     // hslice and vslice on avx512 follow the same rule
-    assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx512), 0, "RECTANGLE -H unrolled on avx512");
-    assert!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx2) >= 1, "RECTANGLE -H kept on avx2");
-    assert_eq!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx512), 0, "RECTANGLE -V unrolled on avx512");
-    assert!(loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx2) >= 1, "RECTANGLE -V kept on avx2");
-    assert_eq!(loops_s("ciphers/des/des.ua", Slicing::V, Arch::Avx512), 1, "DES -V keeps its rounds on avx512");
+    assert_eq!(
+        loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx512),
+        0,
+        "RECTANGLE -H unrolled on avx512"
+    );
+    assert!(
+        loops_s("ciphers/rectangle/rectangle.ua", Slicing::H, Arch::Avx2) >= 1,
+        "RECTANGLE -H kept on avx2"
+    );
+    assert_eq!(
+        loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx512),
+        0,
+        "RECTANGLE -V unrolled on avx512"
+    );
+    assert!(
+        loops_s("ciphers/rectangle/rectangle.ua", Slicing::V, Arch::Avx2) >= 1,
+        "RECTANGLE -V kept on avx2"
+    );
+    assert_eq!(
+        loops_s("ciphers/des/des.ua", Slicing::V, Arch::Avx512),
+        1,
+        "DES -V keeps its rounds on avx512"
+    );
     // an explicit policy is obeyed on avx512 too
-    let mut cfg = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
+    let mut cfg = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
     cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
     let prog = common::lower_file_cfg("ciphers/ascon/ascon.ua", &cfg);
-    assert!(prog.entry().body.iter().any(|i| matches!(i, ir::Instr::Loop { .. })), "--loops chains keeps Ascon's rounds");
+    assert!(
+        prog.entry()
+            .body
+            .iter()
+            .any(|i| matches!(i, ir::Instr::Loop { .. })),
+        "--loops chains keeps Ascon's rounds"
+    );
 }
 
 /// The C of a kept loop is a `for` loop with a compile-time bound (and the program still has
@@ -312,23 +613,73 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
 #[test]
 fn kept_loops_are_c_for_loops() {
     let prog = common::lower_file("ciphers/chacha20/chacha20.ua", Slicing::V);
-    let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "c.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
-    assert!(out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"), "the 10 double rounds are one loop");
-    assert_eq!(out.c.matches("double_round(").count(), 2, "one definition and one call of double_round");
+    let out = nakiri::codegen::generate(
+        &prog,
+        &nakiri::codegen::CodegenConfig {
+            arch: nakiri::codegen::Arch::Std,
+            header_name: "c.h".into(),
+            banner: String::new(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+        },
+    )
+    .unwrap();
+    assert!(
+        out.c.contains("for (int nk_i = 0; nk_i < 10; nk_i++) {"),
+        "the 10 double rounds are one loop"
+    );
+    assert_eq!(
+        out.c.matches("double_round(").count(),
+        2,
+        "one definition and one call of double_round"
+    );
     // warning-free C in every slicing and policy (no unused loop results)
     let dir = common::scratch_dir("loops_warnings");
     for s in [Slicing::V, Slicing::B, Slicing::H] {
-        for (file, loops) in [("tests/in/loops.ua", nakiri::opt::LoopPolicy::All), ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Chains), ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Unroll), ("tests/in/memloops.ua", nakiri::opt::LoopPolicy::Chains)] {
+        for (file, loops) in [
+            ("tests/in/loops.ua", nakiri::opt::LoopPolicy::All),
+            ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Chains),
+            ("tests/in/loops.ua", nakiri::opt::LoopPolicy::Unroll),
+            ("tests/in/memloops.ua", nakiri::opt::LoopPolicy::Chains),
+        ] {
             if s == Slicing::H && file.contains("memloops") {
                 continue;
             }
             let prog = lower_with(file, s, loops);
-            let out = nakiri::codegen::generate(&prog, &nakiri::codegen::CodegenConfig { arch: nakiri::codegen::Arch::Std, header_name: "l.h".into(), banner: String::new(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
+            let out = nakiri::codegen::generate(
+                &prog,
+                &nakiri::codegen::CodegenConfig {
+                    arch: nakiri::codegen::Arch::Std,
+                    header_name: "l.h".into(),
+                    banner: String::new(),
+                    spill: nakiri::codegen::SPILL_DEFAULT,
+                    mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                },
+            )
+            .unwrap();
             let c = dir.join("l.c");
             std::fs::write(&c, &out.c).unwrap();
             std::fs::write(dir.join("l.h"), &out.h).unwrap();
-            let r = std::process::Command::new(common::cc()).args(["-O1", "-Wall", "-Wextra", "-Werror", "-c", c.to_str().unwrap(), "-o", dir.join("l.o").to_str().unwrap()]).output().unwrap();
-            assert!(r.status.success(), "-{} {:?}: {}", s, loops, String::from_utf8_lossy(&r.stderr));
+            let r = std::process::Command::new(common::cc())
+                .args([
+                    "-O1",
+                    "-Wall",
+                    "-Wextra",
+                    "-Werror",
+                    "-c",
+                    c.to_str().unwrap(),
+                    "-o",
+                    dir.join("l.o").to_str().unwrap(),
+                ])
+                .output()
+                .unwrap();
+            assert!(
+                r.status.success(),
+                "-{} {:?}: {}",
+                s,
+                loops,
+                String::from_utf8_lossy(&r.stderr)
+            );
         }
     }
 }
@@ -342,19 +693,42 @@ fn pipeline_with_each_pass_off() {
     let mut rng = Rng(12);
     for (file, s) in programs() {
         let src = std::fs::read_to_string(common::root().join(&file)).unwrap();
-        let front = driver::check(&file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let front = driver::check(
+            &file,
+            &src,
+            &Config {
+                slicing: s,
+                ..Config::default()
+            },
+            &common::Fs,
+        );
         let checked = front.checked.unwrap_or_else(|| panic!("{}", file));
         let inputs = random_inputs(&checked.ir, &mut rng, 30);
         let expect = common::run_interp(&checked.ir, &inputs);
         let mut configs: Vec<(String, OptConfig)> = Vec::new();
         for arch in [Arch::Std, Arch::Avx512] {
-            configs.push((format!("all passes, {}", arch), OptConfig { arch, verify_each: true, ..Default::default() }));
+            configs.push((
+                format!("all passes, {}", arch),
+                OptConfig {
+                    arch,
+                    verify_each: true,
+                    ..Default::default()
+                },
+            ));
         }
         configs.extend(each_pass_toggled(&[]));
         for (what, cfg) in configs {
             let mut prog = checked.ir.clone();
-            nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} ({}): {}", file, s, what, e));
-            assert_eq!(common::run_interp(&prog, &inputs), expect, "{} -{} ({}): the pipeline changed the meaning", file, s, what);
+            nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg)
+                .unwrap_or_else(|e| panic!("{} -{} ({}): {}", file, s, what, e));
+            assert_eq!(
+                common::run_interp(&prog, &inputs),
+                expect,
+                "{} -{} ({}): the pipeline changed the meaning",
+                file,
+                s,
+                what
+            );
         }
     }
 }
@@ -367,18 +741,47 @@ fn ternlog_programs_run_natively() {
     use nakiri::opt::OptConfig;
     use nakiri::target::Arch;
     let mut rng = Rng(13);
-    for (file, s) in [("ciphers/gimli/gimli.ua", Slicing::B), ("ciphers/des/des.ua", Slicing::B), ("ciphers/xoodoo/xoodoo.ua", Slicing::V), ("ciphers/rectangle/rectangle.ua", Slicing::H)] {
+    for (file, s) in [
+        ("ciphers/gimli/gimli.ua", Slicing::B),
+        ("ciphers/des/des.ua", Slicing::B),
+        ("ciphers/xoodoo/xoodoo.ua", Slicing::V),
+        ("ciphers/rectangle/rectangle.ua", Slicing::H),
+    ] {
         let src = std::fs::read_to_string(common::root().join(file)).unwrap();
-        let front = driver::check(file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let front = driver::check(
+            file,
+            &src,
+            &Config {
+                slicing: s,
+                ..Config::default()
+            },
+            &common::Fs,
+        );
         let checked = front.checked.unwrap();
         let mut prog = checked.ir.clone();
-        let report = nakiri::opt::optimize(&mut prog, &checked.loop_hints, &OptConfig { arch: Arch::Avx512, ..Default::default() }).unwrap();
-        let made: usize = report.passes.iter().map(|(_, _, st, _)| st.get("ternlogs")).sum();
+        let report = nakiri::opt::optimize(
+            &mut prog,
+            &checked.loop_hints,
+            &OptConfig {
+                arch: Arch::Avx512,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let made: usize = report
+            .passes
+            .iter()
+            .map(|(_, _, st, _)| st.get("ternlogs"))
+            .sum();
         assert!(made > 0, "{}: ternlogs made for avx512", file);
         let inputs = random_inputs(&prog, &mut rng, 200);
         let expect = common::run_interp(&checked.ir, &inputs);
         let got = common::run_everywhere(&format!("{} -{} with ternlogs", file, s), &prog, &inputs);
-        assert_eq!(got, expect, "{} -{}: ternlog code computes differently", file, s);
+        assert_eq!(
+            got, expect,
+            "{} -{}: ternlog code computes differently",
+            file, s
+        );
     }
 }
 
@@ -389,27 +792,72 @@ fn ternlog_programs_run_natively() {
 fn interleaving_preserves_meaning() {
     use nakiri::opt::OptConfig;
     let mut rng = Rng(14);
-    let cases = [("tests/in/loops.ua", Slicing::V), ("tests/in/loops.ua", Slicing::B), ("tests/in/loops.ua", Slicing::H), ("ciphers/rectangle/rectangle.ua", Slicing::V), ("ciphers/des/des.ua", Slicing::B), ("ciphers/aes/aes_rk.ua", Slicing::V)];
+    let cases = [
+        ("tests/in/loops.ua", Slicing::V),
+        ("tests/in/loops.ua", Slicing::B),
+        ("tests/in/loops.ua", Slicing::H),
+        ("ciphers/rectangle/rectangle.ua", Slicing::V),
+        ("ciphers/des/des.ua", Slicing::B),
+        ("ciphers/aes/aes_rk.ua", Slicing::V),
+    ];
     for (file, s) in cases {
         let src = std::fs::read_to_string(common::root().join(file)).unwrap();
-        let front = driver::check(file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
+        let front = driver::check(
+            file,
+            &src,
+            &Config {
+                slicing: s,
+                ..Config::default()
+            },
+            &common::Fs,
+        );
         let checked = front.checked.unwrap();
         let orig = &checked.ir;
         for k in [2usize, 3] {
             for g in [1usize, 4] {
                 let mut prog = orig.clone();
-                let cfg = OptConfig { interleave: k as u32, interleave_granularity: g, verify_each: true, ..Default::default() };
-                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} x{}: {}", file, s, k, e));
+                let cfg = OptConfig {
+                    interleave: k as u32,
+                    interleave_granularity: g,
+                    verify_each: true,
+                    ..Default::default()
+                };
+                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg)
+                    .unwrap_or_else(|e| panic!("{} -{} x{}: {}", file, s, k, e));
                 assert_eq!(prog.interleave, k as u32);
                 let e0 = orig.entry();
                 let e = prog.entry();
                 let n_const = e0.inputs.iter().filter(|p| p.is_const).count();
-                assert_eq!(e.inputs.len(), (e0.inputs.len() - n_const) * k + n_const, "{}: inputs repeated, const once", file);
-                assert_eq!(e.outputs.len(), e0.outputs.len() * k, "{}: outputs repeated", file);
+                assert_eq!(
+                    e.inputs.len(),
+                    (e0.inputs.len() - n_const) * k + n_const,
+                    "{}: inputs repeated, const once",
+                    file
+                );
+                assert_eq!(
+                    e.outputs.len(),
+                    e0.outputs.len() * k,
+                    "{}: outputs repeated",
+                    file
+                );
                 for _ in 0..10 {
                     let insts = random_inputs(orig, &mut rng, k);
                     // const inputs: copy 0's value for every copy
-                    let insts: Vec<common::Instance> = insts.iter().map(|inst| inst.iter().enumerate().map(|(p, w)| if e0.inputs[p].is_const { insts[0][p].clone() } else { w.clone() }).collect()).collect();
+                    let insts: Vec<common::Instance> = insts
+                        .iter()
+                        .map(|inst| {
+                            inst.iter()
+                                .enumerate()
+                                .map(|(p, w)| {
+                                    if e0.inputs[p].is_const {
+                                        insts[0][p].clone()
+                                    } else {
+                                        w.clone()
+                                    }
+                                })
+                                .collect()
+                        })
+                        .collect();
                     let mut args = Vec::new();
                     for (p, param) in e0.inputs.iter().enumerate() {
                         if param.is_const {
@@ -424,7 +872,17 @@ fn interleaving_preserves_meaning() {
                     for (c, inst) in insts.iter().enumerate() {
                         let want = nakiri::interp::run_entry(orig, inst);
                         for (o, w) in want.iter().enumerate() {
-                            assert_eq!(&got[o * k + c], w, "{} -{} x{} g{}: copy {} output {}", file, s, k, g, c, o);
+                            assert_eq!(
+                                &got[o * k + c],
+                                w,
+                                "{} -{} x{} g{}: copy {} output {}",
+                                file,
+                                s,
+                                k,
+                                g,
+                                c,
+                                o
+                            );
                         }
                     }
                 }
@@ -440,18 +898,55 @@ fn interleaving_preserves_meaning() {
 fn bitslice_simd_defaults_run_natively() {
     use nakiri::target::Arch;
     let mut rng = Rng(15);
-    for file in ["ciphers/des/des.ua", "ciphers/rectangle/rectangle.ua", "ciphers/present/present.ua"] {
-        let reference = common::lower_file_cfg(file, &Config { slicing: Slicing::B, opt: nakiri::opt::OptConfig { disabled: nakiri::opt::PassId::ALL.to_vec(), ..Default::default() }, ..Config::default() });
-        let prog = common::lower_file_cfg(file, &Config { slicing: Slicing::B, arch: Arch::Avx2, ..Config::default() });
+    for file in [
+        "ciphers/des/des.ua",
+        "ciphers/rectangle/rectangle.ua",
+        "ciphers/present/present.ua",
+    ] {
+        let reference = common::lower_file_cfg(
+            file,
+            &Config {
+                slicing: Slicing::B,
+                opt: nakiri::opt::OptConfig {
+                    disabled: nakiri::opt::PassId::ALL.to_vec(),
+                    ..Default::default()
+                },
+                ..Config::default()
+            },
+        );
+        let prog = common::lower_file_cfg(
+            file,
+            &Config {
+                slicing: Slicing::B,
+                arch: Arch::Avx2,
+                ..Config::default()
+            },
+        );
         // every node inlined: what remains besides the entry are kept-loop bodies (the default
         // `--loops chains`), and no call is left
         let bodies = prog.loop_bodies();
-        assert!(prog.nodes.len() >= 2 && bodies[..prog.nodes.len() - 1].iter().all(|b| *b), "{}: every node inlined for avx2, only loop bodies left", file);
-        assert!(!prog.nodes.iter().flat_map(|n| &n.body).any(|i| matches!(i, ir::Instr::Call { .. })), "{}: no call left", file);
+        assert!(
+            prog.nodes.len() >= 2 && bodies[..prog.nodes.len() - 1].iter().all(|b| *b),
+            "{}: every node inlined for avx2, only loop bodies left",
+            file
+        );
+        assert!(
+            !prog
+                .nodes
+                .iter()
+                .flat_map(|n| &n.body)
+                .any(|i| matches!(i, ir::Instr::Call { .. })),
+            "{}: no call left",
+            file
+        );
         let inputs = random_inputs(&reference, &mut rng, 300);
         let expect = common::run_interp(&reference, &inputs);
         let got = common::run_everywhere(&format!("{} -B (avx2 defaults)", file), &prog, &inputs);
-        assert_eq!(got, expect, "{}: the avx2 default program computes differently", file);
+        assert_eq!(
+            got, expect,
+            "{}: the avx2 default program computes differently",
+            file
+        );
     }
 }
 
@@ -470,26 +965,69 @@ fn every_cipher_with_each_pass_off() {
     for c in CIPHERS {
         let src = std::fs::read_to_string(common::root().join(c.file)).unwrap();
         for &s in c.slicings {
-            let front = driver::check(c.file, &src, &Config { slicing: s, ..Config::default() }, &common::Fs);
-            let checked = front.checked.unwrap_or_else(|| panic!("{} -{} does not check", c.file, s));
+            let front = driver::check(
+                c.file,
+                &src,
+                &Config {
+                    slicing: s,
+                    ..Config::default()
+                },
+                &common::Fs,
+            );
+            let checked = front
+                .checked
+                .unwrap_or_else(|| panic!("{} -{} does not check", c.file, s));
             let inputs = random_inputs(&checked.ir, &mut rng, 3);
             let expect = common::run_interp(&checked.ir, &inputs);
             // avx512: every pass fires there (inline-all in bitslice, ternlog) but `sched-pairs`;
             // std: the GP defaults.
             let mut configs: Vec<(String, OptConfig)> = vec![
-                ("all passes, std".into(), OptConfig { arch: Arch::Std, verify_each: true, ..Default::default() }),
-                ("all passes, avx512".into(), OptConfig { arch: Arch::Avx512, verify_each: true, ..Default::default() }),
+                (
+                    "all passes, std".into(),
+                    OptConfig {
+                        arch: Arch::Std,
+                        verify_each: true,
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "all passes, avx512".into(),
+                    OptConfig {
+                        arch: Arch::Avx512,
+                        verify_each: true,
+                        ..Default::default()
+                    },
+                ),
                 // avx2: where `sched-pairs` fires (kept loop bodies with spills on 16 registers).
-                ("all passes, avx2".into(), OptConfig { arch: Arch::Avx2, verify_each: true, ..Default::default() }),
-                ("interleave 2, std".into(), OptConfig { arch: Arch::Std, verify_each: true, interleave: 2, ..Default::default() }),
+                (
+                    "all passes, avx2".into(),
+                    OptConfig {
+                        arch: Arch::Avx2,
+                        verify_each: true,
+                        ..Default::default()
+                    },
+                ),
+                (
+                    "interleave 2, std".into(),
+                    OptConfig {
+                        arch: Arch::Std,
+                        verify_each: true,
+                        interleave: 2,
+                        ..Default::default()
+                    },
+                ),
             ];
             // (`interleave` does nothing at factor 1: the factor-2 configuration covers it.)
             configs.extend(each_pass_toggled(&[PassId::Interleave]));
             for (what, cfg) in configs {
                 let mut prog = checked.ir.clone();
-                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg).unwrap_or_else(|e| panic!("{} -{} ({}): {}", c.file, s, what, e));
+                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg)
+                    .unwrap_or_else(|e| panic!("{} -{} ({}): {}", c.file, s, what, e));
                 if what == "all passes, avx2" && c.file.contains("chacha20") && s == Slicing::V {
-                    assert!(prog.nodes.iter().any(|n| n.lockstep), "sched-pairs fired on ChaCha20 -V avx2 (so it is validated here)");
+                    assert!(
+                        prog.nodes.iter().any(|n| n.lockstep),
+                        "sched-pairs fired on ChaCha20 -V avx2 (so it is validated here)"
+                    );
                 }
                 let got: Vec<common::Instance> = if cfg.interleave > 1 {
                     // K copies on the same instance (usubac's C7 order: each non-const input K
@@ -506,11 +1044,26 @@ fn every_cipher_with_each_pass_off() {
                                 }
                             }
                             let o = nakiri::interp::run_entry(&prog, &args);
-                            assert_eq!(o.len(), e0.outputs.len() * k, "{} -{} ({}): outputs", c.file, s, what);
+                            assert_eq!(
+                                o.len(),
+                                e0.outputs.len() * k,
+                                "{} -{} ({}): outputs",
+                                c.file,
+                                s,
+                                what
+                            );
                             (0..e0.outputs.len())
                                 .map(|j| {
                                     for copy in 1..k {
-                                        assert_eq!(o[j * k + copy], o[j * k], "{} -{} ({}): copy {} differs", c.file, s, what, copy);
+                                        assert_eq!(
+                                            o[j * k + copy],
+                                            o[j * k],
+                                            "{} -{} ({}): copy {} differs",
+                                            c.file,
+                                            s,
+                                            what,
+                                            copy
+                                        );
                                     }
                                     o[j * k].clone()
                                 })
@@ -520,12 +1073,20 @@ fn every_cipher_with_each_pass_off() {
                 } else {
                     common::run_interp(&prog, &inputs)
                 };
-                assert_eq!(got, expect, "{} -{} ({}): the pipeline changed the meaning", c.file, s, what);
+                assert_eq!(
+                    got, expect,
+                    "{} -{} ({}): the pipeline changed the meaning",
+                    c.file, s, what
+                );
                 checked_cases += 1;
             }
         }
     }
-    assert!(checked_cases > 300, "every cipher x slicing x configuration checked ({})", checked_cases);
+    assert!(
+        checked_cases > 300,
+        "every cipher x slicing x configuration checked ({})",
+        checked_cases
+    );
 }
 
 /// The avx512 pipeline (where every pass fires) with each pass in turn switched off, or, for
@@ -534,7 +1095,11 @@ fn each_pass_toggled(skip: &[nakiri::opt::PassId]) -> Vec<(String, nakiri::opt::
     use nakiri::opt::{OptConfig, PassId};
     let mut configs = Vec::new();
     for p in PassId::ALL.into_iter().filter(|p| !skip.contains(p)) {
-        let mut cfg = OptConfig { arch: nakiri::target::Arch::Avx512, verify_each: true, ..Default::default() };
+        let mut cfg = OptConfig {
+            arch: nakiri::target::Arch::Avx512,
+            verify_each: true,
+            ..Default::default()
+        };
         if cfg.enabled(p) {
             cfg.disable(p);
             configs.push((format!("without {}", p.name()), cfg));

@@ -9,21 +9,31 @@ use nakiri::ir::Slicing;
 
 /// Bytes -> one-bit source words, MSB of byte 0 first (Usuba bit 0).
 fn bytes_to_bits(b: &[u8]) -> Vec<u64> {
-    b.iter().flat_map(|&x| (0..8).map(move |i| ((x >> (7 - i)) & 1) as u64)).collect()
+    b.iter()
+        .flat_map(|&x| (0..8).map(move |i| ((x >> (7 - i)) & 1) as u64))
+        .collect()
 }
 
 fn bits_to_bytes(bits: &[u64]) -> Vec<u8> {
-    bits.chunks(8).map(|c| c.iter().fold(0u8, |a, &b| (a << 1) | b as u8)).collect()
+    bits.chunks(8)
+        .map(|c| c.iter().fold(0u8, |a, &b| (a << 1) | b as u8))
+        .collect()
 }
 
 fn hex(s: &str) -> Vec<u8> {
-    (0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap()).collect()
+    (0..s.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+        .collect()
 }
 
 // ------------------------------------------------------------------------------ DES
 
 fn des_instance(key: u64, plain: u64) -> Instance {
-    vec![bytes_to_bits(&plain.to_be_bytes()), bytes_to_bits(&key.to_be_bytes())]
+    vec![
+        bytes_to_bits(&plain.to_be_bytes()),
+        bytes_to_bits(&key.to_be_bytes()),
+    ]
 }
 
 fn des_output(out: &Instance) -> u64 {
@@ -34,7 +44,11 @@ fn des_output(out: &Instance) -> u64 {
 fn des_bitslice() {
     let prog = lower_file("ciphers/des/des.ua", Slicing::B);
     // Published vector, plus the oracle on it.
-    let (k, p, c) = (0x133457799BBCDFF1u64, 0x0123456789ABCDEFu64, 0x85e813540f0ab405u64);
+    let (k, p, c) = (
+        0x133457799BBCDFF1u64,
+        0x0123456789ABCDEFu64,
+        0x85e813540f0ab405u64,
+    );
     assert_eq!(nakiri_oracles::des::encrypt_u64(k, p), c);
     let mut insts = vec![des_instance(k, p)];
     let mut rng = Rng(0xde5_0001);
@@ -47,7 +61,13 @@ fn des_bitslice() {
     for (inst, out) in insts.iter().zip(&outs) {
         let p = u64::from_be_bytes(bits_to_bytes(&inst[0]).try_into().unwrap());
         let k = u64::from_be_bytes(bits_to_bytes(&inst[1]).try_into().unwrap());
-        assert_eq!(des_output(out), nakiri_oracles::des::encrypt_u64(k, p), "DES k={:016x} p={:016x}", k, p);
+        assert_eq!(
+            des_output(out),
+            nakiri_oracles::des::encrypt_u64(k, p),
+            "DES k={:016x} p={:016x}",
+            k,
+            p
+        );
     }
 }
 
@@ -64,7 +84,10 @@ fn aes128_bitslice() {
     let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();
     let plain: [u8; 16] = hex("00112233445566778899aabbccddeeff").try_into().unwrap();
     let expect = hex("69c4e0d86a7b0430d8cdb78070b4c55a");
-    assert_eq!(nakiri_oracles::aes128::encrypt(&key, &plain).to_vec(), expect);
+    assert_eq!(
+        nakiri_oracles::aes128::encrypt(&key, &plain).to_vec(),
+        expect
+    );
     let mut cases = vec![(key, plain)];
     let mut rng = Rng(0xae5_0001);
     for _ in 0..1000 {
@@ -79,18 +102,36 @@ fn aes128_bitslice() {
     let outs = run_everywhere("aes128 -B", &prog, &insts);
     assert_eq!(bits_to_bytes(&outs[0][0]), expect, "FIPS-197 C.1");
     for ((k, p), out) in cases.iter().zip(&outs) {
-        assert_eq!(bits_to_bytes(&out[0]), nakiri_oracles::aes128::encrypt(k, p).to_vec(), "AES k={:02x?} p={:02x?}", k, p);
+        assert_eq!(
+            bits_to_bytes(&out[0]),
+            nakiri_oracles::aes128::encrypt(k, p).to_vec(),
+            "AES k={:02x?} p={:02x?}",
+            k,
+            p
+        );
     }
 }
 
 /// FIPS-197 bytes -> the 8 bit planes of `aes_planes.ua` (plane j, Usuba bit i = bit j of
 /// byte i, both MSB-first; as packed-API integers: bit 15-i of word j = bit 7-j of byte i).
 fn to_planes(b: &[u8; 16]) -> Vec<u64> {
-    (0..8).map(|j| (0..16).fold(0u64, |w, i| w | ((((b[i] >> (7 - j)) & 1) as u64) << (15 - i)))).collect()
+    (0..8)
+        .map(|j| {
+            (0..16).fold(0u64, |w, i| {
+                w | ((((b[i] >> (7 - j)) & 1) as u64) << (15 - i))
+            })
+        })
+        .collect()
 }
 
 fn from_planes(p: &[u64]) -> Vec<u8> {
-    (0..16).map(|i| (0..8).fold(0u8, |x, j| x | ((((p[j] >> (15 - i)) & 1) as u8) << (7 - j)))).collect()
+    (0..16)
+        .map(|i| {
+            (0..8).fold(0u8, |x, j| {
+                x | ((((p[j] >> (15 - i)) & 1) as u8) << (7 - j))
+            })
+        })
+        .collect()
 }
 
 fn aes_planes(slicing: Slicing, n_random: usize) {
@@ -109,11 +150,26 @@ fn aes_planes(slicing: Slicing, n_random: usize) {
         }
         cases.push((k, p));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![to_planes(p), to_planes(k)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![to_planes(p), to_planes(k)])
+        .collect();
     let outs = run_everywhere(&format!("aes_planes {:?}", slicing), &prog, &insts);
-    assert_eq!(from_planes(&outs[0][0]), expect, "FIPS-197 C.1 ({:?})", slicing);
+    assert_eq!(
+        from_planes(&outs[0][0]),
+        expect,
+        "FIPS-197 C.1 ({:?})",
+        slicing
+    );
     for ((k, p), out) in cases.iter().zip(&outs) {
-        assert_eq!(from_planes(&out[0]), nakiri_oracles::aes128::encrypt(k, p).to_vec(), "AES ({:?}) k={:02x?} p={:02x?}", slicing, k, p);
+        assert_eq!(
+            from_planes(&out[0]),
+            nakiri_oracles::aes128::encrypt(k, p).to_vec(),
+            "AES ({:?}) k={:02x?} p={:02x?}",
+            slicing,
+            k,
+            p
+        );
     }
 }
 
@@ -158,9 +214,23 @@ int main(void) {
     return 0;
 }
 "#;
-    let input: String = keys.iter().map(|k| k.iter().map(|b| format!("{:x} ", b)).collect::<String>() + "\n").collect();
-    let out = common::build_and_run("aes-keys", &[("aes_keys.c", &c), ("aes_keys.h", &h), ("main.c", main)], &[], &input);
-    out.lines().map(|l| l.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect()).collect()
+    let input: String = keys
+        .iter()
+        .map(|k| k.iter().map(|b| format!("{:x} ", b)).collect::<String>() + "\n")
+        .collect();
+    let out = common::build_and_run(
+        "aes-keys",
+        &[("aes_keys.c", &c), ("aes_keys.h", &h), ("main.c", main)],
+        &[],
+        &input,
+    );
+    out.lines()
+        .map(|l| {
+            l.split_whitespace()
+                .map(|x| u64::from_str_radix(x, 16).unwrap())
+                .collect()
+        })
+        .collect()
 }
 
 fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
@@ -177,7 +247,10 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
     let rks = aes_keys_helper(&keys);
     assert_eq!(rks.len(), keys.len());
     for (k, rk) in keys.iter().zip(&rks) {
-        let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k).iter().flat_map(|r| to_planes(r)).collect();
+        let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k)
+            .iter()
+            .flat_map(|r| to_planes(r))
+            .collect();
         assert_eq!(rk, &want, "aes_keys.c round keys for key {:02x?}", k);
     }
     // The cipher with those round keys.
@@ -186,11 +259,26 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
     for i in 0..n_random {
         cases.push((i % keys.len(), rand16(&mut rng)));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![to_planes(p), rks[*k].clone()]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![to_planes(p), rks[*k].clone()])
+        .collect();
     let outs = run_everywhere(&format!("aes_rk {:?}", slicing), &prog, &insts);
-    assert_eq!(from_planes(&outs[0][0]), expect, "FIPS-197 C.1 ({:?})", slicing);
+    assert_eq!(
+        from_planes(&outs[0][0]),
+        expect,
+        "FIPS-197 C.1 ({:?})",
+        slicing
+    );
     for ((k, p), out) in cases.iter().zip(&outs) {
-        assert_eq!(from_planes(&out[0]), nakiri_oracles::aes128::encrypt(&keys[*k], p).to_vec(), "AES rk ({:?}) k={:02x?} p={:02x?}", slicing, keys[*k], p);
+        assert_eq!(
+            from_planes(&out[0]),
+            nakiri_oracles::aes128::encrypt(&keys[*k], p).to_vec(),
+            "AES rk ({:?}) k={:02x?} p={:02x?}",
+            slicing,
+            keys[*k],
+            p
+        );
     }
 }
 

@@ -60,9 +60,20 @@ fn chacha_block(slicing: Slicing, seed: u64) {
          d2826446079faa0914c2d705d98b02a2b5129cd1de164eb9cbd083e8a2503c4e",
     );
     let got0: [u32; 16] = to_u32(&outs[0][0]);
-    assert_eq!(oracles::chacha20::words_to_bytes(&got0).to_vec(), expect, "{}: RFC 8439 2.3.2", what);
+    assert_eq!(
+        oracles::chacha20::words_to_bytes(&got0).to_vec(),
+        expect,
+        "{}: RFC 8439 2.3.2",
+        what
+    );
     for (k, (s, o)) in states.iter().zip(&outs).enumerate() {
-        assert_eq!(to_u32::<16>(&o[0]), oracles::chacha20::permute_add(s), "{}: random instance {}", what, k);
+        assert_eq!(
+            to_u32::<16>(&o[0]),
+            oracles::chacha20::permute_add(s),
+            "{}: random instance {}",
+            what,
+            k
+        );
     }
     // A few instances through the crate's byte-level block function as well.
     for k in 0..8u32 {
@@ -145,9 +156,26 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
     let mut cases: Vec<([u8; 32], [u8; 12], u32, Vec<u8>)> = Vec::new();
     // RFC 8439 §2.4.2.
     let sunscreen = b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".to_vec();
-    cases.push((rfc_key(), hexa("000000000000004a00000000"), 1, sunscreen.clone()));
+    cases.push((
+        rfc_key(),
+        hexa("000000000000004a00000000"),
+        1,
+        sunscreen.clone(),
+    ));
     let mut rng = Rng(0x5742_ea11);
-    for &len in &[0usize, 1, 63, 64, 65, 511, 513, 1000, 4096, 4096 + 17, 1 << 20] {
+    for &len in &[
+        0usize,
+        1,
+        63,
+        64,
+        65,
+        511,
+        513,
+        1000,
+        4096,
+        4096 + 17,
+        1 << 20,
+    ] {
         let key: [u8; 32] = core::array::from_fn(|_| rng.next() as u8);
         let nonce: [u8; 12] = core::array::from_fn(|_| rng.next() as u8);
         let ctr = rng.next() as u32 & 0x7fff_ffff;
@@ -156,15 +184,34 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
     }
     let mut input = String::new();
     for (k, n, c, d) in &cases {
-        input.push_str(&format!("{} {}\n{}\n{}\n{}\n", d.len(), c, hexs(k), hexs(n), hexs(d)));
+        input.push_str(&format!(
+            "{} {}\n{}\n{}\n{}\n",
+            d.len(),
+            c,
+            hexs(k),
+            hexs(n),
+            hexs(d)
+        ));
     }
     for &arch in archs {
         if !arch.runs_here() {
-            println!("skipped: chacha20_xor {:?} on {} (CPU lacks it)", slicing, arch);
+            println!(
+                "skipped: chacha20_xor {:?} on {} (CPU lacks it)",
+                slicing, arch
+            );
             continue;
         }
-        let out = generate(&prog, &CodegenConfig { arch, header_name: "chacha20.h".into(), banner: "kat_b".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
-            .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
+        let out = generate(
+            &prog,
+            &CodegenConfig {
+                arch,
+                header_name: "chacha20.h".into(),
+                banner: "kat_b".into(),
+                spill: nakiri::codegen::SPILL_DEFAULT,
+                mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            },
+        )
+        .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
         let stdout = build_and_run(
             &format!("chacha-stream-{}", arch),
             &[
@@ -181,7 +228,14 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
         assert_eq!(lines.len(), cases.len());
         for ((k, n, c, d), line) in cases.iter().zip(&lines) {
             let got = hex(line);
-            assert_eq!(got, oracles::chacha20::xor_stream(k, n, *c, d), "chacha20_xor {:?} {} len {}", slicing, arch, d.len());
+            assert_eq!(
+                got,
+                oracles::chacha20::xor_stream(k, n, *c, d),
+                "chacha20_xor {:?} {} len {}",
+                slicing,
+                arch,
+                d.len()
+            );
         }
         // RFC 8439 §2.4.2 ciphertext, as printed in the RFC.
         let rfc_ct = hex(
@@ -190,13 +244,22 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
              07ca0dbf500d6a6156a38e088a22b65e52bc514d16ccf806818ce91ab7793736\
              5af90bbf74a35be6b40b8eedf2785e42874d",
         );
-        assert_eq!(hex(lines[0]), rfc_ct, "chacha20_xor {:?} {}: RFC 8439 2.4.2", slicing, arch);
+        assert_eq!(
+            hex(lines[0]),
+            rfc_ct,
+            "chacha20_xor {:?} {}: RFC 8439 2.4.2",
+            slicing,
+            arch
+        );
     }
 }
 
 #[test]
 fn chacha20_stream_vslice() {
-    chacha_stream(Slicing::V, &[Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512]);
+    chacha_stream(
+        Slicing::V,
+        &[Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512],
+    );
 }
 
 // The wrapper only uses the packed API, so one bitsliced build checks it works with -B too.
@@ -213,7 +276,9 @@ fn gimli(slicing: Slicing, seed: u64) {
     // Spec vector: s[i] = i^3 + i*0x9e3779b9.
     let spec: [u32; 12] = core::array::from_fn(|i| {
         let i = i as u32;
-        i.wrapping_mul(i).wrapping_mul(i).wrapping_add(i.wrapping_mul(0x9e37_79b9))
+        i.wrapping_mul(i)
+            .wrapping_mul(i)
+            .wrapping_add(i.wrapping_mul(0x9e37_79b9))
     });
     let mut states = vec![spec];
     let mut rng = Rng(seed);
@@ -223,12 +288,18 @@ fn gimli(slicing: Slicing, seed: u64) {
     let insts: Vec<Instance> = states.iter().map(|s| vec![words32(s)]).collect();
     let outs = run_everywhere(&what, &prog, &insts);
     let expect: [u32; 12] = [
-        0xba11c85a, 0x91bad119, 0x380ce880, 0xd24c2c68, 0x3eceffea, 0x277a921c, 0x4f73a0bd, 0xda5a9cd8,
-        0x84b673f0, 0x34e52ff7, 0x9e2bef49, 0xf41bb8d6,
+        0xba11c85a, 0x91bad119, 0x380ce880, 0xd24c2c68, 0x3eceffea, 0x277a921c, 0x4f73a0bd,
+        0xda5a9cd8, 0x84b673f0, 0x34e52ff7, 0x9e2bef49, 0xf41bb8d6,
     ];
     assert_eq!(to_u32::<12>(&outs[0][0]), expect, "{}: spec vector", what);
     for (k, (s, o)) in states.iter().zip(&outs).enumerate() {
-        assert_eq!(to_u32::<12>(&o[0]), oracles::gimli::permute(*s), "{}: random instance {}", what, k);
+        assert_eq!(
+            to_u32::<12>(&o[0]),
+            oracles::gimli::permute(*s),
+            "{}: random instance {}",
+            what,
+            k
+        );
     }
 }
 
@@ -261,12 +332,18 @@ fn xoodoo(slicing: Slicing, seed: u64) {
     let outs = run_everywhere(&what, &prog, &insts);
     // Xoodoo[12](0), lanes as 32-bit words.
     let expect: [u32; 12] = [
-        0x89d5d88d, 0xa963fcbf, 0x1b232d19, 0xffa5a014, 0x36b18106, 0xafc7c1fe, 0xaee57cbe, 0xa77540bd,
-        0x2e86e870, 0xfef5b7c9, 0x8b4fadf2, 0x5e4f4062,
+        0x89d5d88d, 0xa963fcbf, 0x1b232d19, 0xffa5a014, 0x36b18106, 0xafc7c1fe, 0xaee57cbe,
+        0xa77540bd, 0x2e86e870, 0xfef5b7c9, 0x8b4fadf2, 0x5e4f4062,
     ];
     assert_eq!(to_u32::<12>(&outs[0][0]), expect, "{}: Xoodoo[12](0)", what);
     for (k, (s, o)) in states.iter().zip(&outs).enumerate() {
-        assert_eq!(to_u32::<12>(&o[0]), oracles::xoodoo::permute12(*s), "{}: random instance {}", what, k);
+        assert_eq!(
+            to_u32::<12>(&o[0]),
+            oracles::xoodoo::permute12(*s),
+            "{}: random instance {}",
+            what,
+            k
+        );
     }
 }
 
@@ -349,7 +426,12 @@ fn ascon(file: &str, rounds: usize, slicing: Slicing, seed: u64) {
         _ => {
             let s = aead_count2_before_pb(rounds);
             // The oracle itself reproduces the published vector.
-            assert_eq!(aead_count2_finish(rounds, oracle(s)), aead_count2_published(rounds), "oracle p{}: AEAD KAT Count 2", rounds);
+            assert_eq!(
+                aead_count2_finish(rounds, oracle(s)),
+                aead_count2_published(rounds),
+                "oracle p{}: AEAD KAT Count 2",
+                rounds
+            );
             s
         }
     };
@@ -361,17 +443,31 @@ fn ascon(file: &str, rounds: usize, slicing: Slicing, seed: u64) {
     let insts: Vec<Instance> = states.iter().map(|s| vec![s.to_vec()]).collect();
     let outs = run_everywhere(&what, &prog, &insts);
     for (k, (s, o)) in states.iter().zip(&outs).enumerate() {
-        assert_eq!(to_u64::<5>(&o[0]), oracle(*s), "{}: random instance {}", what, k);
+        assert_eq!(
+            to_u64::<5>(&o[0]),
+            oracle(*s),
+            "{}: random instance {}",
+            what,
+            k
+        );
     }
     if rounds != 12 {
         // Published vector through the compiled p^b (the native archs agree with the
         // interpreter on instance 0, checked by run_everywhere).
         let tag = aead_count2_finish(rounds, to_u64::<5>(&outs[0][0]));
-        assert_eq!(tag, aead_count2_published(rounds), "{}: Ascon-128{} AEAD KAT Count 2", what, if rounds == 8 { "a" } else { "" });
+        assert_eq!(
+            tag,
+            aead_count2_published(rounds),
+            "{}: Ascon-128{} AEAD KAT Count 2",
+            what,
+            if rounds == 8 { "a" } else { "" }
+        );
     } else {
         // Published vector: Ascon-Hash("") (v1.2 LWC_HASH_KAT_256.txt, Count 1) computed with
         // the compiled p12 (interpreter): absorb the single padding block, squeeze 4 blocks.
-        let p12 = |s: [u64; 5]| -> [u64; 5] { to_u64(&common::run_interp(&prog, &[vec![s.to_vec()]])[0][0]) };
+        let p12 = |s: [u64; 5]| -> [u64; 5] {
+            to_u64(&common::run_interp(&prog, &[vec![s.to_vec()]])[0][0])
+        };
         let mut s = to_u64::<5>(&outs[0][0]);
         s[0] ^= 0x8000_0000_0000_0000;
         s = p12(s);
@@ -382,7 +478,12 @@ fn ascon(file: &str, rounds: usize, slicing: Slicing, seed: u64) {
                 s = p12(s);
             }
         }
-        assert_eq!(digest, hex("7346BC14F036E87AE03D0997913088F5F68411434B3CF8B54FA796A80D251F91"), "{}: Ascon-Hash KAT", what);
+        assert_eq!(
+            digest,
+            hex("7346BC14F036E87AE03D0997913088F5F68411434B3CF8B54FA796A80D251F91"),
+            "{}: Ascon-Hash KAT",
+            what
+        );
     }
 }
 

@@ -29,17 +29,35 @@ fn words<const N: usize>(o: &[u64]) -> [u32; N] {
 }
 
 fn check(loops: LoopPolicy, seed: u64) {
-    let cfg = Config { slicing: Slicing::V, opt: nakiri::opt::OptConfig { loops, ..Default::default() }, ..Config::default() };
+    let cfg = Config {
+        slicing: Slicing::V,
+        opt: nakiri::opt::OptConfig {
+            loops,
+            ..Default::default()
+        },
+        ..Config::default()
+    };
     let prog = lower_file_cfg(FILE, &cfg);
     let what = format!("blake2s -V --loops {:?}", loops);
-    let kept = prog.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, nakiri::ir::Instr::Loop { count: 10, .. })).count();
-    assert_eq!(kept, usize::from(loops != LoopPolicy::Unroll), "{}: the ten rounds are one kept loop, or unrolled", what);
+    let kept = prog
+        .nodes
+        .iter()
+        .flat_map(|n| &n.body)
+        .filter(|i| matches!(i, nakiri::ir::Instr::Loop { count: 10, .. }))
+        .count();
+    assert_eq!(
+        kept,
+        usize::from(loops != LoopPolicy::Unroll),
+        "{}: the ten rounds are one kept loop, or unrolled",
+        what
+    );
     // RFC 7693 Appendix B: "abc" is one block, t = 3, last block.
     let mut h0 = blake2s::IV;
     h0[0] ^= 0x0101_0020;
     let mut block = [0u8; 64];
     block[..3].copy_from_slice(b"abc");
-    let m0: [u32; 16] = core::array::from_fn(|i| u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap()));
+    let m0: [u32; 16] =
+        core::array::from_fn(|i| u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap()));
     let mut cases = vec![(h0, m0, [3, 0], [0xFFFF_FFFF, 0])];
     let mut rng = Rng(seed);
     for k in 0..1000 {
@@ -53,18 +71,43 @@ fn check(loops: LoopPolicy, seed: u64) {
         };
         cases.push((h, m, t, f));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(h, m, t, f)| instance(h, m, *t, *f)).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(h, m, t, f)| instance(h, m, *t, *f))
+        .collect();
     let outs = run_everywhere(&what, &prog, &insts);
-    let digest: Vec<u8> = words::<8>(&outs[0][0]).iter().flat_map(|x| x.to_le_bytes()).collect();
-    assert_eq!(digest, hexa::<32>("508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982").to_vec(), "{}: RFC 7693 App. B", what);
+    let digest: Vec<u8> = words::<8>(&outs[0][0])
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
+    assert_eq!(
+        digest,
+        hexa::<32>("508c5e8c327c14e2e1a72ba34eeb452f37458b209ed63a294d999b4c86675982").to_vec(),
+        "{}: RFC 7693 App. B",
+        what
+    );
     for (k, ((h, m, t, f), o)) in cases.iter().zip(&outs).enumerate() {
-        assert_eq!(words::<8>(&o[0]), blake2s::compress(h, m, *t, *f), "{}: instance {}", what, k);
+        assert_eq!(
+            words::<8>(&o[0]),
+            blake2s::compress(h, m, *t, *f),
+            "{}: instance {}",
+            what,
+            k
+        );
     }
     // Whole multi-block hashes through the compiled F (interpreter), against the crate.
     for len in [0usize, 64, 65, 200] {
         let msg: Vec<u8> = (0..len).map(|_| rng.bits(8) as u8).collect();
-        let got = blake2s::hash_with(&msg, 32, &mut |h, m, t, f| words::<8>(&run_interp(&prog, &[instance(h, m, t, f)])[0][0]));
-        assert_eq!(got, blake2s::blake2_crate_hash(&msg).to_vec(), "{}: hash of {} bytes", what, len);
+        let got = blake2s::hash_with(&msg, 32, &mut |h, m, t, f| {
+            words::<8>(&run_interp(&prog, &[instance(h, m, t, f)])[0][0])
+        });
+        assert_eq!(
+            got,
+            blake2s::blake2_crate_hash(&msg).to_vec(),
+            "{}: hash of {} bytes",
+            what,
+            len
+        );
     }
 }
 

@@ -23,10 +23,15 @@ fn rect_block_words(b: u64) -> Vec<u64> {
     (0..4).map(|j| (b >> (16 * j)) & 0xffff).collect()
 }
 fn rect_words_block(w: &[u64]) -> u64 {
-    w.iter().enumerate().fold(0, |a, (j, &x)| a | (x << (16 * j)))
+    w.iter()
+        .enumerate()
+        .fold(0, |a, (j, &x)| a | (x << (16 * j)))
 }
 fn rect_key_words(key: u128) -> Vec<u64> {
-    oracles::rectangle80::round_keys(key).iter().flat_map(|&rk| rect_block_words(rk)).collect()
+    oracles::rectangle80::round_keys(key)
+        .iter()
+        .flat_map(|&rk| rect_block_words(rk))
+        .collect()
 }
 
 fn rectangle(slicing: Slicing) {
@@ -41,14 +46,33 @@ fn rectangle(slicing: Slicing) {
         }
         cases.push((key, rng.next()));
     }
-    let insts: Vec<Instance> = cases.iter().map(|&(k, p)| vec![rect_block_words(p), rect_key_words(k)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|&(k, p)| vec![rect_block_words(p), rect_key_words(k)])
+        .collect();
     let out = run_everywhere(&format!("rectangle {:?}", slicing), &prog, &insts);
     let got: Vec<u64> = out.iter().map(|o| rect_words_block(&o[0])).collect();
     // Published vectors.
-    assert_eq!(got[0], 0x0874E8B1E3542D96, "rectangle {:?}: zero vector", slicing);
-    assert_eq!(got[1], 0x0112AE3DAA349945, "rectangle {:?}: all-ones vector", slicing);
+    assert_eq!(
+        got[0], 0x0874E8B1E3542D96,
+        "rectangle {:?}: zero vector",
+        slicing
+    );
+    assert_eq!(
+        got[1], 0x0112AE3DAA349945,
+        "rectangle {:?}: all-ones vector",
+        slicing
+    );
     for (i, (&(k, p), &g)) in cases.iter().zip(&got).enumerate() {
-        assert_eq!(g, oracles::rectangle80::encrypt(k, p), "rectangle {:?}: case {} key {:x} pt {:x}", slicing, i, k, p);
+        assert_eq!(
+            g,
+            oracles::rectangle80::encrypt(k, p),
+            "rectangle {:?}: case {} key {:x} pt {:x}",
+            slicing,
+            i,
+            k,
+            p
+        );
     }
 }
 
@@ -91,12 +115,21 @@ int main(void) {
     }
 }
 "#;
-    let input: String = keys.iter().map(|k| k.iter().map(|b| format!("{:x} ", b)).collect::<String>() + "\n").collect();
+    let input: String = keys
+        .iter()
+        .map(|k| k.iter().map(|b| format!("{:x} ", b)).collect::<String>() + "\n")
+        .collect();
     let out = build_and_run(
         "rectangle-keys",
         &[
-            ("rectangle_keys.c", &read("ciphers/rectangle/rectangle_keys.c")),
-            ("rectangle_keys.h", &read("ciphers/rectangle/rectangle_keys.h")),
+            (
+                "rectangle_keys.c",
+                &read("ciphers/rectangle/rectangle_keys.c"),
+            ),
+            (
+                "rectangle_keys.h",
+                &read("ciphers/rectangle/rectangle_keys.h"),
+            ),
             ("driver.c", driver),
         ],
         &[],
@@ -105,7 +138,10 @@ int main(void) {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), keys.len());
     for (k, line) in keys.iter().zip(lines) {
-        let got: Vec<u64> = line.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect();
+        let got: Vec<u64> = line
+            .split_whitespace()
+            .map(|x| u64::from_str_radix(x, 16).unwrap())
+            .collect();
         let key = k.iter().fold(0u128, |a, &b| (a << 8) | b as u128);
         assert_eq!(got, rect_key_words(key), "key {:x?}", k);
     }
@@ -114,7 +150,9 @@ int main(void) {
 // ------------------------------------------------------------------------------- Serpent-128
 
 fn le_words(b: &[u8; 16]) -> Vec<u64> {
-    (0..4).map(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) as u64).collect()
+    (0..4)
+        .map(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) as u64)
+        .collect()
 }
 fn words_le(w: &[u64]) -> [u8; 16] {
     let mut out = [0u8; 16];
@@ -124,7 +162,10 @@ fn words_le(w: &[u64]) -> [u8; 16] {
     out
 }
 fn serpent_key_words(key: &[u8; 16]) -> Vec<u64> {
-    oracles::serpent::round_keys(key).iter().flat_map(|k| k.iter().map(|&w| w as u64)).collect()
+    oracles::serpent::round_keys(key)
+        .iter()
+        .flat_map(|k| k.iter().map(|&w| w as u64))
+        .collect()
 }
 fn random_bytes<const N: usize>(rng: &mut Rng) -> [u8; N] {
     let mut b = [0u8; N];
@@ -145,14 +186,25 @@ fn serpent(slicing: Slicing) {
         }
         cases.push((key, random_bytes(&mut rng)));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![le_words(p), serpent_key_words(k)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![le_words(p), serpent_key_words(k)])
+        .collect();
     let out = run_everywhere(&format!("serpent {:?}", slicing), &prog, &insts);
     let got: Vec<[u8; 16]> = out.iter().map(|o| words_le(&o[0])).collect();
     // NESSIE vector (zero key, zero block).
     let nessie: [u8; 16] = oracles::prng::hexa("3620b17ae6a993d09618b8768266bae9");
     assert_eq!(got[0], nessie, "serpent {:?}: NESSIE zero vector", slicing);
     for (i, ((k, p), g)) in cases.iter().zip(&got).enumerate() {
-        assert_eq!(*g, oracles::serpent::encrypt(k, p), "serpent {:?}: case {} key {:x?} pt {:x?}", slicing, i, k, p);
+        assert_eq!(
+            *g,
+            oracles::serpent::encrypt(k, p),
+            "serpent {:?}: case {} key {:x?} pt {:x?}",
+            slicing,
+            i,
+            k,
+            p
+        );
     }
 }
 
@@ -191,16 +243,31 @@ fn present(slicing: Slicing) {
         let key = (((rng.next() as u128) << 64) | rng.next() as u128) & ones80;
         cases.push((key, rng.next()));
     }
-    let insts: Vec<Instance> = cases.iter().map(|&(k, p)| vec![bits_msb(p as u128, 64), bits_msb(k, 80)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|&(k, p)| vec![bits_msb(p as u128, 64), bits_msb(k, 80)])
+        .collect();
     let out = run_everywhere(&format!("present {:?}", slicing), &prog, &insts);
     let got: Vec<u64> = out.iter().map(|o| from_bits_msb(&o[0]) as u64).collect();
     for (i, &(_, _, c)) in vectors.iter().enumerate() {
         assert_eq!(got[i], c, "present {:?}: CHES 2007 vector {}", slicing, i);
     }
     for (i, (&(k, p), &g)) in cases.iter().zip(&got).enumerate() {
-        assert_eq!(g, oracles::present80::encrypt_model(k, p), "present {:?}: case {} (model)", slicing, i);
+        assert_eq!(
+            g,
+            oracles::present80::encrypt_model(k, p),
+            "present {:?}: case {} (model)",
+            slicing,
+            i
+        );
         let kb: [u8; 10] = (k.to_be_bytes()[6..16]).try_into().unwrap();
-        assert_eq!(g, oracles::present80::encrypt(&kb, p), "present {:?}: case {} (crate)", slicing, i);
+        assert_eq!(
+            g,
+            oracles::present80::encrypt(&kb, p),
+            "present {:?}: case {} (crate)",
+            slicing,
+            i
+        );
     }
 }
 
@@ -218,23 +285,57 @@ fn gift(slicing: Slicing) {
     let k00: [u8; 16] = hexa("000102030405060708090a0b0c0d0e0f");
     // Paper-order cases: the paper-order zero vector, then the two GIFT-COFB vectors converted
     // to paper order, then random.
-    let mut cases: Vec<([u8; 16], [u8; 16])> =
-        vec![([0; 16], [0; 16]), ([0; 16], gift128::cofb_to_paper(&[0; 16])), (k00, gift128::cofb_to_paper(&k00))];
+    let mut cases: Vec<([u8; 16], [u8; 16])> = vec![
+        ([0; 16], [0; 16]),
+        ([0; 16], gift128::cofb_to_paper(&[0; 16])),
+        (k00, gift128::cofb_to_paper(&k00)),
+    ];
     let mut rng = Rng(0x61f7 + slicing as u64);
     for _ in 0..RANDOM {
         cases.push((random_bytes(&mut rng), random_bytes(&mut rng)));
     }
     let insts: Vec<Instance> = cases
         .iter()
-        .map(|(k, p)| vec![bits_msb(u128::from_be_bytes(*p), 128), bits_msb(u128::from_be_bytes(*k), 128)])
+        .map(|(k, p)| {
+            vec![
+                bits_msb(u128::from_be_bytes(*p), 128),
+                bits_msb(u128::from_be_bytes(*k), 128),
+            ]
+        })
         .collect();
     let out = run_everywhere(&format!("gift128 {:?}", slicing), &prog, &insts);
-    let got: Vec<[u8; 16]> = out.iter().map(|o| from_bits_msb(&o[0]).to_be_bytes()).collect();
-    assert_eq!(got[0], hexa::<16>("cd0bd738388ad3f668b15a36ceb6ff92"), "gift {:?}: paper zero vector", slicing);
-    assert_eq!(gift128::paper_to_cofb(&got[1]), hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee"), "gift {:?}: COFB zero vector", slicing);
-    assert_eq!(gift128::paper_to_cofb(&got[2]), hexa::<16>("a94af7f9ba181df9b2b00eb7dbfa93df"), "gift {:?}: COFB 00..0f vector", slicing);
+    let got: Vec<[u8; 16]> = out
+        .iter()
+        .map(|o| from_bits_msb(&o[0]).to_be_bytes())
+        .collect();
+    assert_eq!(
+        got[0],
+        hexa::<16>("cd0bd738388ad3f668b15a36ceb6ff92"),
+        "gift {:?}: paper zero vector",
+        slicing
+    );
+    assert_eq!(
+        gift128::paper_to_cofb(&got[1]),
+        hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee"),
+        "gift {:?}: COFB zero vector",
+        slicing
+    );
+    assert_eq!(
+        gift128::paper_to_cofb(&got[2]),
+        hexa::<16>("a94af7f9ba181df9b2b00eb7dbfa93df"),
+        "gift {:?}: COFB 00..0f vector",
+        slicing
+    );
     for (i, ((k, p), g)) in cases.iter().zip(&got).enumerate() {
-        assert_eq!(*g, gift128::encrypt(k, p), "gift {:?}: case {} key {:x?} pt {:x?}", slicing, i, k, p);
+        assert_eq!(
+            *g,
+            gift128::encrypt(k, p),
+            "gift {:?}: case {} key {:x?} pt {:x?}",
+            slicing,
+            i,
+            k,
+            p
+        );
     }
 }
 

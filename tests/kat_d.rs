@@ -8,11 +8,15 @@ use nakiri_oracles::prng::hexa;
 
 /// Bits (MSB-first per value) of `vals`, each of `m` bits, as 1-bit source words.
 fn to_bits(vals: &[u64], m: u32) -> Vec<u64> {
-    vals.iter().flat_map(|&v| (0..m).map(move |b| (v >> (m - 1 - b)) & 1)).collect()
+    vals.iter()
+        .flat_map(|&v| (0..m).map(move |b| (v >> (m - 1 - b)) & 1))
+        .collect()
 }
 /// Inverse of `to_bits`.
 fn from_bits(bits: &[u64], m: u32) -> Vec<u64> {
-    bits.chunks(m as usize).map(|c| c.iter().fold(0, |a, &b| (a << 1) | b)).collect()
+    bits.chunks(m as usize)
+        .map(|c| c.iter().fold(0, |a, &b| (a << 1) | b))
+        .collect()
 }
 fn rand_bytes<const N: usize>(rng: &mut Rng) -> [u8; N] {
     core::array::from_fn(|_| rng.bits(8) as u8)
@@ -22,7 +26,9 @@ fn rand_bytes<const N: usize>(rng: &mut Rng) -> [u8; N] {
 // PHOTON-256: state b4[8][8], cell (r,c) at index 8r+c, nibble MSB first.
 
 fn photon_in(state: &[u8; 32]) -> Instance {
-    let cells: Vec<u64> = (0..64).map(|i| ((state[i / 2] >> (4 * (i & 1))) & 0xf) as u64).collect();
+    let cells: Vec<u64> = (0..64)
+        .map(|i| ((state[i / 2] >> (4 * (i & 1))) & 0xf) as u64)
+        .collect();
     vec![to_bits(&cells, 4)]
 }
 fn photon_out(out: &Instance) -> [u8; 32] {
@@ -45,9 +51,18 @@ fn photon256_bitslice() {
     let insts: Vec<Instance> = states.iter().map(photon_in).collect();
     let outs = run_everywhere("photon256 -B", &prog, &insts);
     let expect: [u8; 32] = hexa("255e270d37e90d76bca8385365baae7d4acc71338f265b0c1b52093f4d48eef9");
-    assert_eq!(photon_out(&outs[0]), expect, "PHOTON-Beetle reference vector");
+    assert_eq!(
+        photon_out(&outs[0]),
+        expect,
+        "PHOTON-Beetle reference vector"
+    );
     for (s, o) in states.iter().zip(&outs) {
-        assert_eq!(photon_out(o), nakiri_oracles::photon256::permute(s), "input {:02x?}", s);
+        assert_eq!(
+            photon_out(o),
+            nakiri_oracles::photon256::permute(s),
+            "input {:02x?}",
+            s
+        );
     }
 }
 
@@ -55,7 +70,9 @@ fn photon256_bitslice() {
 // Spongent-π[160]: state b160, Usuba bit i = specification bit i = bit i%8 of byte i/8.
 
 fn le_bits(bytes: &[u8]) -> Vec<u64> {
-    (0..bytes.len() * 8).map(|i| ((bytes[i / 8] >> (i % 8)) & 1) as u64).collect()
+    (0..bytes.len() * 8)
+        .map(|i| ((bytes[i / 8] >> (i % 8)) & 1) as u64)
+        .collect()
 }
 fn le_bytes<const N: usize>(bits: &[u64]) -> [u8; N] {
     let mut b = [0u8; N];
@@ -76,9 +93,18 @@ fn spongent160_bitslice() {
     let insts: Vec<Instance> = states.iter().map(|s| vec![le_bits(s)]).collect();
     let outs = run_everywhere("spongent160 -B", &prog, &insts);
     let expect: [u8; 20] = hexa("7c800edf9a560df7cc19f1a2262c7d73267bf77b");
-    assert_eq!(le_bytes::<20>(&outs[0][0]), expect, "Elephant reference vector");
+    assert_eq!(
+        le_bytes::<20>(&outs[0][0]),
+        expect,
+        "Elephant reference vector"
+    );
     for (s, o) in states.iter().zip(&outs) {
-        assert_eq!(le_bytes::<20>(&o[0]), nakiri_oracles::spongent160::permute(s), "input {:02x?}", s);
+        assert_eq!(
+            le_bytes::<20>(&o[0]),
+            nakiri_oracles::spongent160::permute(s),
+            "input {:02x?}",
+            s
+        );
     }
 }
 
@@ -86,7 +112,9 @@ fn spongent160_bitslice() {
 // Pyjamask-128: plain, key, cipher as u32x4 (row i = big-endian word i); -V and -B.
 
 fn be_words(b: &[u8]) -> Vec<u64> {
-    b.chunks(4).map(|c| u32::from_be_bytes(c.try_into().unwrap()) as u64).collect()
+    b.chunks(4)
+        .map(|c| u32::from_be_bytes(c.try_into().unwrap()) as u64)
+        .collect()
 }
 fn be_bytes<const N: usize>(w: &[u64]) -> [u8; N] {
     let mut b = [0u8; N];
@@ -98,16 +126,32 @@ fn be_bytes<const N: usize>(w: &[u64]) -> [u8; N] {
 
 fn pyjamask_case(slicing: Slicing) {
     let prog = lower_file("ciphers/pyjamask128/pyjamask128.ua", slicing);
-    let mut cases: Vec<([u8; 16], [u8; 16])> = vec![(hexa("00112233445566778899aabbccddeeff"), *b"Pyjamask-128:):)")];
+    let mut cases: Vec<([u8; 16], [u8; 16])> = vec![(
+        hexa("00112233445566778899aabbccddeeff"),
+        *b"Pyjamask-128:):)",
+    )];
     let mut rng = Rng(0xd0_0003);
     for _ in 0..1000 {
         cases.push((rand_bytes(&mut rng), rand_bytes(&mut rng)));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![be_words(p), be_words(k)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![be_words(p), be_words(k)])
+        .collect();
     let outs = run_everywhere(&format!("pyjamask128 {:?}", slicing), &prog, &insts);
-    assert_eq!(be_bytes::<16>(&outs[0][0]), hexa::<16>("48f139a109bdd9c0726e8261f8d68e7d"), "spec vector");
+    assert_eq!(
+        be_bytes::<16>(&outs[0][0]),
+        hexa::<16>("48f139a109bdd9c0726e8261f8d68e7d"),
+        "spec vector"
+    );
     for ((k, p), o) in cases.iter().zip(&outs) {
-        assert_eq!(be_bytes::<16>(&o[0]), nakiri_oracles::pyjamask128::encrypt(k, p), "key {:02x?} plain {:02x?}", k, p);
+        assert_eq!(
+            be_bytes::<16>(&o[0]),
+            nakiri_oracles::pyjamask128::encrypt(k, p),
+            "key {:02x?} plain {:02x?}",
+            k,
+            p
+        );
     }
 }
 
@@ -143,11 +187,24 @@ fn skinny128_256_bitslice() {
     for _ in 0..1000 {
         cases.push((rand_bytes(&mut rng), rand_bytes(&mut rng)));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, p)| vec![byte_bits(p), byte_bits(k)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, p)| vec![byte_bits(p), byte_bits(k)])
+        .collect();
     let outs = run_everywhere("skinny128_256 -B", &prog, &insts);
-    assert_eq!(bits_bytes::<16>(&outs[0][0]), hexa::<16>("b731d98a4bde147a7ed4a6f16b9b587f"), "eprint 2016/660 vector");
+    assert_eq!(
+        bits_bytes::<16>(&outs[0][0]),
+        hexa::<16>("b731d98a4bde147a7ed4a6f16b9b587f"),
+        "eprint 2016/660 vector"
+    );
     for ((k, p), o) in cases.iter().zip(&outs) {
-        assert_eq!(bits_bytes::<16>(&o[0]), nakiri_oracles::skinny128_256::encrypt(k, p), "tk {:02x?} plain {:02x?}", k, p);
+        assert_eq!(
+            bits_bytes::<16>(&o[0]),
+            nakiri_oracles::skinny128_256::encrypt(k, p),
+            "tk {:02x?} plain {:02x?}",
+            k,
+            p
+        );
     }
 }
 
@@ -155,7 +212,9 @@ fn skinny128_256_bitslice() {
 // Clyde-128: plain, key, tweak, cipher as u32x4 (word i = little-endian bytes 4i..4i+3).
 
 fn le_words(b: &[u8]) -> Vec<u64> {
-    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64).collect()
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()) as u64)
+        .collect()
 }
 fn le_word_bytes<const N: usize>(w: &[u64]) -> [u8; N] {
     let mut b = [0u8; N];
@@ -176,16 +235,34 @@ fn clyde_case(slicing: Slicing) {
     )];
     let mut rng = Rng(0xd0_0005);
     for _ in 0..1000 {
-        cases.push((rand_bytes(&mut rng), rand_bytes(&mut rng), rand_bytes(&mut rng)));
+        cases.push((
+            rand_bytes(&mut rng),
+            rand_bytes(&mut rng),
+            rand_bytes(&mut rng),
+        ));
     }
-    let insts: Vec<Instance> = cases.iter().map(|(k, t, p)| vec![le_words(p), le_words(k), le_words(t)]).collect();
+    let insts: Vec<Instance> = cases
+        .iter()
+        .map(|(k, t, p)| vec![le_words(p), le_words(k), le_words(t)])
+        .collect();
     let outs = run_everywhere(&format!("clyde128 {:?}", slicing), &prog, &insts);
     let (k, t, p) = &cases[0];
     let expect: [u8; 16] = hexa("6b73fa3e9a5a89952cd29d3ee2038501");
-    assert_eq!(nakiri_oracles::clyde128::encrypt(k, t, p), expect, "oracle vs reference vector");
+    assert_eq!(
+        nakiri_oracles::clyde128::encrypt(k, t, p),
+        expect,
+        "oracle vs reference vector"
+    );
     assert_eq!(le_word_bytes::<16>(&outs[0][0]), expect, "reference vector");
     for ((k, t, p), o) in cases.iter().zip(&outs) {
-        assert_eq!(le_word_bytes::<16>(&o[0]), nakiri_oracles::clyde128::encrypt(k, t, p), "k {:02x?} t {:02x?} p {:02x?}", k, t, p);
+        assert_eq!(
+            le_word_bytes::<16>(&o[0]),
+            nakiri_oracles::clyde128::encrypt(k, t, p),
+            "k {:02x?} t {:02x?} p {:02x?}",
+            k,
+            t,
+            p
+        );
     }
 }
 
@@ -217,7 +294,10 @@ fn subterranean_case(file: &str, vector: &str, oracle: fn(&[u8; 33]) -> [u8; 33]
         s[32] &= 1;
         states.push(s);
     }
-    let insts: Vec<Instance> = states.iter().map(|s| vec![le_bits(s)[..257].to_vec()]).collect();
+    let insts: Vec<Instance> = states
+        .iter()
+        .map(|s| vec![le_bits(s)[..257].to_vec()])
+        .collect();
     let outs = run_everywhere(file, &prog, &insts);
     let expect: [u8; 33] = hexa(vector);
     assert_eq!(oracle(&states[0]), expect, "oracle vs reference vector");
@@ -229,12 +309,18 @@ fn subterranean_case(file: &str, vector: &str, oracle: fn(&[u8; 33]) -> [u8; 33]
 
 #[test]
 fn subterranean_round_bitslice() {
-    subterranean_case("ciphers/subterranean/subterranean_round.ua", SUBT_ROUND, nakiri_oracles::subterranean::round);
+    subterranean_case(
+        "ciphers/subterranean/subterranean_round.ua",
+        SUBT_ROUND,
+        nakiri_oracles::subterranean::round,
+    );
 }
 
 #[test]
 fn subterranean_blank8_bitslice() {
-    subterranean_case("ciphers/subterranean/subterranean.ua", SUBT_BLANK8, |s| nakiri_oracles::subterranean::blank_rounds(s, 8));
+    subterranean_case("ciphers/subterranean/subterranean.ua", SUBT_BLANK8, |s| {
+        nakiri_oracles::subterranean::blank_rounds(s, 8)
+    });
 }
 
 // ------------------------------------------------------------------------------------------
@@ -291,7 +377,8 @@ fn ace_model(s: [u64; 5]) -> [u64; 5] {
 }
 
 fn ace_bytes(s: &[u8; 40]) -> [u8; 40] {
-    let w: [u64; 5] = core::array::from_fn(|i| u64::from_be_bytes(s[8 * i..8 * i + 8].try_into().unwrap()));
+    let w: [u64; 5] =
+        core::array::from_fn(|i| u64::from_be_bytes(s[8 * i..8 * i + 8].try_into().unwrap()));
     let o = ace_model(w);
     let mut out = [0u8; 40];
     for i in 0..5 {
@@ -300,7 +387,8 @@ fn ace_bytes(s: &[u8; 40]) -> [u8; 40] {
     out
 }
 
-const ACE_ZERO: &str = "5c93691ad5060935dc19ce947ead550dac12bee1a64b670ef516e8be1dfa60da409892a4e4ccbc15";
+const ACE_ZERO: &str =
+    "5c93691ad5060935dc19ce947ead550dac12bee1a64b670ef516e8be1dfa60da409892a4e4ccbc15";
 
 #[test]
 fn ace_model_matches_spec_vector() {
@@ -308,7 +396,11 @@ fn ace_model_matches_spec_vector() {
 }
 
 fn ace_case(slicing: Slicing) {
-    assert_eq!(ace_bytes(&[0u8; 40]), hexa::<40>(ACE_ZERO), "model vs specification vector");
+    assert_eq!(
+        ace_bytes(&[0u8; 40]),
+        hexa::<40>(ACE_ZERO),
+        "model vs specification vector"
+    );
     let prog = lower_file("ciphers/ace/ace.ua", slicing);
     let mut states: Vec<[u8; 40]> = vec![[0u8; 40]];
     let mut rng = Rng(0xd0_0007);
@@ -318,7 +410,11 @@ fn ace_case(slicing: Slicing) {
     // u32 words: word i = big-endian bytes 4i..4i+3 (A_hi, A_lo, B_hi, ..).
     let insts: Vec<Instance> = states.iter().map(|s| vec![be_words(s)]).collect();
     let outs = run_everywhere(&format!("ace {:?}", slicing), &prog, &insts);
-    assert_eq!(be_bytes::<40>(&outs[0][0]), hexa::<40>(ACE_ZERO), "specification vector");
+    assert_eq!(
+        be_bytes::<40>(&outs[0][0]),
+        hexa::<40>(ACE_ZERO),
+        "specification vector"
+    );
     for (s, o) in states.iter().zip(&outs) {
         assert_eq!(be_bytes::<40>(&o[0]), ace_bytes(s), "input {:02x?}", s);
     }

@@ -11,8 +11,8 @@
 mod common;
 
 use common::{build_and_run, lower_file_cfg, Rng};
-use nakiri::driver::Config;
 use nakiri::codegen::{generate, CodegenConfig};
+use nakiri::driver::Config;
 use nakiri::ir::Slicing;
 use nakiri_oracles as oracles;
 use nakiri_oracles::prng::{hex, hexa};
@@ -98,34 +98,53 @@ fn hexs(b: &[u8]) -> String {
 fn aes128_ctr_every_slicing() {
     let dir = common::root().join("ciphers/aes");
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
-    let (ctr_c, ctr_h, keys_c, keys_h) = (read("aes_ctr.c"), read("aes_ctr.h"), read("aes_keys.c"), read("aes_keys.h"));
+    let (ctr_c, ctr_h, keys_c, keys_h) = (
+        read("aes_ctr.c"),
+        read("aes_ctr.h"),
+        read("aes_keys.c"),
+        read("aes_keys.h"),
+    );
 
     // Cases: (key, iv, data).
     let mut cases: Vec<([u8; 16], [u8; 16], Vec<u8>)> = Vec::new();
     // SP 800-38A F.5.1 CTR-AES128.Encrypt.
     let f51_key: [u8; 16] = hexa("2b7e151628aed2a6abf7158809cf4f3c");
     let f51_iv: [u8; 16] = hexa("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff");
-    let f51_pt = hex(
-        "6bc1bee22e409f96e93d7e117393172a\
+    let f51_pt = hex("6bc1bee22e409f96e93d7e117393172a\
          ae2d8a571e03ac9c9eb76fac45af8e51\
          30c81c46a35ce411e5fbc1191a0a52ef\
-         f69f2445df4f9b17ad2b417be66c3710",
-    );
-    let f51_ct = hex(
-        "874d6191b620e3261bef6864990db6ce\
+         f69f2445df4f9b17ad2b417be66c3710");
+    let f51_ct = hex("874d6191b620e3261bef6864990db6ce\
          9806f66b7970fdff8617187bb9fffdff\
          5ae4df3edbd5d35e5b4f09020db03eab\
-         1e031dda2fbe03d1792170a0f3009cee",
-    );
+         1e031dda2fbe03d1792170a0f3009cee");
     // The reference itself must reproduce the standard's vector.
-    assert_eq!(ctr_reference(&f51_key, &f51_iv, &f51_pt), f51_ct, "reference CTR vs SP 800-38A F.5.1");
+    assert_eq!(
+        ctr_reference(&f51_key, &f51_iv, &f51_pt),
+        f51_ct,
+        "reference CTR vs SP 800-38A F.5.1"
+    );
     cases.push((f51_key, f51_iv, f51_pt.clone()));
     // F.5.2 (decryption) is the same operation: ciphertext back to plaintext.
     cases.push((f51_key, f51_iv, f51_ct.clone()));
 
     let mut rng = Rng(0xae5c_7a11);
     let rand16 = |rng: &mut Rng| -> [u8; 16] { core::array::from_fn(|_| rng.next() as u8) };
-    for &len in &[0usize, 1, 15, 16, 17, 63, 64, 65, 1000, 4096, 4096 + 33, 8192 + 15, 1 << 20] {
+    for &len in &[
+        0usize,
+        1,
+        15,
+        16,
+        17,
+        63,
+        64,
+        65,
+        1000,
+        4096,
+        4096 + 33,
+        8192 + 15,
+        1 << 20,
+    ] {
         let key = rand16(&mut rng);
         let iv = rand16(&mut rng);
         let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
@@ -155,20 +174,46 @@ fn aes128_ctr_every_slicing() {
         cases.push((key, iv, data));
     }
 
-    let expected: Vec<Vec<u8>> = cases.iter().map(|(k, iv, d)| ctr_reference(k, iv, d)).collect();
+    let expected: Vec<Vec<u8>> = cases
+        .iter()
+        .map(|(k, iv, d)| ctr_reference(k, iv, d))
+        .collect();
     let mut input = String::new();
     for (k, iv, d) in &cases {
-        input.push_str(&format!("{}\n{}\n{}\n{}\n", d.len(), hexs(k), hexs(iv), hexs(d)));
+        input.push_str(&format!(
+            "{}\n{}\n{}\n{}\n",
+            d.len(),
+            hexs(k),
+            hexs(iv),
+            hexs(d)
+        ));
     }
 
     for (arch, slicing) in common::native_archs("aes128_ctr_xor (aes_rk.ua)")
         .into_iter()
-        .flat_map(|a| [Slicing::B, Slicing::H, Slicing::V].into_iter().map(move |s| (a, s)))
+        .flat_map(|a| {
+            [Slicing::B, Slicing::H, Slicing::V]
+                .into_iter()
+                .map(move |s| (a, s))
+        })
     {
-        let cfg = Config { slicing, arch, ..Config::default() };
+        let cfg = Config {
+            slicing,
+            arch,
+            ..Config::default()
+        };
         let prog = lower_file_cfg("ciphers/aes/aes_rk.ua", &cfg);
-        let out = generate(&prog, &CodegenConfig { arch, header_name: "aes_rk.h".into(), banner: "kat_modes".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
-            .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
+        let out = generate(
+            &prog,
+            &CodegenConfig {
+                arch,
+                header_name: "aes_rk.h".into(),
+                banner: "kat_modes".into(),
+                spill: nakiri::codegen::SPILL_DEFAULT,
+                mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            },
+        )
+        .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));
         let stdout = build_and_run(
             &format!("aes-ctr-{}-{:?}", arch, slicing),
             &[
@@ -185,9 +230,24 @@ fn aes128_ctr_every_slicing() {
         );
         let arch = format!("{} {:?}", arch, slicing);
         let lines: Vec<&str> = stdout.lines().collect();
-        assert_eq!(lines.len(), cases.len(), "{}: one output line per case", arch);
-        assert_eq!(hex(lines[0]), f51_ct, "aes128_ctr_xor {}: SP 800-38A F.5.1", arch);
-        assert_eq!(hex(lines[1]), f51_pt, "aes128_ctr_xor {}: SP 800-38A F.5.2", arch);
+        assert_eq!(
+            lines.len(),
+            cases.len(),
+            "{}: one output line per case",
+            arch
+        );
+        assert_eq!(
+            hex(lines[0]),
+            f51_ct,
+            "aes128_ctr_xor {}: SP 800-38A F.5.1",
+            arch
+        );
+        assert_eq!(
+            hex(lines[1]),
+            f51_pt,
+            "aes128_ctr_xor {}: SP 800-38A F.5.2",
+            arch
+        );
         for (k, ((key, iv, d), line)) in cases.iter().zip(&lines).enumerate() {
             let got = hex(line);
             assert!(

@@ -52,7 +52,11 @@ fn run_limited(dir: &Path, args: &[&str]) -> Run {
         if start.elapsed() > TIME_LIMIT + Duration::from_secs(10) {
             let _ = child.kill();
             let _ = child.wait();
-            panic!("`nakiri {}` still running after {:?}: killed", args.join(" "), start.elapsed());
+            panic!(
+                "`nakiri {}` still running after {:?}: killed",
+                args.join(" "),
+                start.elapsed()
+            );
         }
         std::thread::sleep(Duration::from_millis(5));
     };
@@ -62,19 +66,58 @@ fn run_limited(dir: &Path, args: &[&str]) -> Run {
         .lines()
         .find_map(|l| l.strip_prefix("peak-rss-kb: "))
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no peak memory report from `nakiri {}`:\n{}", args.join(" "), stderr));
-    let shown: String = args.iter().map(|a| if a.len() > 60 { "<long>" } else { a }).collect::<Vec<_>>().join(" ");
-    println!("nakiri {}: exit {:?}, {:?}, peak {} MB", shown, status.code(), elapsed, peak_kb / 1024);
+        .unwrap_or_else(|| {
+            panic!(
+                "no peak memory report from `nakiri {}`:\n{}",
+                args.join(" "),
+                stderr
+            )
+        });
+    let shown: String = args
+        .iter()
+        .map(|a| if a.len() > 60 { "<long>" } else { a })
+        .collect::<Vec<_>>()
+        .join(" ");
+    println!(
+        "nakiri {}: exit {:?}, {:?}, peak {} MB",
+        shown,
+        status.code(),
+        elapsed,
+        peak_kb / 1024
+    );
     // The limit is on CPU time (user + system, reported by the child): wall time also counts
     // whatever else shares this 2-core machine (it is bounded by the kill above).
     let cpu_ms: u64 = stderr
         .lines()
         .find_map(|l| l.strip_prefix("cpu-ms: "))
         .and_then(|v| v.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no CPU time report from `nakiri {}`:\n{}", args.join(" "), stderr));
-    assert!(Duration::from_millis(cpu_ms) < TIME_LIMIT, "`nakiri {}` used {} ms of CPU (limit {:?}; wall {:?})", shown, cpu_ms, TIME_LIMIT, elapsed);
-    assert!(peak_kb < MEM_LIMIT_KB, "`nakiri {}` peaked at {} MB (limit 500 MB)", shown, peak_kb / 1024);
-    Run { code: status.code().unwrap_or(-1), stderr, elapsed, peak_kb }
+        .unwrap_or_else(|| {
+            panic!(
+                "no CPU time report from `nakiri {}`:\n{}",
+                args.join(" "),
+                stderr
+            )
+        });
+    assert!(
+        Duration::from_millis(cpu_ms) < TIME_LIMIT,
+        "`nakiri {}` used {} ms of CPU (limit {:?}; wall {:?})",
+        shown,
+        cpu_ms,
+        TIME_LIMIT,
+        elapsed
+    );
+    assert!(
+        peak_kb < MEM_LIMIT_KB,
+        "`nakiri {}` peaked at {} MB (limit 500 MB)",
+        shown,
+        peak_kb / 1024
+    );
+    Run {
+        code: status.code().unwrap_or(-1),
+        stderr,
+        elapsed,
+        peak_kb,
+    }
 }
 
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
@@ -89,8 +132,17 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 /// The run failed with a diagnostic (exit 1, an `error:` line) containing `what`.
 fn assert_diag(r: &Run, what: &str) {
     assert_eq!(r.code, 1, "exit status 1 expected:\n{}", r.stderr);
-    assert!(r.stderr.contains("error:"), "an error is printed:\n{}", r.stderr);
-    assert!(r.stderr.contains(what), "the message says `{}`:\n{}", what, r.stderr);
+    assert!(
+        r.stderr.contains("error:"),
+        "an error is printed:\n{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains(what),
+        "the message says `{}`:\n{}",
+        what,
+        r.stderr
+    );
     assert!(!r.stderr.contains("internal error"), "{}", r.stderr);
     let _ = (r.elapsed, r.peak_kb);
 }
@@ -119,7 +171,11 @@ fn nested_empty_loops_hit_the_work_budget() {
         }
     }
     // The budget can be raised (and lowered): 1001 iterations need --max-ops >= 1001.
-    write(&dir, "small.ua", "node f (a:u8) returns (b:u8) let b = a; forall i in [0,1000] { } tel\n");
+    write(
+        &dir,
+        "small.ua",
+        "node f (a:u8) returns (b:u8) let b = a; forall i in [0,1000] { } tel\n",
+    );
     let r = run_limited(&dir, &["check", "--max-ops", "1000", "small.ua"]);
     assert_diag(&r, "more than 1000 loop iterations");
     let r = run_limited(&dir, &["check", "--max-ops", "1001", "small.ua"]);
@@ -129,13 +185,21 @@ fn nested_empty_loops_hit_the_work_budget() {
 #[test]
 fn a_file_including_itself_twice_is_a_cycle() {
     let dir = common::scratch_dir("lim-self");
-    write(&dir, "d/w.ua", "include \"./w.ua\"\ninclude \"./w.ua\"\nnode f (a:u8) returns (b:u8) let b = a tel\n");
+    write(
+        &dir,
+        "d/w.ua",
+        "include \"./w.ua\"\ninclude \"./w.ua\"\nnode f (a:u8) returns (b:u8) let b = a tel\n",
+    );
     std::os::unix::fs::symlink(dir.join("d"), dir.join("link")).unwrap();
     for f in ["d/w.ua", "link/w.ua", "./d/../d/w.ua"] {
         for mode in ["check", "compile"] {
             let r = run_limited(&dir, &[mode, f]);
             assert_diag(&r, "include cycle");
-            assert!(r.stderr.contains("w.ua:1:1"), "located at the include: {}", r.stderr);
+            assert!(
+                r.stderr.contains("w.ua:1:1"),
+                "located at the include: {}",
+                r.stderr
+            );
         }
     }
 }
@@ -159,7 +223,11 @@ fn includes_are_loaded_once() {
     let r = run_limited(&dir, &["compile", "-B", "f0.ua", "-o", "out.c"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // A file included through two spellings (a symlinked folder) is still one file.
-    write(&dir, "lib/h.ua", "node h (a:u8) returns (b:u8) let b = a tel\n");
+    write(
+        &dir,
+        "lib/h.ua",
+        "node h (a:u8) returns (b:u8) let b = a tel\n",
+    );
     std::os::unix::fs::symlink(dir.join("lib"), dir.join("lib2")).unwrap();
     write(&dir, "two.ua", "include \"lib/h.ua\"\ninclude \"lib2/h.ua\"\ninclude \"lib/../lib/h.ua\"\nnode f (a:u8) returns (b:u8) let b = h(a) tel\n");
     let r = run_limited(&dir, &["check", "two.ua"]);
@@ -169,7 +237,11 @@ fn includes_are_loaded_once() {
 fn chain(n: usize) -> String {
     let mut s = String::from("node f0 (a:u8) returns (b:u8) let b = a tel\n");
     for i in 1..n {
-        s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) tel\n", i, i - 1));
+        s.push_str(&format!(
+            "node f{} (a:u8) returns (b:u8) let b = f{}(a) tel\n",
+            i,
+            i - 1
+        ));
     }
     s
 }
@@ -186,13 +258,19 @@ fn node_chains_compile_in_near_linear_time() {
             args.extend_from_slice(extra);
             let r = run_limited(&dir, &args);
             assert_eq!(r.code, 0, "{}", r.stderr);
-            assert!(std::fs::read_to_string(dir.join(&out)).unwrap().contains(&format!("f{}__", n - 1)));
+            assert!(std::fs::read_to_string(dir.join(&out))
+                .unwrap()
+                .contains(&format!("f{}__", n - 1)));
         }
     }
     // Each node doing work too: inlining copies the chain once, not once per level.
     let mut s = String::from("node f0 (a:u8) returns (b:u8) let b = a <<< 1 tel\n");
     for i in 1..10_000 {
-        s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) ^ a tel\n", i, i - 1));
+        s.push_str(&format!(
+            "node f{} (a:u8) returns (b:u8) let b = f{}(a) ^ a tel\n",
+            i,
+            i - 1
+        ));
     }
     write(&dir, "work.ua", &s);
     let r = run_limited(&dir, &["compile", "-inline-all", "work.ua", "-o", "work.c"]);
@@ -202,10 +280,18 @@ fn node_chains_compile_in_near_linear_time() {
 #[test]
 fn wide_entries_hit_the_atom_budget_in_bitslice() {
     let dir = common::scratch_dir("lim-wide");
-    write(&dir, "wide.ua", "node f (x:u64x1000000) returns (y:u64) let y = x[0] ^ x[999999] tel\n");
+    write(
+        &dir,
+        "wide.ua",
+        "node f (x:u64x1000000) returns (y:u64) let y = x[0] ^ x[999999] tel\n",
+    );
     let r = run_limited(&dir, &["compile", "-B", "wide.ua", "-o", "wide.c"]);
     assert_diag(&r, "atoms");
-    assert!(r.stderr.contains("wide.ua:1:11"), "at the parameter's type: {}", r.stderr);
+    assert!(
+        r.stderr.contains("wide.ua:1:11"),
+        "at the parameter's type: {}",
+        r.stderr
+    );
     assert!(r.stderr.contains("--max-ops"), "{}", r.stderr);
     assert!(!dir.join("wide.c").exists(), "no output on error");
     // In vslice it is a million atoms: within the budget, and still fast.
@@ -230,7 +316,11 @@ fn non_regular_and_non_text_files_are_refused() {
     let r = run_limited(&dir, &["check", "folder.ua"]);
     assert_diag(&r, "folder");
     // Included: the environment is never quoted.
-    write(&dir, "env.ua", "include \"/proc/self/environ\"\nnode f (a:u8) returns (b:u8) let b = a tel\n");
+    write(
+        &dir,
+        "env.ua",
+        "include \"/proc/self/environ\"\nnode f (a:u8) returns (b:u8) let b = a tel\n",
+    );
     let r = Command::new(env!("CARGO_BIN_EXE_nakiri"))
         .args(["check", "env.ua"])
         .current_dir(&dir)
@@ -240,27 +330,49 @@ fn non_regular_and_non_text_files_are_refused() {
     let err = String::from_utf8_lossy(&r.stderr);
     assert_eq!(r.status.code(), Some(1), "{}", err);
     assert!(err.contains("not a text file"), "{}", err);
-    assert!(!err.contains("hunter2"), "the environment leaked into a diagnostic:\n{}", err);
+    assert!(
+        !err.contains("hunter2"),
+        "the environment leaked into a diagnostic:\n{}",
+        err
+    );
     assert!(err.contains("env.ua:1:1"), "{}", err);
     // A binary file and a non-UTF-8 file: the byte offset, no content.
     let line = "node f (a:u8) returns (b:u8) let b = a tel\n";
     write(&dir, "bin.ua", &format!("{}\u{1b}[31mSECRET\n", line));
     let r = run_limited(&dir, &["check", "bin.ua"]);
     assert_diag(&r, "not a text file");
-    assert!(r.stderr.contains(&format!("byte offset {}", line.len())), "{}", r.stderr);
+    assert!(
+        r.stderr.contains(&format!("byte offset {}", line.len())),
+        "{}",
+        r.stderr
+    );
     assert!(!r.stderr.contains("SECRET"), "{}", r.stderr);
-    std::fs::write(dir.join("latin1.ua"), b"node f (a:u8) returns (b:u8) let b = a tel # caf\xe9\n").unwrap();
+    std::fs::write(
+        dir.join("latin1.ua"),
+        b"node f (a:u8) returns (b:u8) let b = a tel # caf\xe9\n",
+    )
+    .unwrap();
     let r = run_limited(&dir, &["check", "latin1.ua"]);
     assert_diag(&r, "not valid UTF-8");
-    assert!(r.stderr.contains(&format!("byte offset {}", line.len() - 1 + " # caf".len())), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains(&format!("byte offset {}", line.len() - 1 + " # caf".len())),
+        "{}",
+        r.stderr
+    );
     // UTF-8 text in comments is fine.
-    write(&dir, "utf8.ua", "# café, 暗号\nnode f (a:u8) returns (b:u8) let b = a tel\n");
+    write(
+        &dir,
+        "utf8.ua",
+        "# café, 暗号\nnode f (a:u8) returns (b:u8) let b = a tel\n",
+    );
     let r = run_limited(&dir, &["check", "utf8.ua"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     // Too large: reading stops at the limit.
     let big = dir.join("big.ua");
     let f = std::fs::File::create(&big).unwrap();
-    f.set_len((nakiri::syntax::MAX_SOURCE_BYTES + 10) as u64).unwrap();
+    f.set_len((nakiri::syntax::MAX_SOURCE_BYTES + 10) as u64)
+        .unwrap();
     let r = run_limited(&dir, &["check", "big.ua"]);
     assert_diag(&r, "larger than");
 }
@@ -271,8 +383,16 @@ fn outputs_never_overwrite_sources() {
     let src = "node f (a:u8) returns (b:u8) let b = a tel\n";
     write(&dir, "self.ua", src);
     write(&dir, "hdr.h", src);
-    write(&dir, "lib.ua", "node g (a:u8) returns (b:u8) let b = ~a tel\n");
-    write(&dir, "main.ua", "include \"lib.ua\"\nnode f (a:u8) returns (b:u8) let b = g(a) tel\n");
+    write(
+        &dir,
+        "lib.ua",
+        "node g (a:u8) returns (b:u8) let b = ~a tel\n",
+    );
+    write(
+        &dir,
+        "main.ua",
+        "include \"lib.ua\"\nnode f (a:u8) returns (b:u8) let b = g(a) tel\n",
+    );
     std::os::unix::fs::symlink(dir.join("self.ua"), dir.join("alias.c")).unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["compile", "self.ua", "-o", "self.ua"], "self.ua"),
@@ -280,7 +400,10 @@ fn outputs_never_overwrite_sources() {
         (&["compile", "self.ua", "-o", "./sub/../self.ua"], "self.ua"),
         (&["compile", "self.ua", "-o", "alias.c"], "self.ua"),
         (&["compile", "main.ua", "-o", "lib.ua"], "lib.ua"),
-        (&["compile", "main.ua", "-o", "lib.c", "-o", "lib.ua"], "lib.ua"),
+        (
+            &["compile", "main.ua", "-o", "lib.c", "-o", "lib.ua"],
+            "lib.ua",
+        ),
         (&["-o", "self.ua", "self.ua"], "self.ua"),
     ];
     std::fs::create_dir_all(dir.join("sub")).unwrap();
@@ -288,14 +411,26 @@ fn outputs_never_overwrite_sources() {
         let before = std::fs::read(dir.join(victim)).unwrap();
         let r = run_limited(&dir, args);
         assert_diag(&r, "refusing to write");
-        assert_eq!(std::fs::read(dir.join(victim)).unwrap(), before, "{} was modified by {:?}", victim, args);
+        assert_eq!(
+            std::fs::read(dir.join(victim)).unwrap(),
+            before,
+            "{} was modified by {:?}",
+            victim,
+            args
+        );
     }
     assert_eq!(std::fs::read_to_string(dir.join("self.ua")).unwrap(), src);
-    assert!(std::fs::symlink_metadata(dir.join("alias.c")).unwrap().file_type().is_symlink());
+    assert!(std::fs::symlink_metadata(dir.join("alias.c"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
     // A normal compile still works, leaves no temporary file behind.
     let r = run_limited(&dir, &["compile", "main.ua", "-o", "out.c"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{:?}", names);
     assert!(names.contains(&"out.c".to_string()) && names.contains(&"out.h".to_string()));
 }
@@ -303,17 +438,27 @@ fn outputs_never_overwrite_sources() {
 #[test]
 fn failed_compiles_leave_previous_outputs_whole() {
     let dir = common::scratch_dir("lim-atomic");
-    write(&dir, "ok.ua", "node f (a:u8) returns (b:u8) let b = a tel\n");
+    write(
+        &dir,
+        "ok.ua",
+        "node f (a:u8) returns (b:u8) let b = a tel\n",
+    );
     let r = run_limited(&dir, &["compile", "ok.ua", "-o", "out.c"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     let before = std::fs::read(dir.join("out.c")).unwrap();
     // Over the C-bytes budget: an error, and the previous output is untouched.
-    let r = run_limited(&dir, &["compile", "ok.ua", "-o", "out.c", "--max-ops", "10"]);
+    let r = run_limited(
+        &dir,
+        &["compile", "ok.ua", "-o", "out.c", "--max-ops", "10"],
+    );
     assert_diag(&r, "--max-ops");
     assert_eq!(std::fs::read(dir.join("out.c")).unwrap(), before);
     // An output folder that does not exist: an error, nothing written.
     let r = run_limited(&dir, &["compile", "ok.ua", "-o", "nodir/out.c"]);
     assert_diag(&r, "cannot write output");
-    let names: Vec<String> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
     assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{:?}", names);
 }

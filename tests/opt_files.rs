@@ -17,12 +17,26 @@ use std::collections::BTreeMap;
 
 fn random_inputs(prog: &Program, rng: &mut Rng, n: usize) -> Vec<common::Instance> {
     (0..n)
-        .map(|_| prog.entry().inputs.iter().map(|p| (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect()).collect())
+        .map(|_| {
+            prog.entry()
+                .inputs
+                .iter()
+                .map(|p| {
+                    (0..nakiri::interp::param_words(prog.slicing, p))
+                        .map(|_| rng.bits(p.word_bits))
+                        .collect()
+                })
+                .collect()
+        })
         .collect()
 }
 
 fn header<'a>(text: &'a str, key: &str) -> Option<&'a str> {
-    text.lines().find_map(|l| l.trim().strip_prefix(&format!("; {}:", key)).map(|v| v.trim()))
+    text.lines().find_map(|l| {
+        l.trim()
+            .strip_prefix(&format!("; {}:", key))
+            .map(|v| v.trim())
+    })
 }
 
 #[test]
@@ -42,9 +56,15 @@ fn pass_data_files() {
     let mut rng = Rng(11);
     for path in &files {
         let text = std::fs::read_to_string(path).unwrap();
-        let name = path.strip_prefix(common::root()).unwrap().display().to_string();
-        let pass_name = header(&text, "test").unwrap_or_else(|| panic!("{}: no `; test:` header", name));
-        let pass = PassId::parse(pass_name).unwrap_or_else(|| panic!("{}: unknown pass `{}`", name, pass_name));
+        let name = path
+            .strip_prefix(common::root())
+            .unwrap()
+            .display()
+            .to_string();
+        let pass_name =
+            header(&text, "test").unwrap_or_else(|| panic!("{}: no `; test:` header", name));
+        let pass = PassId::parse(pass_name)
+            .unwrap_or_else(|| panic!("{}: unknown pass `{}`", name, pass_name));
         *per_pass.entry(pass.name().to_string()).or_default() += 1;
         let program_text = match text.find("; expect:") {
             Some(i) => &text[..i],
@@ -57,13 +77,30 @@ fn pass_data_files() {
             cfg.arch = Arch::parse(a).unwrap_or_else(|| panic!("{}: unknown target {}", name, a));
         }
         let mut after = before.clone();
-        opt::run_pass(pass, &mut after, &Default::default(), &cfg, &mut PassState::default());
-        ir::verify(&after).unwrap_or_else(|e| panic!("{}: `{}` broke the IR: {}", name, pass.name(), e));
+        opt::run_pass(
+            pass,
+            &mut after,
+            &Default::default(),
+            &cfg,
+            &mut PassState::default(),
+        );
+        ir::verify(&after)
+            .unwrap_or_else(|e| panic!("{}: `{}` broke the IR: {}", name, pass.name(), e));
         let inputs = random_inputs(&before, &mut rng, 64);
-        assert_eq!(common::run_interp(&before, &inputs), common::run_interp(&after, &inputs), "{}: `{}` changed the meaning", name, pass.name());
+        assert_eq!(
+            common::run_interp(&before, &inputs),
+            common::run_interp(&after, &inputs),
+            "{}: `{}` changed the meaning",
+            name,
+            pass.name()
+        );
         let printed = ir::print::to_string(&after);
         let expect_block: String = printed.lines().map(|l| format!(";   {}\n", l)).collect();
-        let new_text = format!("{}; expect:\n{}", program_text.trim_end_matches('\n').to_string() + "\n", expect_block);
+        let new_text = format!(
+            "{}; expect:\n{}",
+            program_text.trim_end_matches('\n').to_string() + "\n",
+            expect_block
+        );
         if new_text != text {
             if bless {
                 std::fs::write(path, &new_text).unwrap();
@@ -74,6 +111,10 @@ fn pass_data_files() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     for p in ["fold", "cse", "sched-bits"] {
-        assert!(per_pass.get(p).copied().unwrap_or(0) >= 1, "pass `{}` has data files", p);
+        assert!(
+            per_pass.get(p).copied().unwrap_or(0) >= 1,
+            "pass `{}` has data files",
+            p
+        );
     }
 }

@@ -40,10 +40,20 @@ struct Spec {
 }
 
 fn sp(name: &'static str, dims: &[usize], m: u32) -> Spec {
-    Spec { name, dims: dims.to_vec(), m, is_const: false }
+    Spec {
+        name,
+        dims: dims.to_vec(),
+        m,
+        is_const: false,
+    }
 }
 fn cs(name: &'static str, dims: &[usize], m: u32) -> Spec {
-    Spec { name, dims: dims.to_vec(), m, is_const: true }
+    Spec {
+        name,
+        dims: dims.to_vec(),
+        m,
+        is_const: true,
+    }
 }
 
 fn make_param(node: &mut Node, slicing: Slicing, s: &Spec) -> Param {
@@ -57,8 +67,16 @@ fn make_param(node: &mut Node, slicing: Slicing, s: &Spec) -> Param {
     } else {
         (words, s.m)
     };
-    let atoms = (0..natoms).map(|i| node.new_var(format!("{}__{}", s.name, i), abits)).collect();
-    Param { name: s.name.to_string(), c_dims, word_bits: s.m, atoms, is_const: s.is_const }
+    let atoms = (0..natoms)
+        .map(|i| node.new_var(format!("{}__{}", s.name, i), abits))
+        .collect();
+    Param {
+        name: s.name.to_string(),
+        c_dims,
+        word_bits: s.m,
+        atoms,
+        is_const: s.is_const,
+    }
 }
 
 /// Entry `name`: output atom a = Not(in0[a % |in0|]) ^ in1[a % |in1|] ^ ... (all atoms of the
@@ -73,8 +91,14 @@ fn build(slicing: Slicing, name: &str, ins: &[Spec], outs: &[Spec]) -> Program {
         inline: None,
         lockstep: false,
     };
-    let inputs: Vec<Param> = ins.iter().map(|s| make_param(&mut node, slicing, s)).collect();
-    let outputs: Vec<Param> = outs.iter().map(|s| make_param(&mut node, slicing, s)).collect();
+    let inputs: Vec<Param> = ins
+        .iter()
+        .map(|s| make_param(&mut node, slicing, s))
+        .collect();
+    let outputs: Vec<Param> = outs
+        .iter()
+        .map(|s| make_param(&mut node, slicing, s))
+        .collect();
     let mut tmp = 0;
     for o in &outputs {
         for (a, &dst) in o.atoms.iter().enumerate() {
@@ -103,7 +127,11 @@ fn build(slicing: Slicing, name: &str, ins: &[Spec], outs: &[Spec]) -> Program {
     }
     node.inputs = inputs;
     node.outputs = outputs;
-    let prog = Program { slicing, nodes: vec![node], interleave: 1 };
+    let prog = Program {
+        slicing,
+        nodes: vec![node],
+        interleave: 1,
+    };
     nakiri::ir::verify(&prog).expect("test program verifies");
     prog
 }
@@ -117,13 +145,28 @@ fn fake_raw_entry(prog: &Program, lay: &PackedLayout) -> String {
     let e = &node.name;
     let attr = nakiri::runtime::target_attribute(lay.arch);
     let mut c = String::new();
-    let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
-    writeln!(c, "unsigned char {e}_dump[{}]; int {e}_dumped;", in_bytes.max(1)).unwrap();
+    let in_bytes: usize = lay
+        .params
+        .iter()
+        .filter(|p| p.is_input)
+        .map(|p| p.atoms * reg_size(lay, p))
+        .sum();
+    writeln!(
+        c,
+        "unsigned char {e}_dump[{}]; int {e}_dumped;",
+        in_bytes.max(1)
+    )
+    .unwrap();
     let mut args = vec![];
     for p in &lay.params {
         let dims: String = p.c_dims.iter().map(|d| format!("[{d}]")).collect();
         if p.c_dims.is_empty() {
-            args.push(format!("{} {}{}", p.reg_type, if p.is_input { "" } else { "*" }, p.name));
+            args.push(format!(
+                "{} {}{}",
+                p.reg_type,
+                if p.is_input { "" } else { "*" },
+                p.name
+            ));
         } else {
             args.push(format!("{} {}{}", p.reg_type, p.name, dims));
         }
@@ -133,13 +176,25 @@ fn fake_raw_entry(prog: &Program, lay: &PackedLayout) -> String {
         .body
         .iter()
         .map(|ins| match ins {
-            Instr::Assign { dst, op: Op::Not(a) } => format!("{{0,{},{},0}}", dst.0, a.0),
-            Instr::Assign { dst, op: Op::Xor(a, b) } => format!("{{1,{},{},{}}}", dst.0, a.0, b.0),
+            Instr::Assign {
+                dst,
+                op: Op::Not(a),
+            } => format!("{{0,{},{},0}}", dst.0, a.0),
+            Instr::Assign {
+                dst,
+                op: Op::Xor(a, b),
+            } => format!("{{1,{},{},{}}}", dst.0, a.0, b.0),
             _ => panic!("fake raw entry: unsupported instruction"),
         })
         .collect();
     writeln!(c, "static const int {e}_ops[][4] = {{{}}};", ops.join(",")).unwrap();
-    let ids = |p: &Param| p.atoms.iter().map(|a| a.0.to_string()).collect::<Vec<_>>().join(",");
+    let ids = |p: &Param| {
+        p.atoms
+            .iter()
+            .map(|a| a.0.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    };
     for p in node.inputs.iter().chain(&node.outputs) {
         writeln!(c, "static const int {e}_ids_{}[] = {{{}}};", p.name, ids(p)).unwrap();
     }
@@ -148,7 +203,11 @@ fn fake_raw_entry(prog: &Program, lay: &PackedLayout) -> String {
     writeln!(c, "    static unsigned char V[{}][{sz}];", node.vars.len()).unwrap();
     writeln!(c, "    size_t off = 0;").unwrap();
     for p in &node.inputs {
-        let src = if p.c_dims.is_empty() { format!("(const unsigned char *)&{}", p.name) } else { format!("(const unsigned char *){}", p.name) };
+        let src = if p.c_dims.is_empty() {
+            format!("(const unsigned char *)&{}", p.name)
+        } else {
+            format!("(const unsigned char *){}", p.name)
+        };
         writeln!(
             c,
             "    for (size_t i = 0; i < {n}; i++) {{ memcpy(V[{e}_ids_{nm}[i]], {src} + i * {sz}, {sz}); if (!{e}_dumped) memcpy({e}_dump + off, V[{e}_ids_{nm}[i]], {sz}); off += {sz}; }}",
@@ -181,7 +240,9 @@ fn reg_size(lay: &PackedLayout, p: &packed::PackedParam) -> usize {
     match (lay.arch, lay.slicing) {
         // std vslice registers are the raw entry's DATATYPE, one for every parameter (usubac's
         // rule, compat.md C6): the layout's atom width.
-        (Arch::Std, Slicing::V) => nakiri::runtime::std_container_bits(lay.atom_bits.max(p.word_bits)) as usize / 8,
+        (Arch::Std, Slicing::V) => {
+            nakiri::runtime::std_container_bits(lay.atom_bits.max(p.word_bits)) as usize / 8
+        }
         (a, _) => a.reg_bits() as usize / 8,
     }
 }
@@ -216,7 +277,10 @@ fn encode(p: &packed::PackedParam, words: &[u64], pad: u8) -> Vec<u8> {
         out
     } else {
         let b = p.word_bits as usize / 8;
-        words.iter().flat_map(|w| w.to_le_bytes()[..b].to_vec()).collect()
+        words
+            .iter()
+            .flat_map(|w| w.to_le_bytes()[..b].to_vec())
+            .collect()
     }
 }
 
@@ -310,7 +374,8 @@ struct Case {
 }
 
 fn make_case(prog: Program, arch: Arch, rng: &mut Rng) -> Case {
-    let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{}: {}", prog.entry().name, e));
+    let lay =
+        packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{}: {}", prog.entry().name, e));
     let inst = lay.instances;
     let maxn = 3 * inst + 5;
     let mut ns = vec![0, 1, inst.saturating_sub(1), inst, inst + 1, maxn];
@@ -322,10 +387,17 @@ fn make_case(prog: Program, arch: Arch, rng: &mut Rng) -> Case {
         .filter(|p| p.is_input)
         .map(|p| {
             let cnt = if p.is_const { 1 } else { maxn };
-            (0..cnt).map(|_| (0..p.words).map(|_| rng.bits(p.word_bits)).collect()).collect()
+            (0..cnt)
+                .map(|_| (0..p.words).map(|_| rng.bits(p.word_bits)).collect())
+                .collect()
         })
         .collect();
-    Case { prog, lay, inputs, ns }
+    Case {
+        prog,
+        lay,
+        inputs,
+        ns,
+    }
 }
 
 /// C text driving one case: prints `OUT e n param hex` for each n and output, `CANARY ...` if
@@ -340,12 +412,29 @@ fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
     let mut k = 0;
     for p in &lay.params {
         if p.is_input {
-            let bytes: Vec<u8> = case.inputs[k].iter().flat_map(|w| encode(p, w, rng.next() as u8)).collect();
-            writeln!(c, "static const {} {e}_in_{}[] = {{{}}};", p.elem_type, p.name, c_array(p, &bytes)).unwrap();
+            let bytes: Vec<u8> = case.inputs[k]
+                .iter()
+                .flat_map(|w| encode(p, w, rng.next() as u8))
+                .collect();
+            writeln!(
+                c,
+                "static const {} {e}_in_{}[] = {{{}}};",
+                p.elem_type,
+                p.name,
+                c_array(p, &bytes)
+            )
+            .unwrap();
             args.push(format!("{e}_in_{}", p.name));
             k += 1;
         } else {
-            writeln!(c, "static {} {e}_out_{}[{} + 64];", p.elem_type, p.name, maxn * p.elems).unwrap();
+            writeln!(
+                c,
+                "static {} {e}_out_{}[{} + 64];",
+                p.elem_type,
+                p.name,
+                maxn * p.elems
+            )
+            .unwrap();
             args.push(format!("{e}_out_{}", p.name));
         }
     }
@@ -353,16 +442,35 @@ fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
         writeln!(c, "extern unsigned char {e}_dump[]; extern int {e}_dumped;").unwrap();
     }
     writeln!(c, "static void run_{e}(void) {{").unwrap();
-    writeln!(c, "    static const size_t ns[] = {{{}}};", case.ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(",")).unwrap();
+    writeln!(
+        c,
+        "    static const size_t ns[] = {{{}}};",
+        case.ns
+            .iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(",")
+    )
+    .unwrap();
     writeln!(c, "    for (size_t t = 0; t < {}; t++) {{", case.ns.len()).unwrap();
     writeln!(c, "        size_t n = ns[t];").unwrap();
     for p in lay.params.iter().filter(|p| !p.is_input) {
-        writeln!(c, "        memset({e}_out_{}, 0xA5, sizeof {e}_out_{});", p.name, p.name).unwrap();
+        writeln!(
+            c,
+            "        memset({e}_out_{}, 0xA5, sizeof {e}_out_{});",
+            p.name, p.name
+        )
+        .unwrap();
     }
     writeln!(c, "        {e}__packed(n, {});", args.join(", ")).unwrap();
     for p in lay.params.iter().filter(|p| !p.is_input) {
         let o = format!("{e}_out_{}", p.name);
-        writeln!(c, "        printf(\"OUT {e} %zu {} \", n); hexdump({o}, n * {} * sizeof {o}[0]);", p.name, p.elems).unwrap();
+        writeln!(
+            c,
+            "        printf(\"OUT {e} %zu {} \", n); hexdump({o}, n * {} * sizeof {o}[0]);",
+            p.name, p.elems
+        )
+        .unwrap();
         writeln!(
             c,
             "        for (size_t i = n * {el} * sizeof {o}[0]; i < sizeof {o}; i++) if (((unsigned char *){o})[i] != 0xA5) {{ printf(\"CANARY {e} %zu {nm}\\n\", n); break; }}",
@@ -375,17 +483,43 @@ fn driver_fn(case: &Case, rng: &mut Rng, dumps: bool) -> String {
     // In place: the first non-const input and the first output share one buffer when their
     // formats agree (the documented aliasing rule).
     if let Some((pi, po)) = inplace_pair(lay) {
-        let i_in = lay.params.iter().position(|p| p.name == pi.name && p.is_input).unwrap();
+        let i_in = lay
+            .params
+            .iter()
+            .position(|p| p.name == pi.name && p.is_input)
+            .unwrap();
         let mut a2 = args.clone();
         a2[i_in] = format!("{e}_out_{}", po.name);
-        writeln!(c, "    memcpy({e}_out_{}, {e}_in_{}, sizeof {e}_in_{});", po.name, pi.name, pi.name).unwrap();
+        writeln!(
+            c,
+            "    memcpy({e}_out_{}, {e}_in_{}, sizeof {e}_in_{});",
+            po.name, pi.name, pi.name
+        )
+        .unwrap();
         writeln!(c, "    {e}__packed({maxn}, {});", a2.join(", ")).unwrap();
         writeln!(c, "    printf(\"INPLACE {e} \"); hexdump({e}_out_{}, {maxn} * {} * sizeof {e}_out_{}[0]);", po.name, po.elems, po.name).unwrap();
     }
-    let in_bytes: usize = lay.params.iter().filter(|p| p.is_input).map(|p| p.atoms * reg_size(lay, p)).sum();
-    for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)].into_iter().filter(|_| dumps) {
-        writeln!(c, "    {e}_dumped = 0; {e}__packed({n}, {});", args.join(", ")).unwrap();
-        writeln!(c, "    printf(\"DUMP {e} {tag} \"); hexdump({e}_dump, {in_bytes});").unwrap();
+    let in_bytes: usize = lay
+        .params
+        .iter()
+        .filter(|p| p.is_input)
+        .map(|p| p.atoms * reg_size(lay, p))
+        .sum();
+    for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)]
+        .into_iter()
+        .filter(|_| dumps)
+    {
+        writeln!(
+            c,
+            "    {e}_dumped = 0; {e}__packed({n}, {});",
+            args.join(", ")
+        )
+        .unwrap();
+        writeln!(
+            c,
+            "    printf(\"DUMP {e} {tag} \"); hexdump({e}_dump, {in_bytes});"
+        )
+        .unwrap();
     }
     writeln!(c, "}}").unwrap();
     c
@@ -411,7 +545,8 @@ static void hexdump(const void *p, size_t len) {
 
 /// Checks the driver's output against the interpreter and the reference layout.
 fn check_output(cases: &[Case], out: &str, check_dumps: bool) {
-    let archs: std::collections::BTreeSet<String> = cases.iter().map(|c| c.lay.arch.to_string()).collect();
+    let archs: std::collections::BTreeSet<String> =
+        cases.iter().map(|c| c.lay.arch.to_string()).collect();
     let mut seen: HashMap<String, String> = HashMap::new();
     let (mut n_out, mut n_dump) = (0, 0);
     for line in out.lines() {
@@ -432,26 +567,54 @@ fn check_output(cases: &[Case], out: &str, check_dumps: bool) {
                     .iter()
                     .filter(|p| p.is_input)
                     .zip(&case.inputs)
-                    .map(|(p, v)| if p.is_const { v[0].clone() } else { v[i].clone() })
+                    .map(|(p, v)| {
+                        if p.is_const {
+                            v[0].clone()
+                        } else {
+                            v[i].clone()
+                        }
+                    })
                     .collect();
                 interp::run_entry(&case.prog, &ins)
             })
             .collect();
         for &n in &case.ns {
             for (o, p) in lay.params.iter().filter(|p| !p.is_input).enumerate() {
-                let want: Vec<u8> = results[..n].iter().flat_map(|r| encode(p, &r[o], 0)).collect();
+                let want: Vec<u8> = results[..n]
+                    .iter()
+                    .flat_map(|r| encode(p, &r[o], 0))
+                    .collect();
                 let key = format!("OUT {e} {n} {}", p.name);
-                let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}` in output"));
-                assert_eq!(got, &hex(&want), "{key} ({} {}slice): packed output differs from the interpreter", lay.arch, lay.slicing);
+                let got = seen
+                    .get(&key)
+                    .unwrap_or_else(|| panic!("missing `{key}` in output"));
+                assert_eq!(
+                    got,
+                    &hex(&want),
+                    "{key} ({} {}slice): packed output differs from the interpreter",
+                    lay.arch,
+                    lay.slicing
+                );
                 n_out += 1;
             }
         }
         if let Some((_, po)) = inplace_pair(lay) {
-            let o = lay.params.iter().filter(|p| !p.is_input).position(|p| p.name == po.name).unwrap();
+            let o = lay
+                .params
+                .iter()
+                .filter(|p| !p.is_input)
+                .position(|p| p.name == po.name)
+                .unwrap();
             let want: Vec<u8> = results.iter().flat_map(|r| encode(po, &r[o], 0)).collect();
             let key = format!("INPLACE {e}");
             let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}`"));
-            assert_eq!(got, &hex(&want), "{key} ({} {}slice): in-place call differs", lay.arch, lay.slicing);
+            assert_eq!(
+                got,
+                &hex(&want),
+                "{key} ({} {}slice): in-place call differs",
+                lay.arch,
+                lay.slicing
+            );
             n_out += 1;
         }
         if check_dumps {
@@ -461,13 +624,23 @@ fn check_output(cases: &[Case], out: &str, check_dumps: bool) {
                 .filter(|p| p.is_input)
                 .zip(&case.inputs)
                 .zip(&case.prog.entry().inputs)
-                .map(|((_, v), ip)| v.iter().map(|w| interp::words_to_atoms(case.prog.slicing, ip, w)).collect())
+                .map(|((_, v), ip)| {
+                    v.iter()
+                        .map(|w| interp::words_to_atoms(case.prog.slicing, ip, w))
+                        .collect()
+                })
                 .collect();
             for (tag, n) in [("full", lay.instances), ("part", lay.instances / 2 + 1)] {
                 let key = format!("DUMP {e} {tag}");
                 let got = seen.get(&key).unwrap_or_else(|| panic!("missing `{key}`"));
                 let want = expected_regs(lay, &atoms, n);
-                assert_eq!(got, &hex(&want), "{key} ({} {}slice): registers are not in the target.rs layout", lay.arch, lay.slicing);
+                assert_eq!(
+                    got,
+                    &hex(&want),
+                    "{key} ({} {}slice): registers are not in the target.rs layout",
+                    lay.arch,
+                    lay.slicing
+                );
                 n_dump += 1;
             }
         }
@@ -501,14 +674,36 @@ fn programs(arch: Arch) -> Vec<Program> {
     progs.push(build(
         Slicing::B,
         &format!("b1_{a}"),
-        &[sp("x", &[3], 32), cs("k", &[5], 8), sp("z", &[], 1), sp("w", &[13], 1), sp("q", &[3], 4)],
-        &[sp("y", &[3], 32), sp("o", &[64], 1), sp("p", &[], 16), sp("r", &[2], 64), sp("s", &[5], 4)],
+        &[
+            sp("x", &[3], 32),
+            cs("k", &[5], 8),
+            sp("z", &[], 1),
+            sp("w", &[13], 1),
+            sp("q", &[3], 4),
+        ],
+        &[
+            sp("y", &[3], 32),
+            sp("o", &[64], 1),
+            sp("p", &[], 16),
+            sp("r", &[2], 64),
+            sp("s", &[5], 4),
+        ],
     ));
     progs.push(build(
         Slicing::B,
         &format!("b2_{a}"),
-        &[sp("x", &[3, 4], 8), cs("k", &[], 64), sp("t", &[9], 8), sp("u", &[71], 1)],
-        &[sp("y", &[2], 64), sp("n", &[7], 16), sp("v", &[5], 16), sp("e", &[257], 1)],
+        &[
+            sp("x", &[3, 4], 8),
+            cs("k", &[], 64),
+            sp("t", &[9], 8),
+            sp("u", &[71], 1),
+        ],
+        &[
+            sp("y", &[2], 64),
+            sp("n", &[7], 16),
+            sp("v", &[5], 16),
+            sp("e", &[257], 1),
+        ],
     ));
     // Vslice, every native word size.
     for m in [8u32, 16, 32, 64] {
@@ -585,13 +780,21 @@ fn transpositions_round_trip_and_match_target_layout() {
         writeln!(calls, "    }}").unwrap();
         files.push((format!("packed_{}.c", arch.name()), tu));
     }
-    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(
+        "int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n",
+    );
     main.push_str(&calls);
     main.push_str("    return 0;\n}\n");
     files.push(("main.c".into(), main));
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let out = build_and_run("packed", &refs, &[], &format!("{mask}\n"));
-    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    let run: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| c.lay.arch.runs_here())
+        .collect();
     assert!(!run.is_empty());
     check_output(&run, &out, true);
 }
@@ -599,12 +802,27 @@ fn transpositions_round_trip_and_match_target_layout() {
 #[test]
 fn layout_rejects_what_no_register_can_hold() {
     // vslice on SIMD needs native words; hslice needs m dividing the lane.
-    let p = build(Slicing::V, "bad_v", &[sp("x", &[2], 4)], &[sp("y", &[2], 4)]);
+    let p = build(
+        Slicing::V,
+        "bad_v",
+        &[sp("x", &[2], 4)],
+        &[sp("y", &[2], 4)],
+    );
     assert!(packed::emit(&p, Arch::Avx2).is_err());
     assert!(packed::emit(&p, Arch::Std).is_ok());
-    let p = build(Slicing::H, "bad_h", &[sp("x", &[2], 3)], &[sp("y", &[2], 3)]);
+    let p = build(
+        Slicing::H,
+        "bad_h",
+        &[sp("x", &[2], 3)],
+        &[sp("y", &[2], 3)],
+    );
     assert!(packed::emit(&p, Arch::Sse).is_err());
-    let mut p = build(Slicing::V, "mixed", &[sp("k", &[2], 16)], &[sp("y", &[2], 16)]);
+    let mut p = build(
+        Slicing::V,
+        "mixed",
+        &[sp("k", &[2], 16)],
+        &[sp("y", &[2], 16)],
+    );
     let extra = make_param(&mut p.nodes[0], Slicing::V, &sp("x", &[2], 8));
     p.nodes[0].inputs.push(extra);
     assert!(packed::emit(&p, Arch::Sse).is_err());
@@ -613,7 +831,12 @@ fn layout_rejects_what_no_register_can_hold() {
 
 #[test]
 fn header_declares_the_documented_signature() {
-    let p = build(Slicing::V, "Cipher", &[sp("plain", &[4], 16), cs("key", &[26, 4], 16)], &[sp("cipher", &[4], 16)]);
+    let p = build(
+        Slicing::V,
+        "Cipher",
+        &[sp("plain", &[4], 16), cs("key", &[26, 4], 16)],
+        &[sp("cipher", &[4], 16)],
+    );
     let (c, h) = packed::emit(&p, Arch::Avx2).unwrap();
     assert!(h.contains("void Cipher__packed(size_t n, const uint16_t *plain, const uint16_t *key, uint16_t *cipher);"), "{h}");
     assert!(h.contains("size_t Cipher__instances(void);"));
@@ -621,7 +844,10 @@ fn header_declares_the_documented_signature() {
     assert!(c.contains("size_t Cipher__instances(void) { return 16; }"));
     let b = build(Slicing::B, "P", &[sp("n", &[64], 1)], &[sp("o", &[64], 1)]);
     let (_, h) = packed::emit(&b, Arch::Std).unwrap();
-    assert!(h.contains("void P__packed(size_t n_, const uint8_t *n, uint8_t *o);"), "{h}");
+    assert!(
+        h.contains("void P__packed(size_t n_, const uint8_t *n, uint8_t *o);"),
+        "{h}"
+    );
 }
 
 // ---------------------------------------------------------------- end to end through codegen
@@ -635,7 +861,15 @@ struct Builder {
 impl Builder {
     fn new(name: &str) -> Builder {
         Builder {
-            node: Node { name: name.into(), inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false },
+            node: Node {
+                name: name.into(),
+                inputs: vec![],
+                outputs: vec![],
+                vars: vec![],
+                body: vec![],
+                inline: None,
+                lockstep: false,
+            },
             tmp: 0,
         }
     }
@@ -659,7 +893,11 @@ impl Builder {
         self.node.body.push(Instr::Assign { dst, op });
     }
     fn finish(self, slicing: Slicing) -> Program {
-        let prog = Program { slicing, nodes: vec![self.node], interleave: 1 };
+        let prog = Program {
+            slicing,
+            nodes: vec![self.node],
+            interleave: 1,
+        };
         nakiri::ir::verify(&prog).expect("test program verifies");
         prog
     }
@@ -729,14 +967,30 @@ fn e2e_hslice(name: &str, m: u32, perms: bool) -> Program {
     let o = b.param(s, sp("o", &[], m), false);
     let rev: Vec<u32> = (0..m).rev().collect();
     for a in 0..3 {
-        let t1 = if perms { b.op(m, Op::Shuffle(x[a], rev.clone())) } else { b.op(m, Op::Not(x[a])) };
-        let t2 = if perms { b.op(m, Op::Rotl(k[a % 2], 1 % m)) } else { b.op(m, Op::Copy(k[a % 2])) };
+        let t1 = if perms {
+            b.op(m, Op::Shuffle(x[a], rev.clone()))
+        } else {
+            b.op(m, Op::Not(x[a]))
+        };
+        let t2 = if perms {
+            b.op(m, Op::Rotl(k[a % 2], 1 % m))
+        } else {
+            b.op(m, Op::Copy(k[a % 2]))
+        };
         let t3 = b.op(m, Op::Xor(t1, t2));
         b.set(y[a], Op::Or(t3, z[0]));
     }
-    let t1 = if perms { b.op(m, Op::Bitmask(x[1], m - 1)) } else { b.op(m, Op::Andn(x[1], x[2])) };
+    let t1 = if perms {
+        b.op(m, Op::Bitmask(x[1], m - 1))
+    } else {
+        b.op(m, Op::Andn(x[1], x[2]))
+    };
     let t2 = b.op(m, Op::And(t1, z[0]));
-    let t3 = if perms { b.op(m, Op::Shr(x[0], 1 % m)) } else { b.op(m, Op::Const(0x3c3c_3c3c_3c3c_3c3c & nakiri::ir::mask(m))) };
+    let t3 = if perms {
+        b.op(m, Op::Shr(x[0], 1 % m))
+    } else {
+        b.op(m, Op::Const(0x3c3c_3c3c_3c3c_3c3c & nakiri::ir::mask(m)))
+    };
     b.set(o[0], Op::Xor(t2, t3));
     b.finish(s)
 }
@@ -764,15 +1018,30 @@ fn generated_code_end_to_end() {
             progs.push(e2e_vslice(&format!("ev{m}_{a}"), m));
         }
         for &m in hs {
-            progs.push(e2e_hslice(&format!("eh{m}_{a}"), m, m <= 16 || *arch == Arch::Std));
+            progs.push(e2e_hslice(
+                &format!("eh{m}_{a}"),
+                m,
+                m <= 16 || *arch == Arch::Std,
+            ));
         }
         writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
         for prog in progs {
             let case = make_case(prog, *arch, &mut rng);
             let e = case.lay.entry.clone();
-            let cfg = nakiri::codegen::CodegenConfig { arch: *arch, header_name: format!("{e}.h"), banner: "packed test".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT };
-            let out = nakiri::codegen::generate(&case.prog, &cfg).unwrap_or_else(|err| panic!("generate {e}: {err}"));
-            assert!(out.c.contains(&format!("{e}__packed(")) && out.h.contains(&format!("{e}__packed(")), "{e}: no packed entry point in the generated files");
+            let cfg = nakiri::codegen::CodegenConfig {
+                arch: *arch,
+                header_name: format!("{e}.h"),
+                banner: "packed test".into(),
+                spill: nakiri::codegen::SPILL_DEFAULT,
+                mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            };
+            let out = nakiri::codegen::generate(&case.prog, &cfg)
+                .unwrap_or_else(|err| panic!("generate {e}: {err}"));
+            assert!(
+                out.c.contains(&format!("{e}__packed("))
+                    && out.h.contains(&format!("{e}__packed(")),
+                "{e}: no packed entry point in the generated files"
+            );
             files.push((format!("{e}.c"), out.c));
             files.push((format!("{e}.h"), out.h));
             writeln!(main, "#include \"{e}.h\"").unwrap();
@@ -782,13 +1051,21 @@ fn generated_code_end_to_end() {
         }
         writeln!(calls, "    }}").unwrap();
     }
-    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(
+        "int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n",
+    );
     main.push_str(&calls);
     main.push_str("    return 0;\n}\n");
     files.push(("main.c".into(), main));
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let out = build_and_run("packed-e2e", &refs, &[], &format!("{mask}\n"));
-    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    let run: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| c.lay.arch.runs_here())
+        .collect();
     assert!(!run.is_empty());
     check_output(&run, &out, false);
 }
@@ -817,7 +1094,11 @@ fn interleaved_prepared_consts_and_helpers() {
     let mut checked = 0;
     for arch in common::native_archs("packed API: interleave / packed_with / helpers") {
         for slicing in [Slicing::B, Slicing::V, Slicing::H] {
-            let base_cfg = Config { slicing, arch, ..Config::default() };
+            let base_cfg = Config {
+                slicing,
+                arch,
+                ..Config::default()
+            };
             let plain = common::lower_src_cfg("api.ua", API_SRC, &base_cfg);
             // (raw entry interleaving, interleaving of the kernel behind the packed entry)
             for (k, kf) in [(1u32, 1u32), (3, 1), (1, 3)] {
@@ -826,30 +1107,82 @@ fn interleaved_prepared_consts_and_helpers() {
                 cfg.packed_interleave = Some(kf);
                 let prog = common::lower_src_cfg("api.ua", API_SRC, &cfg);
                 assert_eq!(prog.interleave, k);
-                let lay = packed::layout(&prog, arch).unwrap_or_else(|e| panic!("{arch} -{slicing} k={k}: {e}"));
-                assert_eq!(lay.params.len(), 5, "copies are not parameters of the packed API");
-                let (front, out) = nakiri::driver::compile("api.ua", API_SRC, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
+                let lay = packed::layout(&prog, arch)
+                    .unwrap_or_else(|e| panic!("{arch} -{slicing} k={k}: {e}"));
+                assert_eq!(
+                    lay.params.len(),
+                    5,
+                    "copies are not parameters of the packed API"
+                );
+                let (front, out) = nakiri::driver::compile(
+                    "api.ua",
+                    API_SRC,
+                    &cfg,
+                    &nakiri::syntax::MemLoader::default(),
+                    "f.h",
+                );
                 let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
-                assert!(out.h.contains("f__packed_with(") && out.h.contains("f__prepare_consts("), "{arch} -{slicing} k={k}: no packed API\n{}", out.h);
+                assert!(
+                    out.h.contains("f__packed_with(") && out.h.contains("f__prepare_consts("),
+                    "{arch} -{slicing} k={k}: no packed API\n{}",
+                    out.h
+                );
                 // The kernel is internal: the header describes the raw entry only.
-                assert_eq!(out.c.contains("static NK_TARGET void f__x3("), kf == 3, "{arch} -{slicing} kernel x{kf}");
+                assert_eq!(
+                    out.c.contains("static NK_TARGET void f__x3("),
+                    kf == 3,
+                    "{arch} -{slicing} kernel x{kf}"
+                );
                 assert!(!out.h.contains("f__x3"), "the kernel is not in the header");
-                assert!(out.h.contains(&format!("#define f__INSTANCES {}\n", lay.instances)), "{arch} -{slicing}: INSTANCES is the raw entry's");
+                assert!(
+                    out.h
+                        .contains(&format!("#define f__INSTANCES {}\n", lay.instances)),
+                    "{arch} -{slicing}: INSTANCES is the raw entry's"
+                );
                 let step = lay.step() * kf as usize;
                 let maxn = 2 * step + 7;
-                let ns = [0usize, 1, 5.min(maxn), lay.instances - 1, lay.instances + 1, step - 1, step, step + lay.step() + 1, maxn];
+                let ns = [
+                    0usize,
+                    1,
+                    5.min(maxn),
+                    lay.instances - 1,
+                    lay.instances + 1,
+                    step - 1,
+                    step,
+                    step + lay.step() + 1,
+                    maxn,
+                ];
                 // Random inputs, one const value.
                 let (px, pk, pz) = (&lay.params[0], &lay.params[1], &lay.params[2]);
-                let xs: Vec<Vec<u64>> = (0..maxn).map(|_| (0..4).map(|_| rng.bits(16)).collect()).collect();
+                let xs: Vec<Vec<u64>> = (0..maxn)
+                    .map(|_| (0..4).map(|_| rng.bits(16)).collect())
+                    .collect();
                 let kv: Vec<u64> = (0..8).map(|_| rng.bits(16)).collect();
                 let zs: Vec<Vec<u64>> = (0..maxn).map(|_| vec![rng.bits(16)]).collect();
                 let xor: Vec<u8> = (0..maxn * 8).map(|_| rng.next() as u8).collect();
-                let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+                let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> {
+                    v.iter().flat_map(|w| encode(p, w, 0)).collect()
+                };
                 let mut d = String::from(DRIVER_HEAD);
                 d.push_str("#include <stdlib.h>\n#include \"f.h\"\n");
-                writeln!(d, "static const uint16_t X[] = {{{}}};", c_array(px, &bytes(px, &xs))).unwrap();
-                writeln!(d, "static const uint16_t K[] = {{{}}};", c_array(pk, &encode(pk, &kv, 0))).unwrap();
-                writeln!(d, "static const uint16_t Z[] = {{{}}};", c_array(pz, &bytes(pz, &zs))).unwrap();
+                writeln!(
+                    d,
+                    "static const uint16_t X[] = {{{}}};",
+                    c_array(px, &bytes(px, &xs))
+                )
+                .unwrap();
+                writeln!(
+                    d,
+                    "static const uint16_t K[] = {{{}}};",
+                    c_array(pk, &encode(pk, &kv, 0))
+                )
+                .unwrap();
+                writeln!(
+                    d,
+                    "static const uint16_t Z[] = {{{}}};",
+                    c_array(pz, &bytes(pz, &zs))
+                )
+                .unwrap();
                 writeln!(d, "static const uint16_t XR[] = {{{}}};", c_array(px, &xor)).unwrap();
                 writeln!(d, "static uint16_t Y[{} + 16], S[{} + 16];", maxn * 4, maxn).unwrap();
                 // The raw call passes registers by value: it runs in a function with the target's
@@ -857,14 +1190,25 @@ fn interleaved_prepared_consts_and_helpers() {
                 let attr = nakiri::runtime::target_attribute(arch);
                 writeln!(d, "{attr} static void helpers(void);").unwrap();
                 d.push_str("int main(void) {\n    helpers();\n    f__consts *cs = aligned_alloc(64, 2 * sizeof(f__consts));\n    unsigned char *odd = malloc(sizeof(f__consts) + 1);\n");
-                d.push_str("    f__prepare_consts(cs, K);\n    memcpy(odd + 1, cs, sizeof(f__consts));\n");
+                d.push_str(
+                    "    f__prepare_consts(cs, K);\n    memcpy(odd + 1, cs, sizeof(f__consts));\n",
+                );
                 for &n in &ns {
                     for (tag, call) in [
                         ("packed", format!("f__packed({n}, X, K, Z, Y, S)")),
                         ("with", format!("f__packed_with({n}, cs, X, Z, Y, S)")),
-                        ("odd", format!("f__packed_with({n}, (const f__consts *)(odd + 1), X, Z, Y, S)")),
+                        (
+                            "odd",
+                            format!(
+                                "f__packed_with({n}, (const f__consts *)(odd + 1), X, Z, Y, S)"
+                            ),
+                        ),
                     ] {
-                        writeln!(d, "    memset(Y, 0xA5, sizeof Y); memset(S, 0xA5, sizeof S); {call};").unwrap();
+                        writeln!(
+                            d,
+                            "    memset(Y, 0xA5, sizeof Y); memset(S, 0xA5, sizeof S); {call};"
+                        )
+                        .unwrap();
                         writeln!(d, "    printf(\"{tag} {n} \"); hexdump(Y, {n} * 8); printf(\"{tag}s {n} \"); hexdump(S, {n} * 2);").unwrap();
                         writeln!(d, "    for (size_t i = {n} * 8; i < sizeof Y; i++) if (((unsigned char *)Y)[i] != 0xA5) printf(\"CANARY\\n\");").unwrap();
                     }
@@ -874,9 +1218,29 @@ fn interleaved_prepared_consts_and_helpers() {
                 let hn = lay.instances / 2 + 1;
                 writeln!(d, "{attr} static void helpers(void) {{").unwrap();
                 if helpers {
-                    let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
-                    writeln!(d, "    static {} rx{}, rk{}, ry{}; static {} rz{}, rs{};", px.reg_type, dims(px), dims(pk), dims(px), pz.reg_type, dims(pz), dims(pz)).unwrap();
-                    let (z_arg, s_arg, z_ptr) = if pz.c_dims.is_empty() { ("rz", "&rs", "&rz") } else { ("rz", "rs", "rz") };
+                    let dims = |p: &packed::PackedParam| {
+                        p.c_dims
+                            .iter()
+                            .map(|d| format!("[{d}]"))
+                            .collect::<String>()
+                    };
+                    writeln!(
+                        d,
+                        "    static {} rx{}, rk{}, ry{}; static {} rz{}, rs{};",
+                        px.reg_type,
+                        dims(px),
+                        dims(pk),
+                        dims(px),
+                        pz.reg_type,
+                        dims(pz),
+                        dims(pz)
+                    )
+                    .unwrap();
+                    let (z_arg, s_arg, z_ptr) = if pz.c_dims.is_empty() {
+                        ("rz", "&rs", "&rz")
+                    } else {
+                        ("rz", "rs", "rz")
+                    };
                     writeln!(d, "    f__pack_x({hn}, X, rx); f__bcast_k(K, rk); f__pack_z({hn}, Z, {z_ptr});").unwrap();
                     writeln!(d, "    f__(rx, rk, {z_arg}, ry, {s_arg});").unwrap();
                     writeln!(d, "    memset(Y, 0xA5, sizeof Y); memcpy(Y, XR, {hn} * 8); f__unpack_y({hn}, ry, Y, Y);").unwrap();
@@ -884,23 +1248,62 @@ fn interleaved_prepared_consts_and_helpers() {
                     writeln!(d, "    for (size_t i = {hn} * 8; i < sizeof Y; i++) if (((unsigned char *)Y)[i] != 0xA5) printf(\"CANARY\\n\");").unwrap();
                 }
                 d.push_str("}\n");
-                let stdout = build_and_run(&format!("api-{arch}-{slicing}-{k}-{kf}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
-                assert!(!stdout.contains("CANARY"), "{arch} -{slicing} k={k} kernel x{kf}: written past n instances");
-                let want: Vec<Vec<Vec<u64>>> = (0..maxn).map(|i| interp::run_entry(&plain, &[xs[i].clone(), kv.clone(), zs[i].clone()])).collect();
-                let lines: HashMap<String, String> =
-                    stdout.lines().map(|l| l.rsplit_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap_or((l.trim().to_string(), String::new()))).collect();
+                let stdout = build_and_run(
+                    &format!("api-{arch}-{slicing}-{k}-{kf}"),
+                    &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)],
+                    &[],
+                    "",
+                );
+                assert!(
+                    !stdout.contains("CANARY"),
+                    "{arch} -{slicing} k={k} kernel x{kf}: written past n instances"
+                );
+                let want: Vec<Vec<Vec<u64>>> = (0..maxn)
+                    .map(|i| interp::run_entry(&plain, &[xs[i].clone(), kv.clone(), zs[i].clone()]))
+                    .collect();
+                let lines: HashMap<String, String> = stdout
+                    .lines()
+                    .map(|l| {
+                        l.rsplit_once(' ')
+                            .map(|(a, b)| (a.to_string(), b.to_string()))
+                            .unwrap_or((l.trim().to_string(), String::new()))
+                    })
+                    .collect();
                 for &n in &ns {
-                    let wy: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[3], &r[0], 0)).collect();
-                    let ws: Vec<u8> = want[..n].iter().flat_map(|r| encode(&lay.params[4], &r[1], 0)).collect();
+                    let wy: Vec<u8> = want[..n]
+                        .iter()
+                        .flat_map(|r| encode(&lay.params[3], &r[0], 0))
+                        .collect();
+                    let ws: Vec<u8> = want[..n]
+                        .iter()
+                        .flat_map(|r| encode(&lay.params[4], &r[1], 0))
+                        .collect();
                     for tag in ["packed", "with", "odd"] {
-                        assert_eq!(lines[&format!("{tag} {n}")], hex(&wy), "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: y");
-                        assert_eq!(lines[&format!("{tag}s {n}")], hex(&ws), "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: s");
+                        assert_eq!(
+                            lines[&format!("{tag} {n}")],
+                            hex(&wy),
+                            "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: y"
+                        );
+                        assert_eq!(
+                            lines[&format!("{tag}s {n}")],
+                            hex(&ws),
+                            "{arch} -{slicing} interleave {k}, kernel x{kf}: {tag} n={n}: s"
+                        );
                         checked += 1;
                     }
                 }
                 if helpers {
-                    let wy: Vec<u8> = want[..hn].iter().flat_map(|r| encode(&lay.params[3], &r[0], 0)).zip(&xor).map(|(a, b)| a ^ b).collect();
-                    assert_eq!(lines[&format!("helpers {hn}")], hex(&wy), "{arch} -{slicing}: pack/bcast/raw/unpack with xor");
+                    let wy: Vec<u8> = want[..hn]
+                        .iter()
+                        .flat_map(|r| encode(&lay.params[3], &r[0], 0))
+                        .zip(&xor)
+                        .map(|(a, b)| a ^ b)
+                        .collect();
+                    assert_eq!(
+                        lines[&format!("helpers {hn}")],
+                        hex(&wy),
+                        "{arch} -{slicing}: pack/bcast/raw/unpack with xor"
+                    );
                     checked += 1;
                 }
             }
@@ -915,7 +1318,8 @@ fn interleaved_prepared_consts_and_helpers() {
 /// group, then a last group of 56 atoms that the shuffle routine's overlapping window writes
 /// without an XOR source and the 64x64 transposes with one), `d` 96 atoms (a whole group and a
 /// 32-atom tail), `e` 256 atoms (two joined pairs).
-const OUTX_SRC: &str = "node g (x:u16x8, a:u8x15, c:u32x3, h:u16x16) returns (y:u16x8, w:u8x15, d:u32x3, e:u16x16)
+const OUTX_SRC: &str =
+    "node g (x:u16x8, a:u8x15, c:u32x3, h:u16x16) returns (y:u16x8, w:u8x15, d:u32x3, e:u16x16)
 let
   forall i in [0,7] { y[i] = (x[i] <<< 3) ^ x[(i + 1) % 8] }
   forall i in [0,14] { w[i] = a[i] ^ (a[(i + 2) % 15] <<< 1) }
@@ -936,62 +1340,167 @@ fn bitslice_unpack_xor_fused_full_call() {
         if arch == Arch::Std {
             continue;
         }
-        let cfg = Config { slicing: Slicing::B, arch, ..Config::default() };
+        let cfg = Config {
+            slicing: Slicing::B,
+            arch,
+            ..Config::default()
+        };
         let plain = common::lower_src_cfg("outx.ua", OUTX_SRC, &cfg);
         let lay = packed::layout(&plain, arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
-        let (front, out) = nakiri::driver::compile("outx.ua", OUTX_SRC, &cfg, &nakiri::syntax::MemLoader::default(), "g.h");
+        let (front, out) = nakiri::driver::compile(
+            "outx.ua",
+            OUTX_SRC,
+            &cfg,
+            &nakiri::syntax::MemLoader::default(),
+            "g.h",
+        );
         let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
-        assert!(out.c.contains("nkp_Bg2_out_u16_"), "{arch}: the joined-groups routine is generated");
+        assert!(
+            out.c.contains("nkp_Bg2_out_u16_"),
+            "{arch}: the joined-groups routine is generated"
+        );
         let n = lay.instances;
         let ins: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| p.is_input).collect();
         let outs: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| !p.is_input).collect();
         let widths = [16u32, 8, 32, 16];
-        let vals: Vec<Vec<Vec<u64>>> = ins.iter().zip(widths).map(|(p, m)| (0..n).map(|_| (0..p.words).map(|_| rng.bits(m)).collect()).collect()).collect();
-        let xors: Vec<Vec<u8>> = outs.iter().map(|p| (0..n * p.elems * elem_bytes(p)).map(|_| rng.next() as u8).collect()).collect();
-        let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+        let vals: Vec<Vec<Vec<u64>>> = ins
+            .iter()
+            .zip(widths)
+            .map(|(p, m)| {
+                (0..n)
+                    .map(|_| (0..p.words).map(|_| rng.bits(m)).collect())
+                    .collect()
+            })
+            .collect();
+        let xors: Vec<Vec<u8>> = outs
+            .iter()
+            .map(|p| {
+                (0..n * p.elems * elem_bytes(p))
+                    .map(|_| rng.next() as u8)
+                    .collect()
+            })
+            .collect();
+        let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> {
+            v.iter().flat_map(|w| encode(p, w, 0)).collect()
+        };
         let attr = nakiri::runtime::target_attribute(arch);
         let mut d = String::from(DRIVER_HEAD);
         d.push_str("#include \"g.h\"\n");
         for (i, p) in ins.iter().enumerate() {
-            writeln!(d, "static const {} IN{i}[] = {{{}}};", p.elem_type, c_array(p, &bytes(p, &vals[i]))).unwrap();
+            writeln!(
+                d,
+                "static const {} IN{i}[] = {{{}}};",
+                p.elem_type,
+                c_array(p, &bytes(p, &vals[i]))
+            )
+            .unwrap();
         }
         for (i, p) in outs.iter().enumerate() {
-            writeln!(d, "static const {} XR{i}[] = {{{}}};", p.elem_type, c_array(p, &xors[i])).unwrap();
-            writeln!(d, "static {} O{i}[{} + 64], P{i}[{} + 64];", p.elem_type, n * p.elems, n * p.elems).unwrap();
+            writeln!(
+                d,
+                "static const {} XR{i}[] = {{{}}};",
+                p.elem_type,
+                c_array(p, &xors[i])
+            )
+            .unwrap();
+            writeln!(
+                d,
+                "static {} O{i}[{} + 64], P{i}[{} + 64];",
+                p.elem_type,
+                n * p.elems,
+                n * p.elems
+            )
+            .unwrap();
         }
-        let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
+        let dims = |p: &packed::PackedParam| {
+            p.c_dims
+                .iter()
+                .map(|d| format!("[{d}]"))
+                .collect::<String>()
+        };
         writeln!(d, "{attr} static void run(void) {{").unwrap();
         for (i, p) in ins.iter().enumerate() {
-            writeln!(d, "    static {} r{i}{};\n    g__pack_{}({n}, IN{i}, r{i});", p.reg_type, dims(p), p.c_name).unwrap();
+            writeln!(
+                d,
+                "    static {} r{i}{};\n    g__pack_{}({n}, IN{i}, r{i});",
+                p.reg_type,
+                dims(p),
+                p.c_name
+            )
+            .unwrap();
         }
         for (i, p) in outs.iter().enumerate() {
             writeln!(d, "    static {} q{i}{};", p.reg_type, dims(p)).unwrap();
         }
-        let args: Vec<String> = (0..ins.len()).map(|i| format!("r{i}")).chain((0..outs.len()).map(|i| format!("q{i}"))).collect();
+        let args: Vec<String> = (0..ins.len())
+            .map(|i| format!("r{i}"))
+            .chain((0..outs.len()).map(|i| format!("q{i}")))
+            .collect();
         writeln!(d, "    g__({});", args.join(", ")).unwrap();
         for (i, p) in outs.iter().enumerate() {
             writeln!(d, "    memset(O{i}, 0xA5, sizeof O{i}); g__unpack_{c}({n}, q{i}, XR{i}, O{i}); printf(\"sep{i} \"); hexdump(O{i}, sizeof O{i});", c = p.c_name).unwrap();
             writeln!(d, "    memset(P{i}, 0xA5, sizeof P{i}); memcpy(P{i}, XR{i}, sizeof XR{i}); g__unpack_{c}({n}, q{i}, P{i}, P{i}); printf(\"inp{i} \"); hexdump(P{i}, sizeof P{i});", c = p.c_name).unwrap();
         }
         d.push_str("}\nint main(void) {\n    run();\n");
-        let pargs: Vec<String> = (0..ins.len()).map(|i| format!("IN{i}")).chain((0..outs.len()).map(|i| format!("O{i}"))).collect();
-        d.push_str(&format!("    {}\n", (0..outs.len()).map(|i| format!("memset(O{i}, 0xA5, sizeof O{i});")).collect::<String>()));
+        let pargs: Vec<String> = (0..ins.len())
+            .map(|i| format!("IN{i}"))
+            .chain((0..outs.len()).map(|i| format!("O{i}")))
+            .collect();
+        d.push_str(&format!(
+            "    {}\n",
+            (0..outs.len())
+                .map(|i| format!("memset(O{i}, 0xA5, sizeof O{i});"))
+                .collect::<String>()
+        ));
         writeln!(d, "    g__packed({n}, {});", pargs.join(", ")).unwrap();
         for i in 0..outs.len() {
             writeln!(d, "    printf(\"packed{i} \"); hexdump(O{i}, sizeof O{i});").unwrap();
         }
         d.push_str("    return 0;\n}\n");
-        let stdout = common::build_and_run(&format!("outx-{arch}"), &[("g.c", &out.c), ("g.h", &out.h), ("main.c", &d)], &[], "");
-        let lines: HashMap<String, String> = stdout.lines().filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string()))).collect();
-        let want: Vec<Vec<Vec<u64>>> = (0..n).map(|k| interp::run_entry(&plain, &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>())).collect();
+        let stdout = common::build_and_run(
+            &format!("outx-{arch}"),
+            &[("g.c", &out.c), ("g.h", &out.h), ("main.c", &d)],
+            &[],
+            "",
+        );
+        let lines: HashMap<String, String> = stdout
+            .lines()
+            .filter_map(|l| {
+                l.split_once(' ')
+                    .map(|(a, b)| (a.to_string(), b.to_string()))
+            })
+            .collect();
+        let want: Vec<Vec<Vec<u64>>> = (0..n)
+            .map(|k| {
+                interp::run_entry(
+                    &plain,
+                    &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>(),
+                )
+            })
+            .collect();
         for (i, p) in outs.iter().enumerate() {
             let plain_out: Vec<u8> = want.iter().flat_map(|r| encode(p, &r[i], 0)).collect();
             let canary = vec![0xA5u8; 64 * elem_bytes(p)];
             let with = |v: Vec<u8>| -> String { hex(&[v, canary.clone()].concat()) };
             let xored: Vec<u8> = plain_out.iter().zip(&xors[i]).map(|(a, b)| a ^ b).collect();
-            assert_eq!(lines[&format!("sep{i}")], with(xored.clone()), "{arch}: unpack_{} with an XOR source", p.c_name);
-            assert_eq!(lines[&format!("inp{i}")], with(xored), "{arch}: unpack_{} with an XOR source, in place", p.c_name);
-            assert_eq!(lines[&format!("packed{i}")], with(plain_out), "{arch}: packed entry, output {}", p.c_name);
+            assert_eq!(
+                lines[&format!("sep{i}")],
+                with(xored.clone()),
+                "{arch}: unpack_{} with an XOR source",
+                p.c_name
+            );
+            assert_eq!(
+                lines[&format!("inp{i}")],
+                with(xored),
+                "{arch}: unpack_{} with an XOR source, in place",
+                p.c_name
+            );
+            assert_eq!(
+                lines[&format!("packed{i}")],
+                with(plain_out),
+                "{arch}: packed entry, output {}",
+                p.c_name
+            );
             checked += 3;
         }
     }
@@ -1021,19 +1530,49 @@ fn vslice_kernel_with_xor_output() {
     let mut checked = 0;
     for arch in common::native_archs("vslice E__xor_p") {
         if arch == Arch::Std {
-            let cfg = Config { slicing: Slicing::V, arch, ..Config::default() };
-            let (_, out) = nakiri::driver::compile("xv.ua", XORV_B, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
-            assert!(!out.unwrap().h.contains("f__xor_"), "std: no E__xor_p (no vector output network)");
+            let cfg = Config {
+                slicing: Slicing::V,
+                arch,
+                ..Config::default()
+            };
+            let (_, out) = nakiri::driver::compile(
+                "xv.ua",
+                XORV_B,
+                &cfg,
+                &nakiri::syntax::MemLoader::default(),
+                "f.h",
+            );
+            assert!(
+                !out.unwrap().h.contains("f__xor_"),
+                "std: no E__xor_p (no vector output network)"
+            );
             continue;
         }
         for (tag, src) in [("a", XORV_A), ("b", XORV_B)] {
-            let cfg = Config { slicing: Slicing::V, arch, ..Config::default() };
+            let cfg = Config {
+                slicing: Slicing::V,
+                arch,
+                ..Config::default()
+            };
             let plain = common::lower_src_cfg("xv.ua", src, &cfg);
             let lay = packed::layout(&plain, arch).unwrap_or_else(|e| panic!("{arch}: {e}"));
-            let (front, out) = nakiri::driver::compile("xv.ua", src, &cfg, &nakiri::syntax::MemLoader::default(), "f.h");
+            let (front, out) = nakiri::driver::compile(
+                "xv.ua",
+                src,
+                &cfg,
+                &nakiri::syntax::MemLoader::default(),
+                "f.h",
+            );
             let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
-            let o = lay.xor_out().unwrap_or_else(|| panic!("{arch} {tag}: E__xor_p expected"));
-            assert!(out.h.contains(&format!("#define f__HAS_XOR_{} 1", o.c_name)), "{arch} {tag}: header announces f__xor_{}", o.c_name);
+            let o = lay
+                .xor_out()
+                .unwrap_or_else(|| panic!("{arch} {tag}: E__xor_p expected"));
+            assert!(
+                out.h
+                    .contains(&format!("#define f__HAS_XOR_{} 1", o.c_name)),
+                "{arch} {tag}: header announces f__xor_{}",
+                o.c_name
+            );
             let n = lay.instances;
             let ins: Vec<&packed::PackedParam> = lay.params.iter().filter(|p| p.is_input).collect();
             // one value per instance, except const inputs: the same for every instance
@@ -1041,45 +1580,120 @@ fn vslice_kernel_with_xor_output() {
                 .iter()
                 .map(|p| {
                     let one: Vec<u64> = (0..p.words).map(|_| rng.bits(p.word_bits)).collect();
-                    (0..n).map(|_| if p.is_const { one.clone() } else { (0..p.words).map(|_| rng.bits(p.word_bits)).collect() }).collect()
+                    (0..n)
+                        .map(|_| {
+                            if p.is_const {
+                                one.clone()
+                            } else {
+                                (0..p.words).map(|_| rng.bits(p.word_bits)).collect()
+                            }
+                        })
+                        .collect()
                 })
                 .collect();
-            let xr: Vec<u8> = (0..n * o.elems * elem_bytes(o)).map(|_| rng.next() as u8).collect();
-            let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> { v.iter().flat_map(|w| encode(p, w, 0)).collect() };
+            let xr: Vec<u8> = (0..n * o.elems * elem_bytes(o))
+                .map(|_| rng.next() as u8)
+                .collect();
+            let bytes = |p: &packed::PackedParam, v: &[Vec<u64>]| -> Vec<u8> {
+                v.iter().flat_map(|w| encode(p, w, 0)).collect()
+            };
             let attr = nakiri::runtime::target_attribute(arch);
-            let dims = |p: &packed::PackedParam| p.c_dims.iter().map(|d| format!("[{d}]")).collect::<String>();
+            let dims = |p: &packed::PackedParam| {
+                p.c_dims
+                    .iter()
+                    .map(|d| format!("[{d}]"))
+                    .collect::<String>()
+            };
             let mut d = String::from(DRIVER_HEAD);
             d.push_str("#include \"f.h\"\n");
             for (i, p) in ins.iter().enumerate() {
-                writeln!(d, "static const {} IN{i}[] = {{{}}};", p.elem_type, c_array(p, &bytes(p, &vals[i]))).unwrap();
+                writeln!(
+                    d,
+                    "static const {} IN{i}[] = {{{}}};",
+                    p.elem_type,
+                    c_array(p, &bytes(p, &vals[i]))
+                )
+                .unwrap();
             }
-            writeln!(d, "static const {} XR[] = {{{}}};", o.elem_type, c_array(o, &xr)).unwrap();
-            writeln!(d, "static {t} O[{m} + 64], P[{m} + 64];", t = o.elem_type, m = n * o.elems).unwrap();
+            writeln!(
+                d,
+                "static const {} XR[] = {{{}}};",
+                o.elem_type,
+                c_array(o, &xr)
+            )
+            .unwrap();
+            writeln!(
+                d,
+                "static {t} O[{m} + 64], P[{m} + 64];",
+                t = o.elem_type,
+                m = n * o.elems
+            )
+            .unwrap();
             writeln!(d, "{attr} static void run(void) {{").unwrap();
             let mut args: Vec<String> = Vec::new();
             if lay.has_consts() {
                 d.push_str("    static f__consts cs;\n");
-                let cargs: Vec<String> = ins.iter().enumerate().filter(|(_, p)| p.is_const).map(|(i, _)| format!("IN{i}")).collect();
+                let cargs: Vec<String> = ins
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| p.is_const)
+                    .map(|(i, _)| format!("IN{i}"))
+                    .collect();
                 writeln!(d, "    f__prepare_consts(&cs, {});", cargs.join(", ")).unwrap();
                 args.push("&cs".into());
             }
             for (i, p) in ins.iter().enumerate().filter(|(_, p)| !p.is_const) {
-                writeln!(d, "    static {} r{i}{};\n    f__pack_{}({n}, IN{i}, &r{i});", p.reg_type, dims(p), p.c_name).unwrap();
+                writeln!(
+                    d,
+                    "    static {} r{i}{};\n    f__pack_{}({n}, IN{i}, &r{i});",
+                    p.reg_type,
+                    dims(p),
+                    p.c_name
+                )
+                .unwrap();
                 args.push(format!("&r{i}"));
             }
             let args = args.join(", ");
             writeln!(d, "    memset(O, 0xA5, sizeof O); f__xor_{c}({args}, XR, O); printf(\"sep \"); hexdump(O, sizeof O);", c = o.c_name).unwrap();
             writeln!(d, "    memset(P, 0xA5, sizeof P); memcpy(P, XR, sizeof XR); f__xor_{c}({args}, P, P); printf(\"inp \"); hexdump(P, sizeof P);", c = o.c_name).unwrap();
             d.push_str("}\nint main(void) {\n    run();\n    return 0;\n}\n");
-            let stdout = common::build_and_run(&format!("xorv-{tag}-{arch}"), &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)], &[], "");
-            let lines: HashMap<String, String> = stdout.lines().filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.to_string()))).collect();
+            let stdout = common::build_and_run(
+                &format!("xorv-{tag}-{arch}"),
+                &[("f.c", &out.c), ("f.h", &out.h), ("main.c", &d)],
+                &[],
+                "",
+            );
+            let lines: HashMap<String, String> = stdout
+                .lines()
+                .filter_map(|l| {
+                    l.split_once(' ')
+                        .map(|(a, b)| (a.to_string(), b.to_string()))
+                })
+                .collect();
             let want: Vec<u8> = (0..n)
-                .flat_map(|k| encode(o, &interp::run_entry(&plain, &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>())[0], 0))
+                .flat_map(|k| {
+                    encode(
+                        o,
+                        &interp::run_entry(
+                            &plain,
+                            &vals.iter().map(|v| v[k].clone()).collect::<Vec<_>>(),
+                        )[0],
+                        0,
+                    )
+                })
                 .collect();
             let xored: Vec<u8> = want.iter().zip(&xr).map(|(a, b)| a ^ b).collect();
             let expect = hex(&[xored, vec![0xA5u8; 64 * elem_bytes(o)]].concat());
-            assert_eq!(lines["sep"], expect, "{arch} {tag}: f__xor_{} into another buffer", o.c_name);
-            assert_eq!(lines["inp"], expect, "{arch} {tag}: f__xor_{} in place", o.c_name);
+            assert_eq!(
+                lines["sep"], expect,
+                "{arch} {tag}: f__xor_{} into another buffer",
+                o.c_name
+            );
+            assert_eq!(
+                lines["inp"], expect,
+                "{arch} {tag}: f__xor_{} in place",
+                o.c_name
+            );
             checked += 2;
         }
     }
@@ -1142,12 +1756,18 @@ fn hslice_gfni_variant_matches_layout_under_emulation() {
         writeln!(calls, "    if (mask & {}) {{", 1 << ai).unwrap();
         for prog in programs(*arch) {
             let name = prog.nodes.last().unwrap().name.clone();
-            if !["h8_", "h16_", "h32_", "h64_"].iter().any(|p| name.starts_with(p)) {
+            if !["h8_", "h16_", "h32_", "h64_"]
+                .iter()
+                .any(|p| name.starts_with(p))
+            {
                 continue;
             }
             let case = make_case(prog, *arch, &mut rng);
             let (c, h) = packed::emit(&case.prog, *arch).unwrap();
-            assert!(c.contains("NKP_GF2P8AFF_"), "no GFNI variant emitted for {name}");
+            assert!(
+                c.contains("NKP_GF2P8AFF_"),
+                "no GFNI variant emitted for {name}"
+            );
             tu.push_str(nakiri::runtime::includes(*arch));
             tu.push_str(&h);
             tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
@@ -1160,13 +1780,21 @@ fn hslice_gfni_variant_matches_layout_under_emulation() {
         writeln!(calls, "    }}").unwrap();
         files.push((format!("gfni_{}.c", arch.name()), tu));
     }
-    main.push_str("int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n");
+    main.push_str(
+        "int main(void) {\n    unsigned mask = 0;\n    if (scanf(\"%u\", &mask) != 1) return 2;\n",
+    );
     main.push_str(&calls);
     main.push_str("    return 0;\n}\n");
     files.push(("main.c".into(), main));
-    let refs: Vec<(&str, &str)> = files.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
     let out = build_and_run("packed_gfni", &refs, &[], &format!("{mask}\n"));
-    let run: Vec<Case> = cases.into_iter().filter(|c| c.lay.arch.runs_here()).collect();
+    let run: Vec<Case> = cases
+        .into_iter()
+        .filter(|c| c.lay.arch.runs_here())
+        .collect();
     if run.is_empty() {
         println!("skipped: no SSE/AVX2 here");
         return;
@@ -1187,10 +1815,19 @@ fn hslice_gfni_instruction_only_with_gfni() {
         (Arch::Avx512, vec!["-mavx512f", "-mavx512bw", "-mavx512vl"]),
     ] {
         let mut rng = Rng(7);
-        let prog = programs(arch).into_iter().find(|p| p.nodes.last().unwrap().name.starts_with("h8_")).unwrap();
+        let prog = programs(arch)
+            .into_iter()
+            .find(|p| p.nodes.last().unwrap().name.starts_with("h8_"))
+            .unwrap();
         let case = make_case(prog, arch, &mut rng);
         let (c, h) = packed::emit(&case.prog, arch).unwrap();
-        let tu = format!("{}{}{}{}", nakiri::runtime::includes(arch), h, fake_raw_entry(&case.prog, &case.lay), c);
+        let tu = format!(
+            "{}{}{}{}",
+            nakiri::runtime::includes(arch),
+            h,
+            fake_raw_entry(&case.prog, &case.lay),
+            c
+        );
         let src = dir.join(format!("g_{}.c", arch.name()));
         std::fs::write(&src, tu).unwrap();
         for gfni in [true, false] {
@@ -1201,10 +1838,23 @@ fn hslice_gfni_instruction_only_with_gfni() {
                 cmd.arg("-mgfni");
             }
             let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
-            assert!(st.status.success(), "{}: {}", arch, String::from_utf8_lossy(&st.stderr));
-            let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+            assert!(
+                st.status.success(),
+                "{}: {}",
+                arch,
+                String::from_utf8_lossy(&st.stderr)
+            );
+            let dis = std::process::Command::new("objdump")
+                .arg("-d")
+                .arg(&obj)
+                .output()
+                .unwrap();
             let text = String::from_utf8_lossy(&dis.stdout);
-            assert_eq!(text.contains("gf2p8affineqb"), gfni, "{arch} with gfni={gfni}");
+            assert_eq!(
+                text.contains("gf2p8affineqb"),
+                gfni,
+                "{arch} with gfni={gfni}"
+            );
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
@@ -1324,6 +1974,41 @@ static emu512 emu_gf2p8(emu512 x, emu512 a) {
 #define _mm512_unpacklo_epi64(a, b) emu_unpackn(a, b, 0, 8)
 #define _mm512_unpackhi_epi64(a, b) emu_unpackn(a, b, 1, 8)
 #define NKP_GF2P8AFF_avx512(x, a) emu_gf2p8(x, a)
+/* VPERMB: byte e = a[idx[e] & 63]. */
+static emu512 emu_perm1(emu512 idx, emu512 a) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) r.b[e] = a.b[idx.b[e] & 63];
+    return r;
+}
+/* VPERMT2Q: qword e = (idx[e] bit 3 ? b : a)[idx[e] & 7]. */
+static emu512 emu_perm2q(emu512 a, emu512 idx, emu512 b) {
+    emu512 r;
+    for (int e = 0; e < 8; e++) {
+        uint64_t i; memcpy(&i, idx.b + 8 * e, 8);
+        memcpy(r.b + 8 * e, ((i & 8) ? b.b : a.b) + 8 * (i & 7), 8);
+    }
+    return r;
+}
+/* VPTERNLOGQ: bit = imm[(a << 2) | (b << 1) | c]. */
+static emu512 emu_ternlog(emu512 a, emu512 b, emu512 c, int imm) {
+    emu512 r;
+    for (int e = 0; e < 64; e++) {
+        uint8_t o = 0;
+        for (int t = 0; t < 8; t++) {
+            const int i = (((a.b[e] >> t) & 1) << 2) | (((b.b[e] >> t) & 1) << 1) | ((c.b[e] >> t) & 1);
+            o |= (uint8_t)(((imm >> i) & 1) << t);
+        }
+        r.b[e] = o;
+    }
+    return r;
+}
+static emu512 emu_sub8(emu512 a, emu512 b) { for (int i = 0; i < 64; i++) a.b[i] = (uint8_t)(a.b[i] - b.b[i]); return a; }
+static emu512 emu_set1_8(char x) { emu512 r; memset(r.b, (uint8_t)x, 64); return r; }
+#define _mm512_permutexvar_epi8(i, a) emu_perm1(i, a)
+#define _mm512_permutex2var_epi64(a, i, b) emu_perm2q(a, i, b)
+#define _mm512_ternarylogic_epi64(a, b, c, imm) emu_ternlog(a, b, c, imm)
+#define _mm512_sub_epi8(a, b) emu_sub8(a, b)
+#define _mm512_set1_epi8(x) emu_set1_8(x)
 #define target(x) unused
 "#,
     );
@@ -1375,7 +2060,12 @@ int main(void) {
             nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8),
             body
         );
-        let out = build_and_run(if vbmi { "emu512_vbmi" } else { "emu512" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        let out = build_and_run(
+            if vbmi { "emu512_vbmi" } else { "emu512" },
+            &[("t.c", c.as_str())],
+            &["-msse4.2", "-Wno-psabi"],
+            "",
+        );
         assert_eq!(out.trim(), "runs 71 bad 0", "vbmi={vbmi}:\n{out}");
     }
 }
@@ -1402,10 +2092,22 @@ fn avx512_vbmi_instruction_only_with_vbmi() {
             cmd.arg("-mavx512vbmi");
         }
         let st = cmd.arg(&src).arg("-o").arg(&obj).output().unwrap();
-        assert!(st.status.success(), "{}", String::from_utf8_lossy(&st.stderr));
-        let dis = std::process::Command::new("objdump").arg("-d").arg(&obj).output().unwrap();
+        assert!(
+            st.status.success(),
+            "{}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let dis = std::process::Command::new("objdump")
+            .arg("-d")
+            .arg(&obj)
+            .output()
+            .unwrap();
         let text = String::from_utf8_lossy(&dis.stdout);
-        assert_eq!(text.contains("vpermi2b") || text.contains("vpermt2b"), vbmi, "vbmi={vbmi}");
+        assert_eq!(
+            text.contains("vpermi2b") || text.contains("vpermt2b"),
+            vbmi,
+            "vbmi={vbmi}"
+        );
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1418,7 +2120,7 @@ fn avx512_vbmi_instruction_only_with_vbmi() {
 fn avx512_bitslice_matches_layout_under_emulation() {
     let body = r#"
 #include <stdio.h>
-static uint8_t src[512 * 40 + 64], dst[512 * 40 + 64], regs[320 * 64];
+static uint8_t src[512 * 40 + 64], dst[512 * 40 + 64], xsb[512 * 40 + 64], regs[320 * 64];
 static unsigned seed = 99;
 static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
     uint64_t u = 0; memcpy(&u, inst + (a / ub) * (ub / 8), ub / 8);
@@ -1441,6 +2143,12 @@ static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
         for (size_t a = 0; a < (NATOMS); a++) \
             if (bit_of(dst + i * bpi, UB, a) != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("out u%d a=%zu i=%zu\n", UB, a, i); } \
     for (size_t n = 512 * bpi; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("dst past end u%d\n", UB); break; } \
+    for (size_t i = 0; i < sizeof xsb; i++) { seed = seed * 1103515245u + 12345u; xsb[i] = (uint8_t)(seed >> 16); } \
+    memcpy(dst, xsb, sizeof dst); \
+    nkp_B_outx_u##UB##_avx512(regs, UNITS, NATOMS, (const uint##UB##_t *)(const void *)dst, (uint##UB##_t *)(void *)dst); \
+    for (size_t i = 0; i < 512; i++) \
+        for (size_t a = 0; a < (NATOMS); a++) \
+            if (bit_of(dst + i * bpi, UB, a) != (bit_of(src + i * bpi, UB, a) ^ bit_of(xsb + i * bpi, UB, a))) { if (bad++ < 5) printf("outx u%d a=%zu i=%zu\n", UB, a, i); } \
     runs++; \
 } while (0)
 int main(void) {
@@ -1448,20 +2156,30 @@ int main(void) {
     CASE(8, 16, 128); CASE(8, 2, 13); CASE(8, 9, 72); CASE(8, 8, 64); CASE(8, 33, 257); CASE(8, 9, 71);
     CASE(16, 4, 64); CASE(16, 7, 112); CASE(16, 1, 16);
     CASE(32, 3, 96); CASE(32, 4, 128); CASE(32, 3, 90); CASE(16, 5, 79);
-    CASE(64, 2, 128); CASE(64, 1, 64); CASE(64, 3, 192);
+    CASE(64, 2, 128); CASE(64, 1, 64); CASE(64, 3, 192); CASE(8, 16, 125); CASE(32, 2, 64);
     printf("runs %u bad %u\n", runs, bad);
     return 0;
 }
 "#;
-    let c = format!(
-        "{}{}{}{}",
-        avx512_emulation(false),
-        nakiri::runtime::transpose::common(),
-        nakiri::runtime::transpose::b_routines(Arch::Avx512),
-        body
-    );
-    let out = build_and_run("emu512_b", &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
-    assert_eq!(out.trim(), "runs 16 bad 0", "{out}");
+    // Plain, and with VBMI + GFNI (whole groups of 8- and 16-byte instances by `vpermb`,
+    // qword exchanges, `gf2p8affineqb` and byte exchanges).
+    for vbmi in [false, true] {
+        let c = format!(
+            "{}{}{}{}",
+            avx512_emulation(vbmi),
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::b_routines(Arch::Avx512),
+            body
+        );
+        assert_eq!(c.contains("nkp_Bq16_in_u8_avx512"), true);
+        let out = build_and_run(
+            &format!("emu512_b{}", vbmi as u8),
+            &[("t.c", c.as_str())],
+            &["-msse4.2", "-Wno-psabi"],
+            "",
+        );
+        assert_eq!(out.trim(), "runs 18 bad 0", "vbmi={vbmi}: {out}");
+    }
 }
 
 /// The avx512 hslice 8- and 16-bit routines (vslice chunks + byte shuffles + 8x8 bit
@@ -1517,9 +2235,17 @@ int main(void) {
             body
         );
         if vbmi {
-            assert!(c.contains("NKP_GF2P8AFF_avx512(gi"), "no GFNI form in the avx512 hslice routines");
+            assert!(
+                c.contains("NKP_GF2P8AFF_avx512(gi"),
+                "no GFNI form in the avx512 hslice routines"
+            );
         }
-        let out = build_and_run(if vbmi { "emu512_h_vbmi" } else { "emu512_h" }, &[("t.c", c.as_str())], &["-msse4.2", "-Wno-psabi"], "");
+        let out = build_and_run(
+            if vbmi { "emu512_h_vbmi" } else { "emu512_h" },
+            &[("t.c", c.as_str())],
+            &["-msse4.2", "-Wno-psabi"],
+            "",
+        );
         assert_eq!(out.trim(), "runs 14 bad 0", "vbmi+gfni={vbmi}:\n{out}");
     }
 }
@@ -1546,12 +2272,20 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
         for f in std::fs::read_dir(&d).unwrap() {
             let f = f.unwrap().path();
             if f.extension().is_some_and(|e| e == "ua") {
-                files.push(f.strip_prefix(common::root()).unwrap().to_string_lossy().into_owned());
+                files.push(
+                    f.strip_prefix(common::root())
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
             }
         }
     }
     files.sort();
-    let mut cases: Vec<(String, Slicing, Option<u32>)> = files.iter().map(|f| (f.clone(), Slicing::V, None)).collect();
+    let mut cases: Vec<(String, Slicing, Option<u32>)> = files
+        .iter()
+        .map(|f| (f.clone(), Slicing::V, None))
+        .collect();
     // Hslice by the rule: a kernel on std where it measured faster, never on SIMD targets.
     cases.extend(files.iter().map(|f| (f.clone(), Slicing::H, None)));
     cases.push(("ciphers/rectangle/rectangle.ua".into(), Slicing::H, Some(2)));
@@ -1563,7 +2297,12 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     let mut with_kernel = Vec::new();
     for arch in common::native_archs("packed API: interleaved kernel on shipped ciphers") {
         for (file, slicing, force) in &cases {
-            let cfg = Config { slicing: *slicing, arch, packed_interleave: *force, ..Config::default() };
+            let cfg = Config {
+                slicing: *slicing,
+                arch,
+                packed_interleave: *force,
+                ..Config::default()
+            };
             let src = std::fs::read_to_string(common::root().join(file)).unwrap();
             let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
             let Some(out) = out else { continue }; // not every cipher compiles in every slicing
@@ -1572,41 +2311,82 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
             let has = out.c.contains(&format!("static NK_TARGET void {e}__x2("));
             let name = file.rsplit('/').next().unwrap();
             if (name == "serpent.ua" && *slicing == Slicing::V) || force.is_some() {
-                assert!(has, "{file} -{slicing} {arch}: expected an interleaved kernel");
+                assert!(
+                    has,
+                    "{file} -{slicing} {arch}: expected an interleaved kernel"
+                );
             }
             if name == "chacha20.ua" && arch == Arch::Avx2 && force.is_none() {
-                assert!(!has, "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2");
+                assert!(
+                    !has,
+                    "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2"
+                );
             }
             if *slicing == Slicing::H && force.is_none() {
                 // Measured gains (README): taken on every target; measured losses: left.
-                if ["rectangle.ua", "serpent.ua", "ace.ua", "ascon.ua", "gift_v.ua"].contains(&name) {
-                    assert!(has, "{file} -{slicing} {arch}: the hslice rule should give a kernel");
+                if [
+                    "rectangle.ua",
+                    "serpent.ua",
+                    "ace.ua",
+                    "ascon.ua",
+                    "gift_v.ua",
+                ]
+                .contains(&name)
+                {
+                    assert!(
+                        has,
+                        "{file} -{slicing} {arch}: the hslice rule should give a kernel"
+                    );
                 }
                 if ["gimli.ua", "xoodoo.ua", "aes_rk.ua", "aes_planes.ua"].contains(&name) {
-                    assert!(!has, "{file} -{slicing} {arch}: the hslice rule should give no kernel");
+                    assert!(
+                        !has,
+                        "{file} -{slicing} {arch}: the hslice rule should give no kernel"
+                    );
                 }
             }
             if !has {
                 continue;
             }
-            let Ok(lay) = packed::layout(&prog, arch) else { panic!("{file}: kernel without packed layout") };
+            let Ok(lay) = packed::layout(&prog, arch) else {
+                panic!("{file}: kernel without packed layout")
+            };
             let n = 2 * 2 * lay.step() + 3;
             let entry = prog.entry();
-            let consts: Vec<Vec<u64>> = entry.inputs.iter().map(|p| (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect()).collect();
+            let consts: Vec<Vec<u64>> = entry
+                .inputs
+                .iter()
+                .map(|p| {
+                    (0..nakiri::interp::param_words(prog.slicing, p))
+                        .map(|_| rng.bits(p.word_bits))
+                        .collect()
+                })
+                .collect();
             let insts: Vec<common::Instance> = (0..n)
                 .map(|_| {
                     entry
                         .inputs
                         .iter()
                         .enumerate()
-                        .map(|(i, p)| if p.is_const { consts[i].clone() } else { (0..nakiri::interp::param_words(prog.slicing, p)).map(|_| rng.bits(p.word_bits)).collect() })
+                        .map(|(i, p)| {
+                            if p.is_const {
+                                consts[i].clone()
+                            } else {
+                                (0..nakiri::interp::param_words(prog.slicing, p))
+                                    .map(|_| rng.bits(p.word_bits))
+                                    .collect()
+                            }
+                        })
                         .collect()
                 })
                 .collect();
             let want = common::run_interp(&prog, &insts);
             let got = common::run_native_out(&prog, &out, arch, &insts);
             for k in 0..n {
-                assert_eq!(got[k], want[k], "{file} -{slicing} {arch}: instance {k} of {n} differs from the interpreter");
+                assert_eq!(
+                    got[k], want[k],
+                    "{file} -{slicing} {arch}: instance {k} of {n} differs from the interpreter"
+                );
             }
             with_kernel.push(format!("{name} -{slicing} {arch}"));
         }
@@ -1616,16 +2396,36 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     // AVX-512 cannot run here: its kernels (the rule also takes ChaCha20 and Xoodoo there,
     // with 32 registers) at least compile warning-free, with no `-m` flag.
     if !Arch::Avx512.runs_here() {
-        for file in ["ciphers/serpent/serpent.ua", "ciphers/chacha20/chacha20.ua", "ciphers/xoodoo/xoodoo.ua"] {
-            let cfg = Config { slicing: Slicing::V, arch: Arch::Avx512, ..Config::default() };
+        for file in [
+            "ciphers/serpent/serpent.ua",
+            "ciphers/chacha20/chacha20.ua",
+            "ciphers/xoodoo/xoodoo.ua",
+        ] {
+            let cfg = Config {
+                slicing: Slicing::V,
+                arch: Arch::Avx512,
+                ..Config::default()
+            };
             let src = std::fs::read_to_string(common::root().join(file)).unwrap();
-            let out = driver::compile(file, &src, &cfg, &common::Fs, "out.h").1.unwrap();
+            let out = driver::compile(file, &src, &cfg, &common::Fs, "out.h")
+                .1
+                .unwrap();
             assert!(out.c.contains("__x2("), "{file}: avx512 kernel");
             let dir = common::scratch_dir("kernel-avx512");
             std::fs::write(dir.join("out.c"), &out.c).unwrap();
             std::fs::write(dir.join("out.h"), &out.h).unwrap();
-            let r = std::process::Command::new(common::cc()).args(["-O1", "-Wall", "-Wextra", "-Werror", "-c", "out.c", "-o", "out.o"]).current_dir(&dir).output().unwrap();
-            assert!(r.status.success(), "{file} avx512: {}", String::from_utf8_lossy(&r.stderr));
+            let r = std::process::Command::new(common::cc())
+                .args([
+                    "-O1", "-Wall", "-Wextra", "-Werror", "-c", "out.c", "-o", "out.o",
+                ])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(
+                r.status.success(),
+                "{file} avx512: {}",
+                String::from_utf8_lossy(&r.stderr)
+            );
         }
     }
 }
@@ -1637,13 +2437,28 @@ fn the_kernel_is_dropped_when_only_the_raw_program_fits_the_budget() {
     use nakiri::driver::{self, Config};
     let src = std::fs::read_to_string(common::root().join("ciphers/serpent/serpent.ua")).unwrap();
     let compile = |cfg: &Config| driver::compile("serpent.ua", &src, cfg, &common::Fs, "out.h").1;
-    let base = Config { slicing: Slicing::V, arch: Arch::Avx2, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx2,
+        ..Config::default()
+    };
     let with = compile(&base).unwrap();
-    let without = compile(&Config { packed_interleave: Some(1), ..base.clone() }).unwrap();
+    let without = compile(&Config {
+        packed_interleave: Some(1),
+        ..base.clone()
+    })
+    .unwrap();
     assert!(with.c.contains("Serpent__x2(") && !without.c.contains("Serpent__x2("));
     // A budget between the two sizes.
     let mid = (without.c.len() + with.c.len()) / 2 / nakiri::codegen::C_BYTES_PER_OP;
-    let out = compile(&Config { max_ops: mid, ..base }).expect("the raw program fits the budget");
+    let out = compile(&Config {
+        max_ops: mid,
+        ..base
+    })
+    .expect("the raw program fits the budget");
     assert!(!out.c.contains("Serpent__x2("), "no room for the kernel");
-    assert!(out.h.contains("Serpent__packed("), "the packed entry is still there, over the raw entry");
+    assert!(
+        out.h.contains("Serpent__packed("),
+        "the packed entry is still there, over the raw entry"
+    );
 }

@@ -15,11 +15,26 @@ fn generated(file: &str, s: Slicing, header: &str) -> (codegen::COutput, packed:
     generated_for(file, s, header, Arch::Std)
 }
 
-fn generated_for(file: &str, s: Slicing, header: &str, arch: Arch) -> (codegen::COutput, packed::PackedLayout) {
+fn generated_for(
+    file: &str,
+    s: Slicing,
+    header: &str,
+    arch: Arch,
+) -> (codegen::COutput, packed::PackedLayout) {
     let path = common::root().join(file);
     let src = std::fs::read_to_string(&path).unwrap();
     let prog = common::lower_src(path.to_str().unwrap(), &src, s);
-    let out = codegen::generate(&prog, &CodegenConfig { arch, header_name: header.into(), banner: "secrets".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT }).unwrap();
+    let out = codegen::generate(
+        &prog,
+        &CodegenConfig {
+            arch,
+            header_name: header.into(),
+            banner: "secrets".into(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+        },
+    )
+    .unwrap();
     (out, packed::layout(&prog, arch).unwrap())
 }
 
@@ -32,7 +47,10 @@ fn sanitizers_work(dir: &std::path::Path) -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
-        && Command::new(dir.join("probe")).status().map(|s| s.success()).unwrap_or(false);
+        && Command::new(dir.join("probe"))
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
     if !ok {
         println!("skipped: the C compiler has no working -fsanitize=address,undefined");
     }
@@ -46,30 +64,61 @@ fn harness(lay: &packed::PackedLayout, header: &str, ns: &[usize]) -> String {
     let e = &lay.entry;
     let mut s = format!("#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include <string.h>\n#include \"{header}\"\n");
     s.push_str("static uint64_t rng = 1;\nstatic void fill(unsigned char *b, size_t len) { for (size_t i = 0; i < len; i++) { rng = rng * 6364136223846793005ull + 1442695040888963407ull; b[i] = (unsigned char)(rng >> 56); } }\n");
-    s.push_str("int main(int argc, char **argv) {\n    const size_t off = (size_t)atoi(argv[1]);\n");
-    s.push_str(&format!("    const size_t ns[] = {{{}}};\n", ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ")));
+    s.push_str(
+        "int main(int argc, char **argv) {\n    const size_t off = (size_t)atoi(argv[1]);\n",
+    );
+    s.push_str(&format!(
+        "    const size_t ns[] = {{{}}};\n",
+        ns.iter()
+            .map(|n| n.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     s.push_str("    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {\n        const size_t n = ns[t];\n        rng = 1 + n;\n        uint64_t sum = 0;\n");
     let mut args = Vec::new();
     for (k, p) in lay.params.iter().enumerate() {
-        let count = if p.is_const { format!("{}", p.elems) } else { format!("{} * n", p.elems) };
-        s.push_str(&format!("        const size_t len{k} = ({count}) * sizeof({});\n", p.elem_type));
+        let count = if p.is_const {
+            format!("{}", p.elems)
+        } else {
+            format!("{} * n", p.elems)
+        };
+        s.push_str(&format!(
+            "        const size_t len{k} = ({count}) * sizeof({});\n",
+            p.elem_type
+        ));
         s.push_str(&format!("        unsigned char *blk{k} = malloc(len{k} + off + 1);\n        unsigned char *b{k} = blk{k} + off;\n"));
         if p.is_input {
             s.push_str(&format!("        fill(b{k}, len{k});\n"));
         } else {
             s.push_str(&format!("        memset(b{k}, 0, len{k});\n"));
         }
-        args.push(format!("({}{} *)(void *)b{k}", if p.is_input { "const " } else { "" }, p.elem_type));
+        args.push(format!(
+            "({}{} *)(void *)b{k}",
+            if p.is_input { "const " } else { "" },
+            p.elem_type
+        ));
     }
     // Shrink each block so it ends exactly at the buffer's end (ASan's redzone follows).
     for (k, _) in lay.params.iter().enumerate() {
-        s.push_str(&format!("        blk{k} = realloc(blk{k}, len{k} + off); b{k} = blk{k} + off;\n"));
+        s.push_str(&format!(
+            "        blk{k} = realloc(blk{k}, len{k} + off); b{k} = blk{k} + off;\n"
+        ));
     }
-    let args: Vec<String> = args.iter().enumerate().map(|(k, a)| a.replace(&format!("b{k}"), &format!("b{k}"))).collect();
-    s.push_str(&format!("        {e}__packed(n{}{});\n", if args.is_empty() { "" } else { ", " }, args.join(", ")));
+    let args: Vec<String> = args
+        .iter()
+        .enumerate()
+        .map(|(k, a)| a.replace(&format!("b{k}"), &format!("b{k}")))
+        .collect();
+    s.push_str(&format!(
+        "        {e}__packed(n{}{});\n",
+        if args.is_empty() { "" } else { ", " },
+        args.join(", ")
+    ));
     for (k, p) in lay.params.iter().enumerate() {
         if !p.is_input {
-            s.push_str(&format!("        for (size_t i = 0; i < len{k}; i++) sum = sum * 31 + b{k}[i];\n"));
+            s.push_str(&format!(
+                "        for (size_t i = 0; i < len{k}; i++) sum = sum * 31 + b{k}[i];\n"
+            ));
         }
     }
     for (k, _) in lay.params.iter().enumerate() {
@@ -90,7 +139,10 @@ fn packed_entry_is_clean_under_asan_ubsan_at_any_n_and_alignment() {
     // loads and stores that must stay inside the instances).
     // `simd`: on the widest native SIMD target (the bitslice group routines and the hslice
     // small-slot permutations, which std does not have), else on std.
-    let widest = [Arch::Avx2, Arch::Sse].into_iter().find(|a| a.runs_here()).unwrap_or(Arch::Std);
+    let widest = [Arch::Avx2, Arch::Sse]
+        .into_iter()
+        .find(|a| a.runs_here())
+        .unwrap_or(Arch::Std);
     for (file, s, simd) in [
         ("ciphers/rectangle/rectangle.ua", Slicing::B, false),
         ("ciphers/chacha20/chacha20.ua", Slicing::V, false),
@@ -108,21 +160,47 @@ fn packed_entry_is_clean_under_asan_ubsan_at_any_n_and_alignment() {
         std::fs::write(dir.join("main.c"), harness(&lay, "entry.h", &ns)).unwrap();
         let exe = dir.join("asan_run");
         let o = Command::new(common::cc())
-            .args(["-O0", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-o"])
+            .args([
+                "-O0",
+                "-g",
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+                "-fno-omit-frame-pointer",
+                "-o",
+            ])
             .arg(&exe)
             .arg(dir.join("main.c"))
             .arg(dir.join("entry.c"))
             .output()
             .unwrap();
-        assert!(o.status.success(), "{}: {}", file, String::from_utf8_lossy(&o.stderr));
+        assert!(
+            o.status.success(),
+            "{}: {}",
+            file,
+            String::from_utf8_lossy(&o.stderr)
+        );
         let mut sums = Vec::new();
         for off in ["0", "1", "3"] {
-            let r = Command::new(&exe).arg(off).env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0").output().unwrap();
+            let r = Command::new(&exe)
+                .arg(off)
+                .env("ASAN_OPTIONS", "detect_leaks=1:abort_on_error=0")
+                .output()
+                .unwrap();
             let err = String::from_utf8_lossy(&r.stderr);
-            assert!(r.status.success() && !err.contains("runtime error") && !err.contains("ERROR"), "{} -{} offset {}:\n{}", file, s, off, err);
+            assert!(
+                r.status.success() && !err.contains("runtime error") && !err.contains("ERROR"),
+                "{} -{} offset {}:\n{}",
+                file,
+                s,
+                off,
+                err
+            );
             sums.push(String::from_utf8_lossy(&r.stdout).into_owned());
         }
-        println!("{} -{} {}: n = {:?}, offsets 0/1/3: clean", file, s, arch, ns);
+        println!(
+            "{} -{} {}: n = {:?}, offsets 0/1/3: clean",
+            file, s, arch, ns
+        );
         assert_eq!(sums[0], sums[1], "{}: results depend on alignment", file);
         assert_eq!(sums[0], sums[2], "{}: results depend on alignment", file);
         assert_eq!(sums[0].lines().count(), ns.len());
@@ -136,7 +214,11 @@ fn no_secret_is_left_on_the_stack() {
     // On the widest SIMD target this CPU runs, a plain copy (staging buffers of short tails,
     // the transpositions' scratch, the fused whole-step function's arrays) would.
     let mut archs = vec![Arch::Std];
-    if let Some(&a) = common::native_archs("stack residue of the packed entry").iter().filter(|a| **a != Arch::Std).last() {
+    if let Some(&a) = common::native_archs("stack residue of the packed entry")
+        .iter()
+        .filter(|a| **a != Arch::Std)
+        .last()
+    {
         archs.push(a);
     }
     for arch in archs {
@@ -189,19 +271,37 @@ int main(int argc, char **argv) {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let copies = |n: &str| -> i32 { String::from_utf8_lossy(&Command::new(&exe).arg(n).output().unwrap().stdout).trim().parse().unwrap() };
+    let copies = |n: &str| -> i32 {
+        String::from_utf8_lossy(&Command::new(&exe).arg(n).output().unwrap().stdout)
+            .trim()
+            .parse()
+            .unwrap()
+    };
     // The test can see a copy: with n = 0 nothing ran, so the only copies are the inputs...
     assert_eq!(copies("0"), 0);
     for n in ["1", "5", "64"] {
-        assert_eq!(copies(n), 0, "copies of the key left on the stack after chacha20__packed({}) on {}", n, arch);
+        assert_eq!(
+            copies(n),
+            0,
+            "copies of the key left on the stack after chacha20__packed({}) on {}",
+            n,
+            arch
+        );
     }
     if arch != Arch::Std {
         // n = 64 ran whole steps through the flattened step function
-        assert!(out.c.contains("nkp_run_chacha20_step(") || out.c.contains("nkp_runk_chacha20_step("), "{arch}: fused whole steps");
+        assert!(
+            out.c.contains("nkp_run_chacha20_step(") || out.c.contains("nkp_runk_chacha20_step("),
+            "{arch}: fused whole steps"
+        );
         assert!(lay.instances <= 64);
     }
     // ... and the generated code names every wipe.
     for buf in ["nkp_r_s", "nkp_r_o"] {
-        assert!(out.c.contains(&format!("nkp_wipe({0}, sizeof {0});", buf)), "{} is wiped", buf);
+        assert!(
+            out.c.contains(&format!("nkp_wipe({0}, sizeof {0});", buf)),
+            "{} is wiped",
+            buf
+        );
     }
 }

@@ -38,7 +38,10 @@ tel
 ";
 
 fn checked(src: &str, slicing: Slicing) -> nakiri::sema::Checked {
-    let cfg = Config { slicing, ..Config::default() };
+    let cfg = Config {
+        slicing,
+        ..Config::default()
+    };
     let front = driver::check("t.ua", src, &cfg, &nakiri::syntax::MemLoader::default());
     assert!(!front.has_errors(), "{}", front.render_diags());
     front.checked.unwrap()
@@ -62,12 +65,21 @@ struct FakeTimer {
 impl Measurer for FakeTimer {
     fn measure(&mut self, batch: &[&Compiled], _goal: Goal) -> Vec<Result<Measurement, String>> {
         self.clock.set(self.clock.get() + batch.len() as f64);
-        self.batches.borrow_mut().push(batch.iter().map(|c| c.knobs.clone()).collect());
+        self.batches
+            .borrow_mut()
+            .push(batch.iter().map(|c| c.knobs.clone()).collect());
         batch
             .iter()
             .map(|c| {
                 let v = (self.score)(&c.knobs);
-                Ok(Measurement { hot_cpb: Some(v), cold_cycles: Some(v * 100.0), code_bytes: Some((c.estimate.static_insns * 4.0) as u64), spills_per_block: Some(0.0), insns_per_block: Some(c.estimate.insns), packed_cpb: Some(v) })
+                Ok(Measurement {
+                    hot_cpb: Some(v),
+                    cold_cycles: Some(v * 100.0),
+                    code_bytes: Some((c.estimate.static_insns * 4.0) as u64),
+                    spills_per_block: Some(0.0),
+                    insns_per_block: Some(c.estimate.insns),
+                    packed_cpb: Some(v),
+                })
             })
             .collect()
     }
@@ -93,7 +105,16 @@ impl Preparer for Charging<'_> {
 }
 
 fn ccs() -> Vec<Cc> {
-    vec![Cc { name: "cc".into(), flags: vec!["-O3".into()] }, Cc { name: "cc".into(), flags: vec!["-O2".into()] }]
+    vec![
+        Cc {
+            name: "cc".into(),
+            flags: vec!["-O3".into()],
+        },
+        Cc {
+            name: "cc".into(),
+            flags: vec!["-O2".into()],
+        },
+    ]
 }
 
 /// Unrolling and inlining everything pay; -O2 costs; everything else is neutral.
@@ -117,9 +138,19 @@ struct Run {
     clock: f64,
 }
 
-fn tune(src: &str, slicing: Slicing, params: &Params, compile_s: f64, score: fn(&Knobs) -> f64, dims: Option<&[Dim]>) -> Run {
+fn tune(
+    src: &str,
+    slicing: Slicing,
+    params: &Params,
+    compile_s: f64,
+    score: fn(&Knobs) -> f64,
+    dims: Option<&[Dim]>,
+) -> Run {
     let ch = checked(src, slicing);
-    let base = Config { slicing, ..Config::default() };
+    let base = Config {
+        slicing,
+        ..Config::default()
+    };
     let mut space = Space::new(slicing, Arch::Std, ccs(), false);
     if let Some(d) = dims {
         space.restrict(d);
@@ -127,78 +158,197 @@ fn tune(src: &str, slicing: Slicing, params: &Params, compile_s: f64, score: fn(
     let default = space.default_knobs(&base.opt, base.spill);
     let clock = Rc::new(Cell::new(0.0));
     let batches = Rc::new(RefCell::new(Vec::new()));
-    let mut prep = Charging { inner: CheckedPreparer { checked: &ch, base, header_name: "t.h".into() }, clock: clock.clone(), compile_s };
-    let mut timer = FakeTimer { clock: clock.clone(), batches: batches.clone(), score };
+    let mut prep = Charging {
+        inner: CheckedPreparer {
+            checked: &ch,
+            base,
+            header_name: "t.h".into(),
+        },
+        clock: clock.clone(),
+        compile_s,
+    };
+    let mut timer = FakeTimer {
+        clock: clock.clone(),
+        batches: batches.clone(),
+        score,
+    };
     let fc = FakeClock(clock.clone());
     let mut seen = 0;
-    let outcome = search::run(&space, default, &mut prep, &mut timer, &fc, params, &mut |p| {
-        assert!(p.measured >= seen, "progress only grows");
-        seen = p.measured;
-    })
+    let outcome = search::run(
+        &space,
+        default,
+        &mut prep,
+        &mut timer,
+        &fc,
+        params,
+        &mut |p| {
+            assert!(p.measured >= seen, "progress only grows");
+            seen = p.measured;
+        },
+    )
     .expect("the search runs");
     let b = batches.borrow().clone();
-    Run { outcome, batches: b, clock: clock.get() }
+    Run {
+        outcome,
+        batches: b,
+        clock: clock.get(),
+    }
 }
 
 #[test]
 fn search_visits_what_it_reports_and_keeps_the_fastest() {
-    let r = tune(SRC, Slicing::V, &Params::new(Goal::Hot, 1000.0), 0.0, score, None);
+    let r = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Hot, 1000.0),
+        0.0,
+        score,
+        None,
+    );
     let o = &r.outcome;
     let measured: Vec<Knobs> = r.batches.iter().flatten().cloned().collect();
     // Every batch puts the incumbent first; the first batch is the default alone.
     assert_eq!(r.batches[0], vec![o.visits[o.default_id].knobs.clone()]);
     for v in &o.visits {
         let was_measured = measured.contains(&v.knobs);
-        assert_eq!(v.status == Status::Measured, was_measured, "#{} `{}`: status {:?}", v.id, v.knobs.to_line(), v.status);
+        assert_eq!(
+            v.status == Status::Measured,
+            was_measured,
+            "#{} `{}`: status {:?}",
+            v.id,
+            v.knobs.to_line(),
+            v.status
+        );
         if let Status::Duplicate(first) = v.status {
             assert!(first < v.id && o.visits[first].status != Status::OverBudget);
         }
     }
     // The knobs it says it searched were searched: loops, inline, sched-ilp, cc, per node, per loop.
     // (Per-loop unrolling is not searched here: unrolling all loops won first.)
-    for d in [Dim::Loops, Dim::Inline, Dim::SchedIlp, Dim::Cc, Dim::InlineNode] {
-        assert!(o.visits.iter().any(|v| v.dim == Some(d)), "no candidate moved `{}`", d.name());
+    for d in [
+        Dim::Loops,
+        Dim::Inline,
+        Dim::SchedIlp,
+        Dim::Cc,
+        Dim::InlineNode,
+    ] {
+        assert!(
+            o.visits.iter().any(|v| v.dim == Some(d)),
+            "no candidate moved `{}`",
+            d.name()
+        );
     }
-    assert!(o.visits.iter().all(|v| v.dim != Some(Dim::Interleave)), "interleaving needs --allow-abi-change");
+    assert!(
+        o.visits.iter().all(|v| v.dim != Some(Dim::Interleave)),
+        "interleaving needs --allow-abi-change"
+    );
     // The fake timer rewards unrolling and inlining everything: the search finds both.
     let chosen = &o.visits[o.chosen_id].knobs;
-    assert_eq!(chosen.loops, LoopPolicyKnob::Unroll, "chosen {}", chosen.to_line());
-    assert_eq!(chosen.inline, nakiri::tune::InlineKnob::All, "chosen {}", chosen.to_line());
+    assert_eq!(
+        chosen.loops,
+        LoopPolicyKnob::Unroll,
+        "chosen {}",
+        chosen.to_line()
+    );
+    assert_eq!(
+        chosen.inline,
+        nakiri::tune::InlineKnob::All,
+        "chosen {}",
+        chosen.to_line()
+    );
     assert_eq!(chosen.cc.flags, vec!["-O3".to_string()]);
     let best = measured.iter().map(score).fold(f64::INFINITY, f64::min);
-    assert_eq!(score(chosen), best, "the chosen candidate is the fastest measured");
+    assert_eq!(
+        score(chosen),
+        best,
+        "the chosen candidate is the fastest measured"
+    );
     // Final check against the default, in one batch: default / chosen = 1 / (0.8 * 0.9).
     assert_eq!(r.batches.last().unwrap()[0], o.visits[o.default_id].knobs);
     let gain = o.gain_vs_default.unwrap();
     assert!((gain - 1.0 / 0.72).abs() < 1e-9, "gain {}", gain);
     // The report has one row per visit; the plot one mark per measured or pruned visit.
-    let cx = report::Context { file: "t.ua", slicing: Slicing::V, arch: Arch::Std, goal: Goal::Hot, budget_s: 1000.0, cpu: "fake", compilers: &[], allow_abi_change: false, dims: &[Dim::Loops], plot: Some("t.svg") };
+    let cx = report::Context {
+        file: "t.ua",
+        slicing: Slicing::V,
+        arch: Arch::Std,
+        goal: Goal::Hot,
+        budget_s: 1000.0,
+        cpu: "fake",
+        compilers: &[],
+        allow_abi_change: false,
+        dims: &[Dim::Loops],
+        plot: Some("t.svg"),
+    };
     let md = report::markdown(o, &cx);
     for v in &o.visits {
-        assert!(md.contains(&format!("\n| {} | ", v.id)), "row #{} missing", v.id);
+        assert!(
+            md.contains(&format!("\n| {} | ", v.id)),
+            "row #{} missing",
+            v.id
+        );
     }
     let svg = report::svg(o, &cx);
-    let marks = o.visits.iter().filter(|v| v.measurement.is_some() || matches!(v.status, Status::Pruned { .. })).count();
+    let marks = o
+        .visits
+        .iter()
+        .filter(|v| v.measurement.is_some() || matches!(v.status, Status::Pruned { .. }))
+        .count();
     assert_eq!(svg.matches("<title>#").count(), marks);
     // Deterministic: the same run gives the same visits and choice.
-    let again = tune(SRC, Slicing::V, &Params::new(Goal::Hot, 1000.0), 0.0, score, None);
-    assert_eq!(again.outcome.visits.iter().map(|v| v.knobs.clone()).collect::<Vec<_>>(), o.visits.iter().map(|v| v.knobs.clone()).collect::<Vec<_>>());
+    let again = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Hot, 1000.0),
+        0.0,
+        score,
+        None,
+    );
+    assert_eq!(
+        again
+            .outcome
+            .visits
+            .iter()
+            .map(|v| v.knobs.clone())
+            .collect::<Vec<_>>(),
+        o.visits.iter().map(|v| v.knobs.clone()).collect::<Vec<_>>()
+    );
     assert_eq!(again.outcome.chosen_id, o.chosen_id);
 }
 
 #[test]
 fn estimate_prunes_before_measuring() {
     // A prune factor of 1: anything estimated worse than the incumbent is not measured.
-    let params = Params { prune_factor: 1.0, ..Params::new(Goal::Hot, 1000.0) };
+    let params = Params {
+        prune_factor: 1.0,
+        ..Params::new(Goal::Hot, 1000.0)
+    };
     let r = tune(SRC, Slicing::V, &params, 0.0, score, None);
     let measured: Vec<Knobs> = r.batches.iter().flatten().cloned().collect();
-    let pruned: Vec<_> = r.outcome.visits.iter().filter(|v| matches!(v.status, Status::Pruned { .. })).collect();
-    assert!(!pruned.is_empty(), "some candidate is estimated worse than the default");
+    let pruned: Vec<_> = r
+        .outcome
+        .visits
+        .iter()
+        .filter(|v| matches!(v.status, Status::Pruned { .. }))
+        .collect();
+    assert!(
+        !pruned.is_empty(),
+        "some candidate is estimated worse than the default"
+    );
     for v in pruned {
-        let Status::Pruned { estimate, bound } = v.status else { unreachable!() };
+        let Status::Pruned { estimate, bound } = v.status else {
+            unreachable!()
+        };
         assert!(estimate > bound);
-        assert_eq!(estimate, search::estimated(v.estimate.as_ref().unwrap(), Goal::Hot));
-        assert!(!measured.contains(&v.knobs), "pruned `{}` was measured", v.knobs.to_line());
+        assert_eq!(
+            estimate,
+            search::estimated(v.estimate.as_ref().unwrap(), Goal::Hot)
+        );
+        assert!(
+            !measured.contains(&v.knobs),
+            "pruned `{}` was measured",
+            v.knobs.to_line()
+        );
     }
 }
 
@@ -206,14 +356,39 @@ fn estimate_prunes_before_measuring() {
 fn budget_is_honoured() {
     // One second per measured candidate, half a second per compile, a 9-second budget.
     for budget in [0.0, 3.0, 9.0] {
-        let r = tune(SRC, Slicing::V, &Params::new(Goal::Hot, budget), 0.5, score, None);
+        let r = tune(
+            SRC,
+            Slicing::V,
+            &Params::new(Goal::Hot, budget),
+            0.5,
+            score,
+            None,
+        );
         // The default (compile + measure: 1.5 s) is always done; past it, the budget holds.
-        assert!(r.clock <= budget.max(1.5), "budget {}: used {} s", budget, r.clock);
+        assert!(
+            r.clock <= budget.max(1.5),
+            "budget {}: used {} s",
+            budget,
+            r.clock
+        );
         let measured: usize = r.batches.iter().map(|b| b.len()).sum();
-        assert!(measured as f64 <= budget.max(1.0), "budget {}: {} measured", budget, measured);
-        assert!(r.outcome.visits.iter().all(|v| v.status != Status::Measured || v.measurement.is_some()));
+        assert!(
+            measured as f64 <= budget.max(1.0),
+            "budget {}: {} measured",
+            budget,
+            measured
+        );
+        assert!(r
+            .outcome
+            .visits
+            .iter()
+            .all(|v| v.status != Status::Measured || v.measurement.is_some()));
         if budget < 20.0 {
-            assert!(r.outcome.notes.iter().any(|n| n.contains("budget")) || r.outcome.visits.len() == 1, "budget {}: the report says the budget stopped it", budget);
+            assert!(
+                r.outcome.notes.iter().any(|n| n.contains("budget")) || r.outcome.visits.len() == 1,
+                "budget {}: the report says the budget stopped it",
+                budget
+            );
         }
     }
 }
@@ -221,58 +396,162 @@ fn budget_is_honoured() {
 #[test]
 fn never_slower_than_the_default() {
     // A timer under which every change is slower: the default is kept.
-    let r = tune(SRC, Slicing::V, &Params::new(Goal::Hot, 1000.0), 0.0, |k| if k.loops == LoopPolicyKnob::Chains && k.inline == nakiri::tune::InlineKnob::Small && k.sched_ilp.is_none() && k.cc.flags == ["-O3"] && k.inline_nodes.is_empty() && k.unrolled_loops.is_empty() { 1.0 } else { 2.0 }, None);
+    let r = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Hot, 1000.0),
+        0.0,
+        |k| {
+            if k.loops == LoopPolicyKnob::Chains
+                && k.inline == nakiri::tune::InlineKnob::Small
+                && k.sched_ilp.is_none()
+                && k.cc.flags == ["-O3"]
+                && k.inline_nodes.is_empty()
+                && k.unrolled_loops.is_empty()
+            {
+                1.0
+            } else {
+                2.0
+            }
+        },
+        None,
+    );
     assert_eq!(r.outcome.chosen_id, r.outcome.default_id);
     assert_eq!(r.outcome.gain_vs_default, Some(1.0));
     // With the round loop kept, each loop and each node was tried on its own.
     for d in [Dim::InlineNode, Dim::Loop] {
-        assert!(r.outcome.visits.iter().any(|v| v.dim == Some(d)), "no candidate moved `{}`", d.name());
+        assert!(
+            r.outcome.visits.iter().any(|v| v.dim == Some(d)),
+            "no candidate moved `{}`",
+            d.name()
+        );
     }
-    assert!(r.outcome.visits.iter().any(|v| v.knobs.unrolled_loops == ["round"]), "the round loop of f, unrolled alone");
+    assert!(
+        r.outcome
+            .visits
+            .iter()
+            .any(|v| v.knobs.unrolled_loops == ["round"]),
+        "the round loop of f, unrolled alone"
+    );
 }
 
 #[test]
 fn size_goal_takes_the_smallest_within_5_percent() {
     // Unrolling is 3% faster (and bigger): goal size keeps the kept loop, goal hot unrolls.
-    let f = |k: &Knobs| if k.loops == LoopPolicyKnob::Unroll { 0.97 } else { 1.0 };
+    let f = |k: &Knobs| {
+        if k.loops == LoopPolicyKnob::Unroll {
+            0.97
+        } else {
+            1.0
+        }
+    };
     let dims = [Dim::Loops];
-    let hot = tune(SRC, Slicing::V, &Params::new(Goal::Hot, 1000.0), 0.0, f, Some(&dims));
-    assert_eq!(hot.outcome.visits[hot.outcome.chosen_id].knobs.loops, LoopPolicyKnob::Unroll);
-    let size = tune(SRC, Slicing::V, &Params::new(Goal::Size, 1000.0), 0.0, f, Some(&dims));
+    let hot = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Hot, 1000.0),
+        0.0,
+        f,
+        Some(&dims),
+    );
+    assert_eq!(
+        hot.outcome.visits[hot.outcome.chosen_id].knobs.loops,
+        LoopPolicyKnob::Unroll
+    );
+    let size = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Size, 1000.0),
+        0.0,
+        f,
+        Some(&dims),
+    );
     let o = &size.outcome;
     let chosen = &o.visits[o.chosen_id];
     let bytes = |v: &search::Visit| v.measurement.as_ref().unwrap().code_bytes.unwrap();
     assert_ne!(chosen.knobs.loops, LoopPolicyKnob::Unroll);
     for v in o.visits.iter().filter(|v| v.measurement.is_some()) {
-        assert!(bytes(chosen) <= bytes(v) || v.relative.unwrap() > 1.05 * 0.97, "#{} is smaller and within 5%", v.id);
+        assert!(
+            bytes(chosen) <= bytes(v) || v.relative.unwrap() > 1.05 * 0.97,
+            "#{} is smaller and within 5%",
+            v.id
+        );
     }
 }
 
 #[test]
 fn knobs_and_cache_entries_round_trip() {
-    let r = tune(SRC, Slicing::V, &Params::new(Goal::Hot, 1000.0), 0.0, score, None);
+    let r = tune(
+        SRC,
+        Slicing::V,
+        &Params::new(Goal::Hot, 1000.0),
+        0.0,
+        score,
+        None,
+    );
     for v in &r.outcome.visits {
-        assert_eq!(Knobs::parse(&v.knobs.to_line()).as_ref(), Some(&v.knobs), "{}", v.knobs.to_line());
+        assert_eq!(
+            Knobs::parse(&v.knobs.to_line()).as_ref(),
+            Some(&v.knobs),
+            "{}",
+            v.knobs.to_line()
+        );
     }
     let c = &r.outcome.chosen;
-    let e = cache::Entry { knobs: c.knobs.clone(), c: c.out.c.clone(), h: c.out.h.clone(), report: "r\n| x |\n".into(), svg: "<svg/>".into() };
+    let e = cache::Entry {
+        knobs: c.knobs.clone(),
+        c: c.out.c.clone(),
+        h: c.out.h.clone(),
+        report: "r\n| x |\n".into(),
+        svg: "<svg/>".into(),
+    };
     let text = cache::encode(&e);
     assert_eq!(cache::decode(&text), Some(e.clone()));
-    assert_eq!(cache::decode(&text[..text.len() - 2]), None, "a truncated entry is a miss");
+    assert_eq!(
+        cache::decode(&text[..text.len() - 2]),
+        None,
+        "a truncated entry is a miss"
+    );
     let mut store = cache::MemStore::default();
     let files = vec![("t.ua".to_string(), SRC.to_string())];
-    let parts = cache::KeyParts { sources: &files, flags: "-V --goal hot", cpu: "cpu A", compilers: "gcc 12", build: "b1" };
+    let parts = cache::KeyParts {
+        sources: &files,
+        flags: "-V --goal hot",
+        cpu: "cpu A",
+        compilers: "gcc 12",
+        build: "b1",
+    };
     let k = cache::key(&parts);
     store.put(&k, &text).unwrap();
-    assert_eq!(store.get(&cache::key(&parts.clone())).and_then(|t| cache::decode(&t)), Some(e));
+    assert_eq!(
+        store
+            .get(&cache::key(&parts.clone()))
+            .and_then(|t| cache::decode(&t)),
+        Some(e)
+    );
     // Any part of the key changes the key.
     let edited = vec![("t.ua".to_string(), SRC.replace("<<< 7", "<<< 5"))];
     for other in [
-        cache::KeyParts { sources: &edited, ..parts.clone() },
-        cache::KeyParts { flags: "-V --goal cold", ..parts.clone() },
-        cache::KeyParts { cpu: "cpu B", ..parts.clone() },
-        cache::KeyParts { compilers: "gcc 13", ..parts.clone() },
-        cache::KeyParts { build: "b2", ..parts.clone() },
+        cache::KeyParts {
+            sources: &edited,
+            ..parts.clone()
+        },
+        cache::KeyParts {
+            flags: "-V --goal cold",
+            ..parts.clone()
+        },
+        cache::KeyParts {
+            cpu: "cpu B",
+            ..parts.clone()
+        },
+        cache::KeyParts {
+            compilers: "gcc 13",
+            ..parts.clone()
+        },
+        cache::KeyParts {
+            build: "b2",
+            ..parts.clone()
+        },
     ] {
         assert_ne!(cache::key(&other), k);
         assert!(store.get(&cache::key(&other)).is_none());
@@ -281,15 +560,34 @@ fn knobs_and_cache_entries_round_trip() {
 
 #[test]
 fn usubac_bench_flags_map_onto_tune() {
-    let argv: Vec<String> = ["-B", "-bench-inline", "-bench-bitsched", "-bench-nb-runs", "5", "-o", "x.c", "f.ua"].iter().map(|s| s.to_string()).collect();
+    let argv: Vec<String> = [
+        "-B",
+        "-bench-inline",
+        "-bench-bitsched",
+        "-bench-nb-runs",
+        "5",
+        "-o",
+        "x.c",
+        "f.ua",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     let t = nakiri::cli::tune::usubac_bench_args(&argv).unwrap();
-    assert_eq!(t, ["-B", "-o", "x.c", "f.ua", "--knobs", "inline,sched-bits"]);
-    let t = nakiri::cli::tune::usubac_bench_args(&["-bench-inter".to_string(), "f.ua".into()]).unwrap();
+    assert_eq!(
+        t,
+        ["-B", "-o", "x.c", "f.ua", "--knobs", "inline,sched-bits"]
+    );
+    let t =
+        nakiri::cli::tune::usubac_bench_args(&["-bench-inter".to_string(), "f.ua".into()]).unwrap();
     assert_eq!(t, ["f.ua", "--allow-abi-change", "--knobs", "interleave"]);
     assert!(nakiri::cli::tune::usubac_bench_args(&["-B".to_string(), "f.ua".into()]).is_none());
     let mut space = Space::new(Slicing::B, Arch::Std, ccs(), false);
     space.restrict(&[Dim::Inline, Dim::SchedBits]);
-    assert_eq!(space.dims, vec![Dim::Inline, Dim::SchedBits, Dim::InlineNode]);
+    assert_eq!(
+        space.dims,
+        vec![Dim::Inline, Dim::SchedBits, Dim::InlineNode]
+    );
 }
 
 /// Faster in its descent batch, slower in the final check against the default (load on the
@@ -304,8 +602,17 @@ impl Measurer for Drifting {
         batch
             .iter()
             .map(|c| {
-                let v = if c.knobs == self.1 { 1.0 } else if final_check { 1.1 } else { 0.9 };
-                Ok(Measurement { hot_cpb: Some(v), ..Measurement::default() })
+                let v = if c.knobs == self.1 {
+                    1.0
+                } else if final_check {
+                    1.1
+                } else {
+                    0.9
+                };
+                Ok(Measurement {
+                    hot_cpb: Some(v),
+                    ..Measurement::default()
+                })
             })
             .collect()
     }
@@ -314,16 +621,36 @@ impl Measurer for Drifting {
 #[test]
 fn final_check_keeps_the_default_when_the_choice_is_slower() {
     let ch = checked(SRC, Slicing::V);
-    let base = Config { slicing: Slicing::V, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::V,
+        ..Config::default()
+    };
     let mut space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     space.restrict(&[Dim::Loops]);
     space.dims.retain(|d| *d == Dim::Loops);
     let default = space.default_knobs(&base.opt, base.spill);
     let clock = Rc::new(Cell::new(0.0));
-    let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base,
+        header_name: "t.h".into(),
+    };
     let mut m = Drifting(clock.clone(), default.clone(), 0);
-    let o = search::run(&space, default, &mut prep, &mut m, &FakeClock(clock), &Params::new(Goal::Hot, 100.0), &mut |_| {}).unwrap();
-    assert_ne!(o.visits.iter().filter(|v| v.measurement.is_some()).count(), 1, "candidates were measured");
+    let o = search::run(
+        &space,
+        default,
+        &mut prep,
+        &mut m,
+        &FakeClock(clock),
+        &Params::new(Goal::Hot, 100.0),
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_ne!(
+        o.visits.iter().filter(|v| v.measurement.is_some()).count(),
+        1,
+        "candidates were measured"
+    );
     assert_eq!(o.chosen_id, o.default_id);
     assert_eq!(o.batches, 3);
     assert_eq!(o.final_metrics, Some((1.0, 1.1)));
@@ -333,29 +660,72 @@ fn final_check_keeps_the_default_when_the_choice_is_slower() {
 #[test]
 fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
     let ch = checked(SRC, Slicing::V);
-    let base = Config { slicing: Slicing::V, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::V,
+        ..Config::default()
+    };
     let space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     let default = space.default_knobs(&base.opt, base.spill);
-    let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base,
+        header_name: "t.h".into(),
+    };
     let kept = prep.compile(&default).unwrap();
-    assert_eq!(prep.loops(&kept, 6), ["round"], "the round loop is kept by default in -V");
-    let unrolled = prep.compile(&Knobs { unrolled_loops: vec!["round".into()], ..default.clone() }).unwrap();
-    let loops = |p: &nakiri::ir::Program| p.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. })).count();
+    assert_eq!(
+        prep.loops(&kept, 6),
+        ["round"],
+        "the round loop is kept by default in -V"
+    );
+    let unrolled = prep
+        .compile(&Knobs {
+            unrolled_loops: vec!["round".into()],
+            ..default.clone()
+        })
+        .unwrap();
+    let loops = |p: &nakiri::ir::Program| {
+        p.nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. }))
+            .count()
+    };
     assert_eq!(loops(&kept.prog), 1);
     assert_eq!(loops(&unrolled.prog), 0);
     let mut rng = common::Rng(7);
-    let insts: Vec<common::Instance> = (0..20).map(|_| vec![(0..4).map(|_| rng.bits(32)).collect(), (0..8).map(|_| rng.bits(32)).collect()]).collect();
-    assert_eq!(common::run_interp(&unrolled.prog, &insts), common::run_interp(&kept.prog, &insts));
+    let insts: Vec<common::Instance> = (0..20)
+        .map(|_| {
+            vec![
+                (0..4).map(|_| rng.bits(32)).collect(),
+                (0..8).map(|_| rng.bits(32)).collect(),
+            ]
+        })
+        .collect();
+    assert_eq!(
+        common::run_interp(&unrolled.prog, &insts),
+        common::run_interp(&kept.prog, &insts)
+    );
     // Inline-all keeps the loop with `round` inlined into an outlined body; unrolling that body
     // gives one straight-line entry.
-    let all = Knobs { inline: nakiri::tune::InlineKnob::All, ..default };
+    let all = Knobs {
+        inline: nakiri::tune::InlineKnob::All,
+        ..default
+    };
     let all_c = prep.compile(&all).unwrap();
     let body = prep.loops(&all_c, 6);
     assert_eq!(body.len(), 1);
     assert_ne!(body[0], "round");
-    let flat = prep.compile(&Knobs { unrolled_loops: body, ..all }).unwrap();
+    let flat = prep
+        .compile(&Knobs {
+            unrolled_loops: body,
+            ..all
+        })
+        .unwrap();
     assert_eq!(flat.prog.nodes.len(), 1, "{}", flat.prog);
-    assert_eq!(common::run_interp(&flat.prog, &insts), common::run_interp(&kept.prog, &insts));
+    assert_eq!(
+        common::run_interp(&flat.prog, &insts),
+        common::run_interp(&kept.prog, &insts)
+    );
 }
 
 /// The `spill` knob: only where explicit spilling can change the C (vslice on SIMD targets);
@@ -364,29 +734,71 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
 #[test]
 fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
     use nakiri::tune::SpillKnob;
-    assert!(Space::new(Slicing::V, Arch::Avx2, ccs(), false).dims.contains(&Dim::Spill));
-    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false).dims.contains(&Dim::Spill));
-    assert!(!Space::new(Slicing::H, Arch::Avx2, ccs(), false).dims.contains(&Dim::Spill));
+    assert!(Space::new(Slicing::V, Arch::Avx2, ccs(), false)
+        .dims
+        .contains(&Dim::Spill));
+    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false)
+        .dims
+        .contains(&Dim::Spill));
+    assert!(!Space::new(Slicing::H, Arch::Avx2, ccs(), false)
+        .dims
+        .contains(&Dim::Spill));
     let src = std::fs::read_to_string(common::root().join("ciphers/chacha20/chacha20.ua")).unwrap();
     let ch = checked(&src, Slicing::V);
-    let base = Config { slicing: Slicing::V, arch: Arch::Avx2, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx2,
+        ..Config::default()
+    };
     let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
     let default = space.default_knobs(&base.opt, base.spill);
     assert_eq!(default.spill, SpillKnob::Lockstep);
-    assert_eq!(Space::new(Slicing::V, Arch::Std, ccs(), false).default_knobs(&base.opt, base.spill).spill, SpillKnob::Off, "recorded off where it does not apply");
+    assert_eq!(
+        Space::new(Slicing::V, Arch::Std, ccs(), false)
+            .default_knobs(&base.opt, base.spill)
+            .spill,
+        SpillKnob::Off,
+        "recorded off where it does not apply"
+    );
     let alts = space.alternatives(Dim::Spill, &default);
-    assert_eq!(alts.iter().map(|k| k.spill).collect::<Vec<_>>(), [SpillKnob::Off, SpillKnob::Plan]);
-    let mut prep = CheckedPreparer { checked: &ch, base, header_name: "t.h".into() };
+    assert_eq!(
+        alts.iter().map(|k| k.spill).collect::<Vec<_>>(),
+        [SpillKnob::Off, SpillKnob::Plan]
+    );
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base,
+        header_name: "t.h".into(),
+    };
     let mut rng = common::Rng(3);
-    let insts: Vec<common::Instance> = (0..8).map(|_| vec![(0..16).map(|_| rng.bits(32)).collect()]).collect();
+    let insts: Vec<common::Instance> = (0..8)
+        .map(|_| vec![(0..16).map(|_| rng.bits(32)).collect()])
+        .collect();
     let mut results = Vec::new();
-    for (s, sp, home) in [(SpillKnob::Lockstep, true, true), (SpillKnob::Plan, true, false), (SpillKnob::Off, false, false)] {
-        let k = Knobs { spill: s, ..default.clone() };
+    for (s, sp, home) in [
+        (SpillKnob::Lockstep, true, true),
+        (SpillKnob::Plan, true, false),
+        (SpillKnob::Off, false, false),
+    ] {
+        let k = Knobs {
+            spill: s,
+            ..default.clone()
+        };
         assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()));
         let c = prep.compile(&k).unwrap();
-        assert_eq!(c.out.c.contains("nk_sp["), sp, "{}: explicit spills", s.name());
+        assert_eq!(
+            c.out.c.contains("nk_sp["),
+            sp,
+            "{}: explicit spills",
+            s.name()
+        );
         assert_eq!(c.out.c.contains("nk_home["), home, "{}: homes", s.name());
-        assert_eq!(c.prog.nodes.iter().any(|n| n.lockstep), home, "{}: lockstep body", s.name());
+        assert_eq!(
+            c.prog.nodes.iter().any(|n| n.lockstep),
+            home,
+            "{}: lockstep body",
+            s.name()
+        );
         results.push(common::run_interp(&c.prog, &insts));
     }
     assert_eq!(results[0], results[1]);
@@ -399,7 +811,9 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
 /// knob line; a timer under which the 3-way kernel is fastest makes the search choose it.
 #[test]
 fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
-    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false).dims.contains(&Dim::PackedInterleave));
+    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false)
+        .dims
+        .contains(&Dim::PackedInterleave));
     let mut space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     space.for_goal(Goal::Packed);
     assert!(space.dims.contains(&Dim::PackedInterleave));
@@ -407,15 +821,38 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
     assert_eq!(space.dims, [Dim::PackedInterleave]);
     let src = std::fs::read_to_string(common::root().join("ciphers/serpent/serpent.ua")).unwrap();
     let ch = checked(&src, Slicing::V);
-    let base = Config { slicing: Slicing::V, arch: Arch::Std, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::V,
+        arch: Arch::Std,
+        ..Config::default()
+    };
     let default = space.default_knobs(&base.opt, base.spill);
     assert_eq!(default.packed_interleave, None, "the default is the rule");
     let alts = space.alternatives(Dim::PackedInterleave, &default);
-    assert_eq!(alts.iter().map(|k| k.packed_interleave).collect::<Vec<_>>(), [Some(1), Some(2), Some(3)]);
-    let mut prep = CheckedPreparer { checked: &ch, base: base.clone(), header_name: "t.h".into() };
-    for (p, kernel) in [(None, Some("Serpent__x2(")), (Some(1), None), (Some(3), Some("Serpent__x3("))] {
-        let k = Knobs { packed_interleave: p, ..default.clone() };
-        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()), "{}", k.to_line());
+    assert_eq!(
+        alts.iter().map(|k| k.packed_interleave).collect::<Vec<_>>(),
+        [Some(1), Some(2), Some(3)]
+    );
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base: base.clone(),
+        header_name: "t.h".into(),
+    };
+    for (p, kernel) in [
+        (None, Some("Serpent__x2(")),
+        (Some(1), None),
+        (Some(3), Some("Serpent__x3(")),
+    ] {
+        let k = Knobs {
+            packed_interleave: p,
+            ..default.clone()
+        };
+        assert_eq!(
+            Knobs::parse(&k.to_line()),
+            Some(k.clone()),
+            "{}",
+            k.to_line()
+        );
         let c = prep.compile(&k).unwrap();
         let has = c.out.c.contains("static NK_TARGET void Serpent__x");
         assert_eq!(has, kernel.is_some(), "{:?}: kernel", p);
@@ -425,9 +862,28 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
     }
     let clock = Rc::new(Cell::new(0.0));
     let batches = Rc::new(RefCell::new(Vec::new()));
-    let mut timer = FakeTimer { clock: clock.clone(), batches, score: |k| if k.packed_interleave == Some(3) { 5.0 } else { 10.0 } };
+    let mut timer = FakeTimer {
+        clock: clock.clone(),
+        batches,
+        score: |k| {
+            if k.packed_interleave == Some(3) {
+                5.0
+            } else {
+                10.0
+            }
+        },
+    };
     let fc = FakeClock(clock.clone());
-    let outcome = search::run(&space, default, &mut prep, &mut timer, &fc, &Params::new(Goal::Packed, 1000.0), &mut |_| {}).unwrap();
+    let outcome = search::run(
+        &space,
+        default,
+        &mut prep,
+        &mut timer,
+        &fc,
+        &Params::new(Goal::Packed, 1000.0),
+        &mut |_| {},
+    )
+    .unwrap();
     assert_eq!(outcome.chosen.knobs.packed_interleave, Some(3));
 }
 
@@ -439,38 +895,97 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
 #[test]
 fn default_knobs_are_what_compile_emits_on_avx512() {
     let ch = checked(SRC, Slicing::B);
-    let base = Config { slicing: Slicing::B, arch: Arch::Avx512, ..Config::default() };
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
     let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
     let default = space.default_knobs(&base.opt, base.spill);
     assert_eq!(default.loops, LoopPolicyKnob::Auto);
     let (_, driver_prog) = driver::lower("t.ua", SRC, &base, &nakiri::syntax::MemLoader::default());
     let driver_prog = driver_prog.expect("compiles");
-    let mut prep = CheckedPreparer { checked: &ch, base: base.clone(), header_name: "t.h".into() };
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base: base.clone(),
+        header_name: "t.h".into(),
+    };
     let tuned = prep.compile(&default).unwrap();
     assert_eq!(tuned.prog.to_string(), driver_prog.to_string());
-    let loops = |p: &nakiri::ir::Program| p.nodes.iter().flat_map(|n| &n.body).filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. })).count();
-    assert_eq!(loops(&tuned.prog), 0, "the auto rule unrolls the round loop on avx512 -B");
-    let chains = prep.compile(&Knobs { loops: LoopPolicyKnob::Chains, ..default.clone() }).unwrap();
+    let loops = |p: &nakiri::ir::Program| {
+        p.nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. }))
+            .count()
+    };
+    assert_eq!(
+        loops(&tuned.prog),
+        0,
+        "the auto rule unrolls the round loop on avx512 -B"
+    );
+    let chains = prep
+        .compile(&Knobs {
+            loops: LoopPolicyKnob::Chains,
+            ..default.clone()
+        })
+        .unwrap();
     assert_eq!(loops(&chains.prog), 1, "loops=chains keeps it");
     // Elsewhere `auto` is `chains`: the same C.
-    let base_v = Config { slicing: Slicing::B, arch: Arch::Avx2, ..Config::default() };
+    let base_v = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx2,
+        ..Config::default()
+    };
     let space_v = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
     let d2 = space_v.default_knobs(&base_v.opt, base_v.spill);
-    let mut prep2 = CheckedPreparer { checked: &ch, base: base_v, header_name: "t.h".into() };
+    let mut prep2 = CheckedPreparer {
+        checked: &ch,
+        base: base_v,
+        header_name: "t.h".into(),
+    };
     let a = prep2.compile(&d2).unwrap();
-    let c = prep2.compile(&Knobs { loops: LoopPolicyKnob::Chains, ..d2.clone() }).unwrap();
+    let c = prep2
+        .compile(&Knobs {
+            loops: LoopPolicyKnob::Chains,
+            ..d2.clone()
+        })
+        .unwrap();
     assert_eq!(a.prog.to_string(), c.prog.to_string());
-    assert_eq!(Knobs::parse(&default.to_line()).map(|k| k.loops), Some(LoopPolicyKnob::Auto), "the knob line round-trips");
+    assert_eq!(
+        Knobs::parse(&default.to_line()).map(|k| k.loops),
+        Some(LoopPolicyKnob::Auto),
+        "the knob line round-trips"
+    );
     // Vslice on avx512: the inlining rule depends on whether a loop stays (`inline=default`).
     let ch_v = checked(SRC, Slicing::V);
-    let base_v = Config { slicing: Slicing::V, arch: Arch::Avx512, ..Config::default() };
+    let base_v = Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
     let space_v = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
     let dv = space_v.default_knobs(&base_v.opt, base_v.spill);
     assert_eq!(dv.inline, nakiri::tune::InlineKnob::Default);
     let (_, driver_v) = driver::lower("t.ua", SRC, &base_v, &nakiri::syntax::MemLoader::default());
-    let mut prep_v = CheckedPreparer { checked: &ch_v, base: base_v, header_name: "t.h".into() };
+    let mut prep_v = CheckedPreparer {
+        checked: &ch_v,
+        base: base_v,
+        header_name: "t.h".into(),
+    };
     let tuned_v = prep_v.compile(&dv).unwrap();
-    assert_eq!(tuned_v.prog.to_string(), driver_v.expect("compiles").to_string());
-    assert_eq!(tuned_v.prog.nodes.len(), 1, "unrolled and everything inlined: {}", tuned_v.prog);
-    assert_eq!(Knobs::parse(&dv.to_line()).map(|k| k.inline), Some(nakiri::tune::InlineKnob::Default));
+    assert_eq!(
+        tuned_v.prog.to_string(),
+        driver_v.expect("compiles").to_string()
+    );
+    assert_eq!(
+        tuned_v.prog.nodes.len(),
+        1,
+        "unrolled and everything inlined: {}",
+        tuned_v.prog
+    );
+    assert_eq!(
+        Knobs::parse(&dv.to_line()).map(|k| k.inline),
+        Some(nakiri::tune::InlineKnob::Default)
+    );
 }

@@ -29,7 +29,15 @@ struct HashTimer(Rc<Cell<f64>>);
 impl Measurer for HashTimer {
     fn measure(&mut self, batch: &[&Compiled], _goal: Goal) -> Vec<Result<Measurement, String>> {
         self.0.set(self.0.get() + batch.len() as f64);
-        batch.iter().map(|c| Ok(Measurement { hot_cpb: Some(1.0 + (stable_hash(&c.knobs.to_line()) % 1000) as f64 / 100.0), ..Measurement::default() })).collect()
+        batch
+            .iter()
+            .map(|c| {
+                Ok(Measurement {
+                    hot_cpb: Some(1.0 + (stable_hash(&c.knobs.to_line()) % 1000) as f64 / 100.0),
+                    ..Measurement::default()
+                })
+            })
+            .collect()
     }
 }
 
@@ -56,18 +64,50 @@ fn tuned_ciphers_match_the_default() {
         let slicing = c.slicings[0];
         let path = common::root().join(c.file);
         let text = std::fs::read_to_string(&path).unwrap();
-        let cfg = Config { slicing, ..Config::default() };
+        let cfg = Config {
+            slicing,
+            ..Config::default()
+        };
         let front = driver::check(c.file, &text, &cfg, &common::Fs);
         assert!(!front.has_errors(), "{}", front.render_diags());
         let checked = front.checked.as_ref().unwrap();
-        let mut space = Space::new(slicing, Arch::Std, vec![Cc { name: "cc".into(), flags: vec!["-O3".into()] }], false);
+        let mut space = Space::new(
+            slicing,
+            Arch::Std,
+            vec![Cc {
+                name: "cc".into(),
+                flags: vec!["-O3".into()],
+            }],
+            false,
+        );
         space.restrict(&[Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp]);
-        space.dims.retain(|d| ![Dim::InlineNode, Dim::Loop].contains(d));
+        space
+            .dims
+            .retain(|d| ![Dim::InlineNode, Dim::Loop].contains(d));
         let default = space.default_knobs(&cfg.opt, cfg.spill);
         let clock = Rc::new(Cell::new(0.0));
-        let mut prep = Charging(CheckedPreparer { checked, base: cfg.clone(), header_name: "t.h".into() }, clock.clone());
-        let params = Params { max_passes: 1, ..Params::new(Goal::Hot, 12.0) };
-        let o = search::run(&space, default.clone(), &mut prep, &mut HashTimer(clock.clone()), &FakeClock(clock.clone()), &params, &mut |_| {}).unwrap();
+        let mut prep = Charging(
+            CheckedPreparer {
+                checked,
+                base: cfg.clone(),
+                header_name: "t.h".into(),
+            },
+            clock.clone(),
+        );
+        let params = Params {
+            max_passes: 1,
+            ..Params::new(Goal::Hot, 12.0)
+        };
+        let o = search::run(
+            &space,
+            default.clone(),
+            &mut prep,
+            &mut HashTimer(clock.clone()),
+            &FakeClock(clock.clone()),
+            &params,
+            &mut |_| {},
+        )
+        .unwrap();
         assert!(clock.get() <= 12.0, "{}: budget", c.name);
         total += 1;
         if o.chosen.knobs != default {
@@ -78,17 +118,58 @@ fn tuned_ciphers_match_the_default() {
         let default_prog = default_prog.unwrap();
         let e = default_prog.entry();
         let mut rng = Rng(stable_hash(c.file));
-        let consts: Vec<Vec<u64>> = e.inputs.iter().map(|p| (0..nakiri::interp::param_words(slicing, p)).map(|_| rng.bits(p.word_bits)).collect()).collect();
-        let n = if slicing == nakiri::ir::Slicing::B { 70 } else { 5 };
+        let consts: Vec<Vec<u64>> = e
+            .inputs
+            .iter()
+            .map(|p| {
+                (0..nakiri::interp::param_words(slicing, p))
+                    .map(|_| rng.bits(p.word_bits))
+                    .collect()
+            })
+            .collect();
+        let n = if slicing == nakiri::ir::Slicing::B {
+            70
+        } else {
+            5
+        };
         let insts: Vec<Instance> = (0..n)
-            .map(|_| e.inputs.iter().enumerate().map(|(i, p)| if p.is_const { consts[i].clone() } else { (0..nakiri::interp::param_words(slicing, p)).map(|_| rng.bits(p.word_bits)).collect() }).collect())
+            .map(|_| {
+                e.inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        if p.is_const {
+                            consts[i].clone()
+                        } else {
+                            (0..nakiri::interp::param_words(slicing, p))
+                                .map(|_| rng.bits(p.word_bits))
+                                .collect()
+                        }
+                    })
+                    .collect()
+            })
             .collect();
         let want = run_interp(&default_prog, &insts);
         let got = run_native(&o.chosen.prog, Arch::Std, &insts);
-        assert_eq!(got, want, "{} -{} tuned as `{}`", c.name, slicing, o.chosen.knobs.diff(&default));
+        assert_eq!(
+            got,
+            want,
+            "{} -{} tuned as `{}`",
+            c.name,
+            slicing,
+            o.chosen.knobs.diff(&default)
+        );
     }
-    println!("{} of {} ciphers tuned to a non-default configuration", changed, total);
-    assert!(changed * 2 >= total, "the fake timer should move most choices off the default ({} of {})", changed, total);
+    println!(
+        "{} of {} ciphers tuned to a non-default configuration",
+        changed, total
+    );
+    assert!(
+        changed * 2 >= total,
+        "the fake timer should move most choices off the default ({} of {})",
+        changed,
+        total
+    );
 }
 
 /// `nakiri tune` through the binary on a small program: the first run measures (for real,
@@ -100,25 +181,59 @@ fn second_tune_answers_from_the_cache() {
     std::fs::write(&src, "node p (a:u32x4) returns (b:u32x4) let forall i in [0, 3] { b[i] = (a[i] <<< 3) ^ a[3 - i] } tel\n").unwrap();
     let run = || {
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
-            .args(["tune", src.to_str().unwrap(), "-V", "--budget", "0", "--quick", "-o"])
+            .args([
+                "tune",
+                src.to_str().unwrap(),
+                "-V",
+                "--budget",
+                "0",
+                "--quick",
+                "-o",
+            ])
             .arg(dir.join("p_tuned.c"))
             .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let files: Vec<String> = ["p_tuned.c", "p_tuned.h", "p_tuned.tune.md", "p_tuned.tune.svg"].iter().map(|f| std::fs::read_to_string(dir.join(f)).unwrap()).collect();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let files: Vec<String> = [
+            "p_tuned.c",
+            "p_tuned.h",
+            "p_tuned.tune.md",
+            "p_tuned.tune.svg",
+        ]
+        .iter()
+        .map(|f| std::fs::read_to_string(dir.join(f)).unwrap())
+        .collect();
         (String::from_utf8_lossy(&out.stdout).into_owned(), files)
     };
     let (first, files1) = run();
     assert!(!first.contains("from the cache"), "{}", first);
-    assert!(files1[2].contains("| 0 | default | `default` |"), "the report lists the default: {}", files1[2]);
+    assert!(
+        files1[2].contains("| 0 | default | `default` |"),
+        "the report lists the default: {}",
+        files1[2]
+    );
     assert!(files1[1].contains("p__packed"));
     let (second, files2) = run();
     assert!(second.contains("answered from the cache"), "{}", second);
     assert_eq!(files1, files2);
     // Another goal is another question.
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
-        .args(["tune", src.to_str().unwrap(), "-V", "--budget", "0", "--quick", "--goal", "size", "-o"])
+        .args([
+            "tune",
+            src.to_str().unwrap(),
+            "-V",
+            "--budget",
+            "0",
+            "--quick",
+            "--goal",
+            "size",
+            "-o",
+        ])
         .arg(dir.join("p_size.c"))
         .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
         .output()

@@ -24,5 +24,8 @@ fn des_vslice_matches_oracle_everywhere() {
         let got = o[0].iter().fold(0u64, |a, b| (a << 1) | b);
         assert_eq!(got, expect, "key {:016x} plain {:016x}", k, p);
     }
-    assert_eq!(out[0][0].iter().fold(0u64, |a, b| (a << 1) | b), 0x85e813540f0ab405);
+    assert_eq!(
+        out[0][0].iter().fold(0u64, |a, b| (a << 1) | b),
+        0x85e813540f0ab405
+    );
 }

@@ -68,7 +68,12 @@ pub fn expand_key(key: &[u8; 16]) -> [[u8; 16]; 11] {
     for i in 4..44 {
         let mut t = w[i - 1];
         if i % 4 == 0 {
-            t = [SBOX[t[1] as usize] ^ rcon, SBOX[t[2] as usize], SBOX[t[3] as usize], SBOX[t[0] as usize]];
+            t = [
+                SBOX[t[1] as usize] ^ rcon,
+                SBOX[t[2] as usize],
+                SBOX[t[3] as usize],
+                SBOX[t[0] as usize],
+            ];
             rcon = gmul(rcon, 2);
         }
         for j in 0..4 {
@@ -141,7 +146,10 @@ mod tests {
         assert_eq!(rk[10], hexa::<16>("d014f9a8c9ee2589e13f0cc8b6630ca6"));
         // FIPS-197 Appendix B example
         let p = hexa("3243f6a8885a308d313198a2e0370734");
-        assert_eq!(encrypt(&hexa("2b7e151628aed2a6abf7158809cf4f3c"), &p), hexa::<16>("3925841d02dc09fbdc118597196a0b32"));
+        assert_eq!(
+            encrypt(&hexa("2b7e151628aed2a6abf7158809cf4f3c"), &p),
+            hexa::<16>("3925841d02dc09fbdc118597196a0b32")
+        );
     }
 
     #[test]
@@ -150,7 +158,10 @@ mod tests {
         for _ in 0..1000 {
             let k = g.bytes();
             let p = g.bytes();
-            assert_eq!(encrypt_with_round_keys(&expand_key(&k), &p), encrypt(&k, &p));
+            assert_eq!(
+                encrypt_with_round_keys(&expand_key(&k), &p),
+                encrypt(&k, &p)
+            );
         }
     }
 }

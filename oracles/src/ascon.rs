@@ -48,7 +48,13 @@ pub fn round_model(s: [u64; 5], c: u64) -> [u64; 5] {
         }
     }
     let r = |v: u64, a: u32, b: u32| v ^ v.rotate_right(a) ^ v.rotate_right(b);
-    [r(y[0], 19, 28), r(y[1], 61, 39), r(y[2], 1, 6), r(y[3], 10, 17), r(y[4], 7, 41)]
+    [
+        r(y[0], 19, 28),
+        r(y[1], 61, 39),
+        r(y[2], 1, 6),
+        r(y[3], 10, 17),
+        r(y[4], 7, 41),
+    ]
 }
 
 /// Own model of p^rounds (rounds <= 12).
@@ -140,9 +146,18 @@ mod tests {
             hex("8DD446ADA58A7740ECF56EB638EF775F7D5C0FD5F0C2BBBDFDEC29609D3C43A2")
         );
         let k: [u8; 16] = core::array::from_fn(|i| i as u8);
-        assert_eq!(ascon128_encrypt_no_ad(&k, &k, b""), hex("E355159F292911F794CB1432A0103A8A"));
-        assert_eq!(ascon128_encrypt_no_ad(&k, &k, &[0]), hex("BC18C3F4E39ECA7222490D967C79BFFC92"));
-        assert_eq!(ascon128_encrypt_no_ad(&k, &k, &[0, 1]), hex("BC82D5BDE868F7494F57D81E06FACBF70CE1"));
+        assert_eq!(
+            ascon128_encrypt_no_ad(&k, &k, b""),
+            hex("E355159F292911F794CB1432A0103A8A")
+        );
+        assert_eq!(
+            ascon128_encrypt_no_ad(&k, &k, &[0]),
+            hex("BC18C3F4E39ECA7222490D967C79BFFC92")
+        );
+        assert_eq!(
+            ascon128_encrypt_no_ad(&k, &k, &[0, 1]),
+            hex("BC82D5BDE868F7494F57D81E06FACBF70CE1")
+        );
     }
 
     #[test]

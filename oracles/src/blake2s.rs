@@ -7,7 +7,9 @@
 //! (`t[0]` low word); `f[0]` = 0xFFFFFFFF on the last block, `f[1]` = 0 (sequential mode).
 
 /// The initialisation vector (the SHA-256 IV, §2.6).
-pub const IV: [u32; 8] = [0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19];
+pub const IV: [u32; 8] = [
+    0x6A09E667, 0xBB67AE85, 0x3C6EF372, 0xA54FF53A, 0x510E527F, 0x9B05688C, 0x1F83D9AB, 0x5BE0CD19,
+];
 
 /// The message schedule SIGMA (§2.7).
 pub const SIGMA: [[usize; 16]; 10] = [
@@ -71,12 +73,22 @@ pub fn hash_with(data: &[u8], outlen: usize, compress_fn: &mut CompressFn) -> Ve
         let chunk = &data[(64 * b).min(data.len())..(64 * b + 64).min(data.len())];
         let mut block = [0u8; 64];
         block[..chunk.len()].copy_from_slice(chunk);
-        let m: [u32; 16] = core::array::from_fn(|i| u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap()));
+        let m: [u32; 16] = core::array::from_fn(|i| {
+            u32::from_le_bytes(block[4 * i..4 * i + 4].try_into().unwrap())
+        });
         let last = b + 1 == nblocks;
         let t = (64 * b + chunk.len()) as u64;
-        h = compress_fn(&h, &m, [t as u32, (t >> 32) as u32], [if last { 0xFFFF_FFFF } else { 0 }, 0]);
+        h = compress_fn(
+            &h,
+            &m,
+            [t as u32, (t >> 32) as u32],
+            [if last { 0xFFFF_FFFF } else { 0 }, 0],
+        );
     }
-    h.iter().flat_map(|w| w.to_le_bytes()).take(outlen).collect()
+    h.iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(outlen)
+        .collect()
 }
 
 /// Unkeyed BLAKE2s with the model's compression function.

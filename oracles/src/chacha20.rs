@@ -126,10 +126,7 @@ mod tests {
         let nonce = hexa("000000000000004a00000000");
         let pt = b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.";
         let ct = xor_stream(&rfc_key(), &nonce, 1, pt);
-        assert_eq!(
-            ct[..16].to_vec(),
-            hex("6e2e359a2568f98041ba0728dd0d6981")
-        );
+        assert_eq!(ct[..16].to_vec(), hex("6e2e359a2568f98041ba0728dd0d6981"));
         assert_eq!(ct[ct.len() - 2..].to_vec(), hex("874d"));
     }
 
@@ -140,7 +137,10 @@ mod tests {
             let k = g.bytes();
             let n = g.bytes();
             let ctr = g.next_u32();
-            assert_eq!(words_to_bytes(&permute_add(&init_state(&k, ctr, &n))), block(&k, ctr, &n));
+            assert_eq!(
+                words_to_bytes(&permute_add(&init_state(&k, ctr, &n))),
+                block(&k, ctr, &n)
+            );
         }
     }
 }

@@ -26,6 +26,9 @@ mod tests {
             encrypt(&hexa("133457799BBCDFF1"), &hexa("0123456789ABCDEF")),
             hexa::<8>("85e813540f0ab405")
         );
-        assert_eq!(encrypt_u64(0x133457799BBCDFF1, 0x0123456789ABCDEF), 0x85e813540f0ab405);
+        assert_eq!(
+            encrypt_u64(0x133457799BBCDFF1, 0x0123456789ABCDEF),
+            0x85e813540f0ab405
+        );
     }
 }

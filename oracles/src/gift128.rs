@@ -15,7 +15,9 @@
 use gift_cipher::cipher::{Array, BlockCipherEncrypt, KeyInit};
 
 /// The GIFT S-box GS.
-pub const SBOX: [u8; 16] = [0x1, 0xa, 0x4, 0xc, 0x6, 0xf, 0x3, 0x9, 0x2, 0xd, 0xb, 0x7, 0x5, 0x0, 0x8, 0xe];
+pub const SBOX: [u8; 16] = [
+    0x1, 0xa, 0x4, 0xc, 0x6, 0xf, 0x3, 0x9, 0x2, 0xd, 0xb, 0x7, 0x5, 0x0, 0x8, 0xe,
+];
 
 /// GIFT-128 encryption, paper order (crate `gift-cipher`).
 pub fn encrypt(key: &[u8; 16], block: &[u8; 16]) -> [u8; 16] {
@@ -135,14 +137,23 @@ mod tests {
         assert_eq!(encrypt_model(&[0; 16], &[0; 16]), c);
         // Further paper-order vectors (GIFT paper / reference implementation)
         let k = hexa("fedcba9876543210fedcba9876543210");
-        assert_eq!(encrypt_model(&k, &k), hexa::<16>("8422241a6dbf5a9346af468409ee0152"));
+        assert_eq!(
+            encrypt_model(&k, &k),
+            hexa::<16>("8422241a6dbf5a9346af468409ee0152")
+        );
     }
 
     #[test]
     fn cofb_vectors() {
-        assert_eq!(encrypt_cofb(&[0; 16], &[0; 16]), hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee"));
+        assert_eq!(
+            encrypt_cofb(&[0; 16], &[0; 16]),
+            hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee")
+        );
         let kp: [u8; 16] = core::array::from_fn(|i| i as u8);
-        assert_eq!(encrypt_cofb(&kp, &kp), hexa::<16>("a94af7f9ba181df9b2b00eb7dbfa93df"));
+        assert_eq!(
+            encrypt_cofb(&kp, &kp),
+            hexa::<16>("a94af7f9ba181df9b2b00eb7dbfa93df")
+        );
     }
 
     #[test]

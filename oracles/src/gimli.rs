@@ -46,7 +46,10 @@ mod tests {
         let mut s = [0u32; 12];
         for (i, w) in s.iter_mut().enumerate() {
             let i = i as u32;
-            *w = i.wrapping_mul(i).wrapping_mul(i).wrapping_add(i.wrapping_mul(0x9e37_79b9));
+            *w = i
+                .wrapping_mul(i)
+                .wrapping_mul(i)
+                .wrapping_add(i.wrapping_mul(0x9e37_79b9));
         }
         s
     }

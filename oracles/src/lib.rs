@@ -35,8 +35,8 @@
 pub mod prng;
 
 pub mod aes128;
-pub mod blake2s;
 pub mod ascon;
+pub mod blake2s;
 pub mod chacha20;
 pub mod clyde128;
 pub mod des;

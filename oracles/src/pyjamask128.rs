@@ -22,15 +22,28 @@ const fn bits_to_word(a: [u8; 32]) -> u32 {
 
 /// First rows of the circulant matrices M0..M3 (MixRows), element 0 = MSB.
 pub const MIX_ROWS: [u32; 4] = [
-    bits_to_word([1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0]),
-    bits_to_word([0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1]),
-    bits_to_word([0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0, 1, 1]),
-    bits_to_word([0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0, 0, 1]),
+    bits_to_word([
+        1, 1, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0,
+        1, 0,
+    ]),
+    bits_to_word([
+        0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 0, 0, 1, 0, 1, 1, 0, 0, 0,
+        1, 1,
+    ]),
+    bits_to_word([
+        0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 0, 0, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 0, 1, 0, 0, 1, 0,
+        1, 1,
+    ]),
+    bits_to_word([
+        0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 0, 1, 0, 1, 0, 0, 0, 1, 0,
+        0, 1,
+    ]),
 ];
 
 /// First row of the key-schedule circulant matrix Mk.
-pub const MIX_KEY: u32 =
-    bits_to_word([1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0]);
+pub const MIX_KEY: u32 = bits_to_word([
+    1, 0, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 0,
+]);
 
 /// y = cir(a) * x over GF(2), vectors indexed MSB-first: y_i = sum_j a_{(j-i) mod 32} x_j.
 pub fn circulant_mul(a: u32, x: u32) -> u32 {
@@ -123,6 +136,9 @@ mod tests {
     fn spec_vector() {
         let k = hexa("00112233445566778899aabbccddeeff");
         let p: [u8; 16] = *b"Pyjamask-128:):)";
-        assert_eq!(encrypt(&k, &p), hexa::<16>("48f139a109bdd9c0726e8261f8d68e7d"));
+        assert_eq!(
+            encrypt(&k, &p),
+            hexa::<16>("48f139a109bdd9c0726e8261f8d68e7d")
+        );
     }
 }

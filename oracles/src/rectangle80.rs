@@ -10,7 +10,9 @@
 //! (key ff..ff, pt ff..ff) -> 0x0112AE3DAA349945.
 
 /// The RECTANGLE S-box.
-pub const SBOX: [u8; 16] = [0x6, 0x5, 0xc, 0xa, 0x1, 0xe, 0x7, 0x9, 0xb, 0x0, 0x3, 0xd, 0x8, 0xf, 0x4, 0x2];
+pub const SBOX: [u8; 16] = [
+    0x6, 0x5, 0xc, 0xa, 0x1, 0xe, 0x7, 0x9, 0xb, 0x0, 0x3, 0xd, 0x8, 0xf, 0x4, 0x2,
+];
 
 /// The 25 round constants (5-bit LFSR, `RC[0] = 0x01`).
 pub const RC: [u8; 25] = {
@@ -38,7 +40,11 @@ fn sub_columns(rows: &mut [u16], ncols: usize) {
             *w |= (((o >> j) & 1) as u16) << i;
         }
     }
-    let mask: u16 = if ncols == 16 { 0xffff } else { (1u16 << ncols) - 1 };
+    let mask: u16 = if ncols == 16 {
+        0xffff
+    } else {
+        (1u16 << ncols) - 1
+    };
     for j in 0..4 {
         rows[j] = (rows[j] & !mask) | out[j];
     }
@@ -62,7 +68,13 @@ pub fn round_keys(key: u128) -> [u64; 26] {
         }
         sub_columns(&mut k[..4], 4);
         let k0 = k[0];
-        k = [k[0].rotate_left(8) ^ k[1], k[2], k[3], k[3].rotate_left(12) ^ k[4], k0];
+        k = [
+            k[0].rotate_left(8) ^ k[1],
+            k[2],
+            k[3],
+            k[3].rotate_left(12) ^ k[4],
+            k0,
+        ];
         k[0] ^= RC[r] as u16;
     }
     rk

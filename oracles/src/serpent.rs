@@ -64,7 +64,10 @@ pub fn round_keys(key: &[u8; 16]) -> [[u32; 4]; 33] {
     let mut k = [[0u32; 4]; 33];
     for r in 0..33 {
         let s = (3 + 8 - (r % 8)) % 8; // S_{(3 - r) mod 8}
-        k[r] = sbox_bitslice(s, [w[8 + 4 * r], w[9 + 4 * r], w[10 + 4 * r], w[11 + 4 * r]]);
+        k[r] = sbox_bitslice(
+            s,
+            [w[8 + 4 * r], w[9 + 4 * r], w[10 + 4 * r], w[11 + 4 * r]],
+        );
     }
     k
 }

@@ -147,7 +147,10 @@ mod tests {
     fn eprint_vectors() {
         let k: [u8; 16] = hexa("4f55cfb0520cac52fd92c15f37073e93");
         let p: [u8; 16] = hexa("f20adb0eb08b648a3b2eeed1f0adda14");
-        assert_eq!(encrypt_model(&k, &p), hexa::<16>("22ff30d498ea62d7e45b476e33675b74"));
+        assert_eq!(
+            encrypt_model(&k, &p),
+            hexa::<16>("22ff30d498ea62d7e45b476e33675b74")
+        );
 
         let k: [u8; 32] = hexa("009cec81605d4ac1d2ae9e3085d7a1f31ac123ebfc00fddcf01046ceeddfcab3");
         let p: [u8; 16] = hexa("3a0c47767a26a68dd382a695e7022e25");

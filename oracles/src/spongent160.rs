@@ -8,7 +8,9 @@
 //! vector: permute(00 01 .. 13) = 7c800edf9a560df7cc19f1a2262c7d73267bf77b.
 
 /// The Spongent S-box.
-pub const SBOX: [u8; 16] = [0xe, 0xd, 0xb, 0x0, 0x2, 0x1, 0x4, 0xf, 0x7, 0xa, 0x8, 0x5, 0x9, 0xc, 0x3, 0x6];
+pub const SBOX: [u8; 16] = [
+    0xe, 0xd, 0xb, 0x0, 0x2, 0x1, 0x4, 0xf, 0x7, 0xa, 0x8, 0x5, 0x9, 0xc, 0x3, 0x6,
+];
 
 /// Spongent-pi\[160\].
 pub fn permute(state: &[u8; 20]) -> [u8; 20] {
@@ -40,6 +42,9 @@ mod tests {
     #[test]
     fn elephant_reference_vector() {
         let input: [u8; 20] = core::array::from_fn(|i| i as u8);
-        assert_eq!(permute(&input), hexa::<20>("7c800edf9a560df7cc19f1a2262c7d73267bf77b"));
+        assert_eq!(
+            permute(&input),
+            hexa::<20>("7c800edf9a560df7cc19f1a2262c7d73267bf77b")
+        );
     }
 }

@@ -8,12 +8,18 @@ use nakiri_oracles::*;
 fn aes128_fips197() {
     let k = hexa("000102030405060708090a0b0c0d0e0f");
     let p = hexa("00112233445566778899aabbccddeeff");
-    assert_eq!(aes128::encrypt(&k, &p), hexa::<16>("69c4e0d86a7b0430d8cdb78070b4c55a"));
+    assert_eq!(
+        aes128::encrypt(&k, &p),
+        hexa::<16>("69c4e0d86a7b0430d8cdb78070b4c55a")
+    );
 }
 
 #[test]
 fn des_classic() {
-    assert_eq!(des::encrypt_u64(0x133457799BBCDFF1, 0x0123456789ABCDEF), 0x85E813540F0AB405);
+    assert_eq!(
+        des::encrypt_u64(0x133457799BBCDFF1, 0x0123456789ABCDEF),
+        0x85E813540F0AB405
+    );
 }
 
 #[test]
@@ -25,7 +31,10 @@ fn chacha20_rfc8439() {
 
 #[test]
 fn serpent_nessie() {
-    assert_eq!(serpent::encrypt(&[0; 16], &[0; 16]), hexa::<16>("3620b17ae6a993d09618b8768266bae9"));
+    assert_eq!(
+        serpent::encrypt(&[0; 16], &[0; 16]),
+        hexa::<16>("3620b17ae6a993d09618b8768266bae9")
+    );
 }
 
 #[test]
@@ -36,7 +45,10 @@ fn rectangle80_paper() {
 #[test]
 fn present80_ches2007() {
     assert_eq!(present80::encrypt(&[0; 10], 0), 0x5579c1387b228445);
-    assert_eq!(present80::encrypt(&[0xff; 10], u64::MAX), 0x3333dcd3213210d2);
+    assert_eq!(
+        present80::encrypt(&[0xff; 10], u64::MAX),
+        0x3333dcd3213210d2
+    );
 }
 
 #[test]
@@ -51,7 +63,9 @@ fn ascon_hash_v12() {
 fn gimli_spec() {
     let s: [u32; 12] = core::array::from_fn(|i| {
         let i = i as u32;
-        i.wrapping_mul(i).wrapping_mul(i).wrapping_add(i.wrapping_mul(0x9e3779b9))
+        i.wrapping_mul(i)
+            .wrapping_mul(i)
+            .wrapping_add(i.wrapping_mul(0x9e3779b9))
     });
     let out = gimli::permute(s);
     assert_eq!((out[0], out[11]), (0xba11c85a, 0xf41bb8d6));
@@ -65,8 +79,14 @@ fn xoodoo_zero() {
 
 #[test]
 fn gift128_both_orders() {
-    assert_eq!(gift128::encrypt(&[0; 16], &[0; 16]), hexa::<16>("cd0bd738388ad3f668b15a36ceb6ff92"));
-    assert_eq!(gift128::encrypt_cofb(&[0; 16], &[0; 16]), hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee"));
+    assert_eq!(
+        gift128::encrypt(&[0; 16], &[0; 16]),
+        hexa::<16>("cd0bd738388ad3f668b15a36ceb6ff92")
+    );
+    assert_eq!(
+        gift128::encrypt_cofb(&[0; 16], &[0; 16]),
+        hexa::<16>("5e8e3a2e1697a77dcc0b89dcd97a64ee")
+    );
 }
 
 #[test]
@@ -75,7 +95,10 @@ fn skinny_eprint() {
         "df889548cfc7ea52d296339301797449ab588a34a47f1ab2dfe9c8293fbea9a5ab1afac2611012cd8cef952618c3ebe8",
     );
     let p = hexa("a3994b66ad85a3459f44e92b08f550cb");
-    assert_eq!(skinny128_384::encrypt(&k, &p), hexa::<16>("94ecf589e2017c601b38c6346a10dcfa"));
+    assert_eq!(
+        skinny128_384::encrypt(&k, &p),
+        hexa::<16>("94ecf589e2017c601b38c6346a10dcfa")
+    );
 }
 
 #[test]
@@ -99,7 +122,10 @@ fn photon256_beetle() {
 #[test]
 fn spongent160_elephant() {
     let s: [u8; 20] = core::array::from_fn(|i| i as u8);
-    assert_eq!(spongent160::permute(&s), hexa::<20>("7c800edf9a560df7cc19f1a2262c7d73267bf77b"));
+    assert_eq!(
+        spongent160::permute(&s),
+        hexa::<20>("7c800edf9a560df7cc19f1a2262c7d73267bf77b")
+    );
 }
 
 #[test]
@@ -112,6 +138,11 @@ fn blake2s_rfc7693() {
     let mut rng = nakiri_oracles::prng::SplitMix64::new(0xb1a4e2);
     for len in [0usize, 1, 55, 63, 64, 65, 127, 128, 129, 300] {
         let msg: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
-        assert_eq!(nakiri_oracles::blake2s::hash(&msg, 32), nakiri_oracles::blake2s::blake2_crate_hash(&msg).to_vec(), "len {}", len);
+        assert_eq!(
+            nakiri_oracles::blake2s::hash(&msg, 32),
+            nakiri_oracles::blake2s::blake2_crate_hash(&msg).to_vec(),
+            "len {}",
+            len
+        );
     }
 }

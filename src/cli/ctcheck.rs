@@ -49,7 +49,11 @@ pub struct Report {
 
 /// Whether valgrind and its memcheck header are available.
 pub fn valgrind_available() -> Result<(), String> {
-    let ok = Command::new("valgrind").arg("--version").output().map(|o| o.status.success()).unwrap_or(false);
+    let ok = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
     if !ok {
         return Err("valgrind is not installed (scripts/install-deps.sh installs it: apt-get install valgrind)".into());
     }
@@ -71,11 +75,19 @@ pub fn harness(lay: &packed::PackedLayout, header: &str, n: usize, secrets: &[St
     for (k, p) in lay.params.iter().enumerate() {
         let count = if p.is_const { p.elems } else { p.elems * n };
         let v = format!("nk_p{}", k);
-        decls.push_str(&format!("static {} {}[{}];\n", p.elem_type, v, count.max(1)));
+        decls.push_str(&format!(
+            "static {} {}[{}];\n",
+            p.elem_type,
+            v,
+            count.max(1)
+        ));
         if p.is_input {
             body.push_str(&format!("    nk_fill({v}, sizeof {v});\n"));
             if secrets.contains(&p.name) {
-                body.push_str(&format!("    VALGRIND_MAKE_MEM_UNDEFINED({v}, sizeof {v}); /* secret: {} */\n", p.name));
+                body.push_str(&format!(
+                    "    VALGRIND_MAKE_MEM_UNDEFINED({v}, sizeof {v}); /* secret: {} */\n",
+                    p.name
+                ));
             }
         }
         args.push(v);
@@ -83,10 +95,16 @@ pub fn harness(lay: &packed::PackedLayout, header: &str, n: usize, secrets: &[St
     s.push_str(&decls);
     s.push_str("int main(void) {\n");
     s.push_str(&body);
-    s.push_str(&format!("    {e}__packed({n}{}{});\n", if args.is_empty() { "" } else { ", " }, args.join(", ")));
+    s.push_str(&format!(
+        "    {e}__packed({n}{}{});\n",
+        if args.is_empty() { "" } else { ", " },
+        args.join(", ")
+    ));
     for (k, p) in lay.params.iter().enumerate() {
         if !p.is_input {
-            s.push_str(&format!("    VALGRIND_MAKE_MEM_DEFINED(nk_p{k}, sizeof nk_p{k});\n"));
+            s.push_str(&format!(
+                "    VALGRIND_MAKE_MEM_DEFINED(nk_p{k}, sizeof nk_p{k});\n"
+            ));
         }
     }
     s.push_str("    return 0;\n}\n");
@@ -95,22 +113,43 @@ pub fn harness(lay: &packed::PackedLayout, header: &str, n: usize, secrets: &[St
 
 /// Builds `c` (+ its header `h`, named `header`) with the harness in `dir` and runs it under
 /// memcheck. `cflags` e.g. `["-O2"]`.
-pub fn check_c(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::PackedLayout, secrets: &[String], cflags: &[String]) -> Result<Report, String> {
+pub fn check_c(
+    dir: &Path,
+    c: &str,
+    h: &str,
+    header: &str,
+    lay: &packed::PackedLayout,
+    secrets: &[String],
+    cflags: &[String],
+) -> Result<Report, String> {
     check_c_steps(dir, c, h, header, lay, secrets, cflags, 1)
 }
 
 /// [`check_c`] on `steps` whole steps of the packed entry plus a one-instance tail (`steps` =
 /// the factor of the interleaved kernel behind the packed entry, so that the kernel runs too).
 #[allow(clippy::too_many_arguments)]
-pub fn check_c_steps(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::PackedLayout, secrets: &[String], cflags: &[String], steps: usize) -> Result<Report, String> {
+pub fn check_c_steps(
+    dir: &Path,
+    c: &str,
+    h: &str,
+    header: &str,
+    lay: &packed::PackedLayout,
+    secrets: &[String],
+    cflags: &[String],
+    steps: usize,
+) -> Result<Report, String> {
     valgrind_available()?;
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let step = lay.step();
     let n = step * steps.max(1) + 1;
-    let c_name = header.strip_suffix(".h").map(|s| format!("{}.c", s)).unwrap_or_else(|| "entry.c".into());
+    let c_name = header
+        .strip_suffix(".h")
+        .map(|s| format!("{}.c", s))
+        .unwrap_or_else(|| "entry.c".into());
     std::fs::write(dir.join(&c_name), c).map_err(|e| e.to_string())?;
     std::fs::write(dir.join(header), h).map_err(|e| e.to_string())?;
-    std::fs::write(dir.join("ct_harness.c"), harness(lay, header, n, secrets)).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("ct_harness.c"), harness(lay, header, n, secrets))
+        .map_err(|e| e.to_string())?;
     let exe = dir.join("ct_run");
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let out = Command::new(&cc)
@@ -122,10 +161,21 @@ pub fn check_c_steps(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::P
         .output()
         .map_err(|e| format!("cannot run the C compiler `{}`: {}", cc, e))?;
     if !out.status.success() {
-        return Err(format!("the C compiler failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "the C compiler failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     let out = Command::new("valgrind")
-        .args(["--tool=memcheck", "--error-exitcode=99", "--track-origins=no", "--num-callers=12", "--error-limit=no", "--partial-loads-ok=yes"])
+        .args([
+            "--tool=memcheck",
+            "--error-exitcode=99",
+            "--track-origins=no",
+            "--num-callers=12",
+            "--error-limit=no",
+            "--partial-loads-ok=yes",
+        ])
         .arg(&exe)
         .current_dir(dir)
         .output()
@@ -133,9 +183,17 @@ pub fn check_c_steps(dir: &Path, c: &str, h: &str, header: &str, lay: &packed::P
     let log = String::from_utf8_lossy(&out.stderr).into_owned();
     let leaks = parse_memcheck(&log, dir);
     if leaks.is_empty() && out.status.code() != Some(0) {
-        return Err(format!("the harness failed under valgrind (status {:?}):\n{}", out.status.code(), log));
+        return Err(format!(
+            "the harness failed under valgrind (status {:?}):\n{}",
+            out.status.code(),
+            log
+        ));
     }
-    Ok(Report { leaks, instances: n, secrets: secrets.to_vec() })
+    Ok(Report {
+        leaks,
+        instances: n,
+        secrets: secrets.to_vec(),
+    })
 }
 
 /// Memcheck's error blocks → leaks (one per kind and source line), located at the innermost
@@ -160,15 +218,36 @@ pub fn parse_memcheck(log: &str, dir: &Path) -> Vec<Leak> {
             // "at 0x10A1B2: f__ (aes.c:123)"
             let Some(open) = t.rfind(" (") else { continue };
             let loc = t[open + 2..].trim_end_matches(')');
-            let Some((file, line)) = loc.rsplit_once(':') else { continue };
-            let Ok(line) = line.parse::<usize>() else { continue };
-            let function = t.split(": ").nth(1).map(|f| f[..f.rfind(" (").unwrap_or(f.len())].to_string()).unwrap_or_default();
+            let Some((file, line)) = loc.rsplit_once(':') else {
+                continue;
+            };
+            let Ok(line) = line.parse::<usize>() else {
+                continue;
+            };
+            let function = t
+                .split(": ")
+                .nth(1)
+                .map(|f| f[..f.rfind(" (").unwrap_or(f.len())].to_string())
+                .unwrap_or_default();
             let text = std::fs::read_to_string(dir.join(file))
                 .ok()
-                .and_then(|s| s.lines().nth(line.saturating_sub(1)).map(|x| x.trim().to_string()))
+                .and_then(|s| {
+                    s.lines()
+                        .nth(line.saturating_sub(1))
+                        .map(|x| x.trim().to_string())
+                })
                 .unwrap_or_default();
-            if !leaks.iter().any(|x| x.kind == k && x.file == file && x.line == line) {
-                leaks.push(Leak { kind: k, file: file.to_string(), line, function, text });
+            if !leaks
+                .iter()
+                .any(|x| x.kind == k && x.file == file && x.line == line)
+            {
+                leaks.push(Leak {
+                    kind: k,
+                    file: file.to_string(),
+                    line,
+                    function,
+                    text,
+                });
             }
             kind = None;
         } else if t.is_empty() {
@@ -181,24 +260,46 @@ pub fn parse_memcheck(log: &str, dir: &Path) -> Vec<Leak> {
 fn scratch(tag: &str) -> PathBuf {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let k = N.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    std::env::temp_dir().join(format!("nakiri-ctcheck-{}-{}-{}", std::process::id(), k, tag))
+    std::env::temp_dir().join(format!(
+        "nakiri-ctcheck-{}-{}-{}",
+        std::process::id(),
+        k,
+        tag
+    ))
 }
 
 /// Compiles `file` with `cfg` and checks it. `secrets`: None = every input.
-pub fn check_file(file: &str, cfg: &Config, secrets: Option<&[String]>, cflags: &[String], keep: bool) -> Result<Report, String> {
-    let text = super::read_source_file(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
+pub fn check_file(
+    file: &str,
+    cfg: &Config,
+    secrets: Option<&[String]>,
+    cflags: &[String],
+    keep: bool,
+) -> Result<Report, String> {
+    let text =
+        super::read_source_file(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
     let (front, prog) = driver::lower(file, &text, cfg, &super::FsLoader);
     let (Some(prog), Some(checked)) = (prog, front.checked.as_ref()) else {
         return Err(front.render_diags());
     };
-    let lay = packed::layout(&prog, cfg.arch).map_err(|e| format!("no packed entry point: {}", e))?;
-    let inputs: Vec<String> = lay.params.iter().filter(|p| p.is_input).map(|p| p.name.clone()).collect();
+    let lay =
+        packed::layout(&prog, cfg.arch).map_err(|e| format!("no packed entry point: {}", e))?;
+    let inputs: Vec<String> = lay
+        .params
+        .iter()
+        .filter(|p| p.is_input)
+        .map(|p| p.name.clone())
+        .collect();
     let secrets: Vec<String> = match secrets {
         None => inputs.clone(),
         Some(names) => {
             for n in names {
                 if !inputs.contains(n) {
-                    return Err(format!("--secret: `{}` is not an input of the entry node (inputs: {})", n, inputs.join(", ")));
+                    return Err(format!(
+                        "--secret: `{}` is not an input of the entry node (inputs: {})",
+                        n,
+                        inputs.join(", ")
+                    ));
                 }
             }
             names.to_vec()
@@ -209,32 +310,66 @@ pub fn check_file(file: &str, cfg: &Config, secrets: Option<&[String]>, cflags: 
     let kernel = driver::packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
     let mut ccfg = cfg.clone();
     ccfg.abi = codegen::AbiConfig::default();
-    let out = driver::generate(&prog, kernel.as_ref(), &ccfg, header, format!("nakiri ctcheck {}", file), false).map_err(|e| e.to_string())?;
-    let steps = if out.c.contains(&format!("static NK_TARGET void {}x", lay.raw_fn)) { kernel.as_ref().map_or(1, |k| k.interleave as usize) } else { 1 };
-    let stem = Path::new(file).file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let out = driver::generate(
+        &prog,
+        kernel.as_ref(),
+        &ccfg,
+        header,
+        format!("nakiri ctcheck {}", file),
+        false,
+    )
+    .map_err(|e| e.to_string())?;
+    let steps = if out
+        .c
+        .contains(&format!("static NK_TARGET void {}x", lay.raw_fn))
+    {
+        kernel.as_ref().map_or(1, |k| k.interleave as usize)
+    } else {
+        1
+    };
+    let stem = Path::new(file)
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let dir = scratch(&format!("{}-{}", stem, cfg.slicing));
     let r = check_c_steps(&dir, &out.c, &out.h, header, &lay, &secrets, cflags, steps);
     if !keep && r.as_ref().map(|r| r.leaks.is_empty()).unwrap_or(false) {
         let _ = std::fs::remove_dir_all(&dir);
     } else if r.is_ok() {
-        eprintln!("note: the generated C and the harness are kept in {}", dir.display());
+        eprintln!(
+            "note: the generated C and the harness are kept in {}",
+            dir.display()
+        );
     }
     r
 }
 
 fn print_report(what: &str, r: &Report) -> bool {
     if r.leaks.is_empty() {
-        println!("ok: {} — no branch or memory address depends on a secret ({} instances; secret: {})", what, r.instances, r.secrets.join(", "));
+        println!(
+            "ok: {} — no branch or memory address depends on a secret ({} instances; secret: {})",
+            what,
+            r.instances,
+            r.secrets.join(", ")
+        );
         return true;
     }
-    println!("LEAK: {} — {} secret-dependent operation(s) (secret: {}):", what, r.leaks.len(), r.secrets.join(", "));
+    println!(
+        "LEAK: {} — {} secret-dependent operation(s) (secret: {}):",
+        what,
+        r.leaks.len(),
+        r.secrets.join(", ")
+    );
     for l in &r.leaks {
         let k = match l.kind {
             "branch" => "branch on a secret",
             "address" => "memory address from a secret",
             _ => "secret reaches",
         };
-        println!("  {}:{}: {} in {}: {}", l.file, l.line, k, l.function, l.text);
+        println!(
+            "  {}:{}: {} in {}: {}",
+            l.file, l.line, k, l.function, l.text
+        );
     }
     false
 }
@@ -272,15 +407,30 @@ pub fn run(argv: &[String]) -> i32 {
             "--secret" => {
                 i += 1;
                 match argv.get(i) {
-                    Some(v) => secrets = Some(v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect()),
-                    None => return super::usage_error("`--secret` needs a comma-separated list of input names"),
+                    Some(v) => {
+                        secrets = Some(
+                            v.split(',')
+                                .map(|s| s.trim().to_string())
+                                .filter(|s| !s.is_empty())
+                                .collect(),
+                        )
+                    }
+                    None => {
+                        return super::usage_error(
+                            "`--secret` needs a comma-separated list of input names",
+                        )
+                    }
                 }
             }
             "--cflags" => {
                 i += 1;
                 match argv.get(i) {
                     Some(v) => cflags = v.split_whitespace().map(String::from).collect(),
-                    None => return super::usage_error("`--cflags` needs the C compiler flags (e.g. \"-O3\")"),
+                    None => {
+                        return super::usage_error(
+                            "`--cflags` needs the C compiler flags (e.g. \"-O3\")",
+                        )
+                    }
                 }
             }
             "--all" => all = true,
@@ -295,17 +445,31 @@ pub fn run(argv: &[String]) -> i32 {
     }
     if all {
         if secrets.is_some() {
-            return super::usage_error("`--all` checks every input of every cipher; `--secret` applies to one file");
+            return super::usage_error(
+                "`--all` checks every input of every cipher; `--secret` applies to one file",
+            );
         }
         rest.push("ciphers/all".into()); // placeholder input for the flag parser
-        let Ok((_, base)) = super::parse_compile_flags(&rest) else { return 2 };
-        let slicings: Vec<Slicing> = if rest.iter().any(|a| ["-B", "-V", "-H", "--bitslice", "--vslice", "--hslice"].contains(&a.as_str())) { vec![base.slicing] } else { vec![Slicing::B, Slicing::V, Slicing::H] };
+        let Ok((_, base)) = super::parse_compile_flags(&rest) else {
+            return 2;
+        };
+        let slicings: Vec<Slicing> = if rest
+            .iter()
+            .any(|a| ["-B", "-V", "-H", "--bitslice", "--vslice", "--hslice"].contains(&a.as_str()))
+        {
+            vec![base.slicing]
+        } else {
+            vec![Slicing::B, Slicing::V, Slicing::H]
+        };
         let mut failed = 0;
         let mut checked = 0;
         for f in shipped_ciphers() {
             let name = f.to_string_lossy().into_owned();
             for s in &slicings {
-                let cfg = Config { slicing: *s, ..base.clone() };
+                let cfg = Config {
+                    slicing: *s,
+                    ..base.clone()
+                };
                 let what = format!("{} -{} --arch {}", name, s, cfg.arch);
                 match check_file(&name, &cfg, None, &cflags, keep) {
                     Ok(r) => {
@@ -314,21 +478,38 @@ pub fn run(argv: &[String]) -> i32 {
                             failed += 1;
                         }
                     }
-                    Err(e) => println!("skipped: {} ({})", what, e.lines().find(|l| l.starts_with("error")).unwrap_or(e.lines().next().unwrap_or(""))),
+                    Err(e) => println!(
+                        "skipped: {} ({})",
+                        what,
+                        e.lines()
+                            .find(|l| l.starts_with("error"))
+                            .unwrap_or(e.lines().next().unwrap_or(""))
+                    ),
                 }
             }
         }
-        println!("{} program(s) checked, {} with secret-dependent operations", checked, failed);
+        println!(
+            "{} program(s) checked, {} with secret-dependent operations",
+            checked, failed
+        );
         return if failed == 0 && checked > 0 { 0 } else { 1 };
     }
-    let Ok((file, cfg)) = super::parse_compile_flags(&rest) else { return 2 };
+    let Ok((file, cfg)) = super::parse_compile_flags(&rest) else {
+        return 2;
+    };
     if cfg.arch != Arch::Std && !cfg.arch.runs_here() {
-        eprintln!("error: this CPU cannot run {} code (valgrind runs it natively)", cfg.arch);
+        eprintln!(
+            "error: this CPU cannot run {} code (valgrind runs it natively)",
+            cfg.arch
+        );
         return 2;
     }
     match check_file(&file, &cfg, secrets.as_deref(), &cflags, keep) {
         Ok(r) => {
-            if print_report(&format!("{} -{} --arch {}", file, cfg.slicing, cfg.arch), &r) {
+            if print_report(
+                &format!("{} -{} --arch {}", file, cfg.slicing, cfg.arch),
+                &r,
+            ) {
                 0
             } else {
                 1

@@ -111,13 +111,20 @@ fn repo_path(rel: &str) -> std::path::PathBuf {
 }
 
 pub fn best_arch() -> Arch {
-    [Arch::Avx512, Arch::Avx2, Arch::Sse, Arch::Std].into_iter().find(|a| a.runs_here()).unwrap_or(Arch::Std)
+    [Arch::Avx512, Arch::Avx2, Arch::Sse, Arch::Std]
+        .into_iter()
+        .find(|a| a.runs_here())
+        .unwrap_or(Arch::Std)
 }
 
 pub fn run(args: &[String]) -> i32 {
     let name = args.first().map(|s| s.as_str()).unwrap_or("aes");
     let Some(demo) = DEMOS.iter().find(|d| d.name == name) else {
-        eprintln!("error: unknown demo `{}` (available: {})", name, DEMOS.iter().map(|d| d.name).collect::<Vec<_>>().join(", "));
+        eprintln!(
+            "error: unknown demo `{}` (available: {})",
+            name,
+            DEMOS.iter().map(|d| d.name).collect::<Vec<_>>().join(", ")
+        );
         return 2;
     };
     let arch = match args.iter().position(|a| a == "--arch" || a == "-arch") {
@@ -138,19 +145,44 @@ pub fn run(args: &[String]) -> i32 {
             return 1;
         }
     };
-    println!("nakiri demo: {} ({}), -{} --arch {}", demo.what, demo.file, demo.slicing, arch);
-    let cfg = Config { slicing: demo.slicing, arch, flags_text: format!("-{} --arch {}", demo.slicing, arch), ..Config::default() };
+    println!(
+        "nakiri demo: {} ({}), -{} --arch {}",
+        demo.what, demo.file, demo.slicing, arch
+    );
+    let cfg = Config {
+        slicing: demo.slicing,
+        arch,
+        flags_text: format!("-{} --arch {}", demo.slicing, arch),
+        ..Config::default()
+    };
     let t = std::time::Instant::now();
-    let (front, out) = driver::compile(&path.to_string_lossy(), &text, &cfg, &super::FsLoader, "demo.h");
+    let (front, out) = driver::compile(
+        &path.to_string_lossy(),
+        &text,
+        &cfg,
+        &super::FsLoader,
+        "demo.h",
+    );
     eprint!("{}", front.render_diags());
     let Some(out) = out else { return 1 };
     let (_, prog) = driver::lower(&path.to_string_lossy(), &text, &cfg, &super::FsLoader);
     let entry = prog.map(|p| p.entry().name.clone()).unwrap_or_default();
-    println!("compiled in {:.2?}: {} lines of C, entry `{}__packed`", t.elapsed(), out.c.lines().count(), entry);
+    println!(
+        "compiled in {:.2?}: {} lines of C, entry `{}__packed`",
+        t.elapsed(),
+        out.c.lines().count(),
+        entry
+    );
     let dir = std::env::temp_dir().join(format!("nakiri-demo-{}-{}", name, std::process::id()));
     let _ = std::fs::create_dir_all(&dir);
-    let main_c = format!("{}{}    return ok ? 0 : 1;\n}}\n", PRELUDE, demo.check.replace("ENTRY", &entry));
-    let write = std::fs::write(dir.join("demo.c"), &out.c).and_then(|_| std::fs::write(dir.join("demo.h"), &out.h)).and_then(|_| std::fs::write(dir.join("main.c"), main_c));
+    let main_c = format!(
+        "{}{}    return ok ? 0 : 1;\n}}\n",
+        PRELUDE,
+        demo.check.replace("ENTRY", &entry)
+    );
+    let write = std::fs::write(dir.join("demo.c"), &out.c)
+        .and_then(|_| std::fs::write(dir.join("demo.h"), &out.h))
+        .and_then(|_| std::fs::write(dir.join("main.c"), main_c));
     if let Err(e) = write {
         eprintln!("error: cannot write to {}: {}", dir.display(), e);
         return 1;
@@ -158,15 +190,26 @@ pub fn run(args: &[String]) -> i32 {
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
     let exe = dir.join("demo");
     let t = std::time::Instant::now();
-    let status = Command::new(&cc).args(["-O2", "-o"]).arg(&exe).arg(dir.join("demo.c")).arg(dir.join("main.c")).status();
+    let status = Command::new(&cc)
+        .args(["-O2", "-o"])
+        .arg(&exe)
+        .arg(dir.join("demo.c"))
+        .arg(dir.join("main.c"))
+        .status();
     match status {
         Ok(s) if s.success() => {}
         Ok(_) => {
-            eprintln!("error: the C compiler failed on the generated code (in {})", dir.display());
+            eprintln!(
+                "error: the C compiler failed on the generated code (in {})",
+                dir.display()
+            );
             return 1;
         }
         Err(e) => {
-            eprintln!("error: cannot run the C compiler `{}`: {} (install gcc or clang, or set CC)", cc, e);
+            eprintln!(
+                "error: cannot run the C compiler `{}`: {} (install gcc or clang, or set CC)",
+                cc, e
+            );
             return 1;
         }
     }

@@ -46,7 +46,10 @@ pub fn read_source_file(path: &str) -> Result<String, String> {
         if ft.is_dir() {
             Some("it is a folder, not a source file".into())
         } else if !ft.is_file() {
-            Some("not a regular file (a device, FIFO or socket); Usuba sources are regular files".into())
+            Some(
+                "not a regular file (a device, FIFO or socket); Usuba sources are regular files"
+                    .into(),
+            )
         } else {
             None
         }
@@ -69,9 +72,14 @@ pub fn read_source_file(path: &str) -> Result<String, String> {
         return Err(e);
     }
     let mut bytes = Vec::new();
-    f.take(limit as u64 + 1).read_to_end(&mut bytes).map_err(|e| e.to_string())?;
+    f.take(limit as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
     if bytes.len() > limit {
-        return Err(format!("larger than {} bytes (the largest source file read)", limit));
+        return Err(format!(
+            "larger than {} bytes (the largest source file read)",
+            limit
+        ));
     }
     crate::syntax::source_text(bytes)
 }
@@ -230,20 +238,31 @@ pub(crate) fn usage_error(msg: &str) -> i32 {
 /// Entry point of the binary: runs the CLI on a thread with a large stack.
 pub fn main() -> i32 {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let child = std::thread::Builder::new().stack_size(512 << 20).spawn(move || run(&args));
+    let child = std::thread::Builder::new()
+        .stack_size(512 << 20)
+        .spawn(move || run(&args));
     let r = child.map(|c| c.join());
     if std::env::var_os("NAKIRI_PEAK_RSS").is_some() {
         // For tests/limits.rs: the peak resident memory of the whole run, measured by the kernel.
         let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
         if let Some(l) = status.lines().find(|l| l.starts_with("VmHWM:")) {
-            eprintln!("peak-rss-kb: {}", l.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim());
+            eprintln!(
+                "peak-rss-kb: {}",
+                l.trim_start_matches("VmHWM:")
+                    .trim()
+                    .trim_end_matches("kB")
+                    .trim()
+            );
         }
         // ... and the CPU time it used (user + system, in clock ticks of 1/100 s on Linux):
         // unlike wall time, it does not grow when other jobs share the machine.
         let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
         if let Some(after) = stat.rsplit_once(')').map(|x| x.1) {
             let f: Vec<&str> = after.split_whitespace().collect();
-            if let (Some(u), Some(s)) = (f.get(11).and_then(|v| v.parse::<u64>().ok()), f.get(12).and_then(|v| v.parse::<u64>().ok())) {
+            if let (Some(u), Some(s)) = (
+                f.get(11).and_then(|v| v.parse::<u64>().ok()),
+                f.get(12).and_then(|v| v.parse::<u64>().ok()),
+            ) {
                 eprintln!("cpu-ms: {}", (u + s) * 10);
             }
         }
@@ -300,7 +319,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--arch" | "-arch" => match next(&mut i) {
                 Some(v) => match Arch::parse(&v) {
                     Some(ar) => a.arch = Some(ar),
-                    None => return Err(usage_error(&format!("unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)", v))),
+                    None => return Err(usage_error(&format!(
+                        "unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)",
+                        v
+                    ))),
                 },
                 None => return Err(usage_error("`-arch` needs a value")),
             },
@@ -324,43 +346,86 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-no-copy-prop" => a.disabled.push(PassId::CopyProp),
             "-no-CSE" => a.disabled.push(PassId::Cse),
             "-no-pre-sched" => a.disabled.push(PassId::SchedBits),
-            "-inter-factor" | "--interleave" => match next(&mut i).and_then(|v| v.parse::<u32>().ok()) {
-                Some(k) if (1..=8).contains(&k) => a.inter_factor = Some(k),
-                _ => return Err(usage_error(&format!("`{}` needs a factor from 1 to 8", arg))),
-            },
-            "-interleave" | "--interleave-granularity" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
-                Some(g) if g >= 1 => a.inter_granularity = Some(g),
-                _ => return Err(usage_error(&format!("`{}` needs a granularity (a number >= 1)", arg))),
-            },
-            "-no-sched" => a.disabled.push(PassId::SchedIlp),
-            "-sched-n" | "--sched-window" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
-                Some(n) if n >= 1 => {
-                    a.sched_window = Some(n);
-                    a.enabled.push(PassId::SchedIlp);
+            "-inter-factor" | "--interleave" => {
+                match next(&mut i).and_then(|v| v.parse::<u32>().ok()) {
+                    Some(k) if (1..=8).contains(&k) => a.inter_factor = Some(k),
+                    _ => {
+                        return Err(usage_error(&format!(
+                            "`{}` needs a factor from 1 to 8",
+                            arg
+                        )))
+                    }
                 }
-                _ => return Err(usage_error(&format!("`{}` needs a window size (a number >= 1)", arg))),
-            },
-            "--sched-bits-in" => match next(&mut i).and_then(|v| crate::opt::SchedBitsIn::parse(&v)) {
-                Some(v) => a.sched_bits_in = Some(v),
-                None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
-            },
-            "--packed-interleave" => match next(&mut i).and_then(|v| if v == "auto" { Some(0) } else { v.parse::<u32>().ok() }) {
+            }
+            "-interleave" | "--interleave-granularity" => {
+                match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
+                    Some(g) if g >= 1 => a.inter_granularity = Some(g),
+                    _ => {
+                        return Err(usage_error(&format!(
+                            "`{}` needs a granularity (a number >= 1)",
+                            arg
+                        )))
+                    }
+                }
+            }
+            "-no-sched" => a.disabled.push(PassId::SchedIlp),
+            "-sched-n" | "--sched-window" => {
+                match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
+                    Some(n) if n >= 1 => {
+                        a.sched_window = Some(n);
+                        a.enabled.push(PassId::SchedIlp);
+                    }
+                    _ => {
+                        return Err(usage_error(&format!(
+                            "`{}` needs a window size (a number >= 1)",
+                            arg
+                        )))
+                    }
+                }
+            }
+            "--sched-bits-in" => {
+                match next(&mut i).and_then(|v| crate::opt::SchedBitsIn::parse(&v)) {
+                    Some(v) => a.sched_bits_in = Some(v),
+                    None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
+                }
+            }
+            "--packed-interleave" => match next(&mut i).and_then(|v| {
+                if v == "auto" {
+                    Some(0)
+                } else {
+                    v.parse::<u32>().ok()
+                }
+            }) {
                 Some(k) if k <= 4 => a.packed_interleave = Some(k),
-                _ => return Err(usage_error("`--packed-interleave` needs auto or a factor from 1 to 4")),
+                _ => {
+                    return Err(usage_error(
+                        "`--packed-interleave` needs auto or a factor from 1 to 4",
+                    ))
+                }
             },
             "--spill" => a.spill = Some(true),
             "--no-spill" => a.spill = Some(false),
             "--mem-loops" => a.mem_loops = Some(true),
             "--no-mem-loops" => a.mem_loops = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
-            "-no-CSE-CP-CF" => a.disabled.extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
+            "-no-CSE-CP-CF" => a
+                .disabled
+                .extend([PassId::Cse, PassId::CopyProp, PassId::Fold]),
             "--disable" | "--dump-after" | "--enable" => {
                 let Some(v) = next(&mut i) else {
-                    return Err(usage_error(&format!("`{}` needs a pass name ({})", arg, PassId::names())));
+                    return Err(usage_error(&format!(
+                        "`{}` needs a pass name ({})",
+                        arg,
+                        PassId::names()
+                    )));
                 };
                 for name in v.split(',') {
                     let Some(p) = PassId::parse(name.trim()) else {
-                        return Err(usage_error(&format!("unknown pass `{}` (passes: {})", name, PassId::names())));
+                        return Err(usage_error(&format!(
+                            "unknown pass `{}` (passes: {})",
+                            name,
+                            PassId::names()
+                        )));
                     };
                     match arg {
                         "--disable" => a.disabled.push(p),
@@ -382,10 +447,14 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "-no-inline" => a.inline = Some(crate::opt::InlinePolicy::Marked),
             "-inline-all" | "-heavy-inline" => a.inline = Some(crate::opt::InlinePolicy::All),
             "-light-inline" => a.inline = Some(crate::opt::InlinePolicy::Small),
-            "--max-ops" | "-max-ops" => match next(&mut i).map(|v| v.replace('_', "").parse::<usize>()) {
-                Some(Ok(n)) if n > 0 => a.max_ops = Some(n),
-                _ => return Err(usage_error("`--max-ops` takes a positive number (the work budget; default 2000000)")),
-            },
+            "--max-ops" | "-max-ops" => {
+                match next(&mut i).map(|v| v.replace('_', "").parse::<usize>()) {
+                    Some(Ok(n)) if n > 0 => a.max_ops = Some(n),
+                    _ => return Err(usage_error(
+                        "`--max-ops` takes a positive number (the work budget; default 2000000)",
+                    )),
+                }
+            }
             "-unroll" | "--unroll" => a.loops = Some(crate::opt::LoopPolicy::Unroll),
             "--loops" => match next(&mut i).as_deref() {
                 Some("unroll") => a.loops = Some(crate::opt::LoopPolicy::Unroll),
@@ -425,7 +494,12 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         slicing: a.slicing.unwrap_or(Slicing::V),
         arch: a.arch.unwrap_or(Arch::Std),
         include_dirs: a.includes.clone(),
-        flags_text: argv.iter().filter(|f| **f != file).cloned().collect::<Vec<_>>().join(" "),
+        flags_text: argv
+            .iter()
+            .filter(|f| **f != file)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
         ..Config::default()
     };
     for &p in &a.enabled {
@@ -469,7 +543,11 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         cfg.opt.inline = p;
     }
     // The usubac spelling (no `check`/`compile` subcommand) implies `--compat usubac`.
-    cfg.compat = a.compat.unwrap_or(if a.subcommand { driver::Compat::Nakiri } else { driver::Compat::Usubac });
+    cfg.compat = a.compat.unwrap_or(if a.subcommand {
+        driver::Compat::Nakiri
+    } else {
+        driver::Compat::Usubac
+    });
     cfg.keep_tables = a.keep_tables;
     cfg.abi.lf = a.lf;
     cfg.abi.no_arr_entry = a.no_arr_entry;
@@ -483,7 +561,10 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
 /// Notes for accepted flags without an effect, and the warning of `-keep-tables`.
 fn print_notes(a: &Args) {
     for n in &a.notes {
-        eprintln!("note: `{}` is accepted for usubac compatibility and has no effect in nakiri", n);
+        eprintln!(
+            "note: `{}` is accepted for usubac compatibility and has no effect in nakiri",
+            n
+        );
     }
     if a.keep_tables {
         eprintln!("note: `-keep-tables`: tables are typed by word size as usubac does; nakiri computes them with constant-time circuits (usubac emits memory lookups, which are not constant-time)");
@@ -510,7 +591,17 @@ pub fn run(argv: &[String]) -> i32 {
     if argv.first().map(|s| s.as_str()) == Some("targets") {
         println!("targets on this machine (tests run natively where `runs here`):");
         for a in Arch::ALL {
-            println!("  {:7} {}", a.name(), if a.runs_here() { "runs here" } else if a == Arch::Neon { "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)" } else { "skipped: this CPU lacks it" });
+            println!(
+                "  {:7} {}",
+                a.name(),
+                if a.runs_here() {
+                    "runs here"
+                } else if a == Arch::Neon {
+                    "not native here (tests/codegen.rs runs it under qemu-aarch64 when installed, else reports it skipped)"
+                } else {
+                    "skipped: this CPU lacks it"
+                }
+            );
         }
         return 0;
     }
@@ -558,7 +649,11 @@ pub fn run(argv: &[String]) -> i32 {
             return 1;
         }
         if a.dump.as_deref() == Some("ast") {
-            let _ = write!(out, "{}", crate::syntax::pretty::program(front.ast.as_ref().unwrap()));
+            let _ = write!(
+                out,
+                "{}",
+                crate::syntax::pretty::program(front.ast.as_ref().unwrap())
+            );
         } else {
             let _ = writeln!(out, "ok");
         }
@@ -617,7 +712,10 @@ pub fn run(argv: &[String]) -> i32 {
         Some(s) => format!("{}.h", s),
         None => format!("{}.h", c_path),
     };
-    let h_name = std::path::Path::new(&h_path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out.h".into());
+    let h_name = std::path::Path::new(&h_path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out.h".into());
     let (front, output) = driver::compile(&file, &text, &cfg, &FsLoader, &h_name);
     eprint!("{}", front.render_diags());
     if let (true, Some(r)) = (a.verbose, &front.report) {
@@ -629,12 +727,17 @@ pub fn run(argv: &[String]) -> i32 {
     let Some(output) = output else { return 1 };
     // Never write over a source: the input and every included file (canonical paths, so
     // `./x.ua`, symlinks and `-o hdr.c` whose header is the input `hdr.h` are all caught).
-    let sources: Vec<&str> = std::iter::once(file.as_str()).chain(front.sources.files.iter().map(|(n, _)| n.as_str())).collect();
+    let sources: Vec<&str> = std::iter::once(file.as_str())
+        .chain(front.sources.files.iter().map(|(n, _)| n.as_str()))
+        .collect();
     if let Err(e) = check_outputs(&[&c_path, &h_path], &sources) {
         eprintln!("error: {}", e);
         return 1;
     }
-    if let Err(e) = write_files_atomically(&[(&c_path, output.c.as_bytes()), (&h_path, output.h.as_bytes())]) {
+    if let Err(e) = write_files_atomically(&[
+        (&c_path, output.c.as_bytes()),
+        (&h_path, output.h.as_bytes()),
+    ]) {
         eprintln!("error: cannot write output: {}", e);
         return 1;
     }
@@ -658,10 +761,15 @@ pub fn canonical_output_path(path: &str) -> Option<std::path::PathBuf> {
 
 /// Refuses outputs that are a source file (compared as canonical paths) or each other.
 pub fn check_outputs(outputs: &[&str], sources: &[&str]) -> Result<(), String> {
-    let srcs: Vec<(std::path::PathBuf, &str)> = sources.iter().filter_map(|s| std::fs::canonicalize(s).ok().map(|c| (c, *s))).collect();
+    let srcs: Vec<(std::path::PathBuf, &str)> = sources
+        .iter()
+        .filter_map(|s| std::fs::canonicalize(s).ok().map(|c| (c, *s)))
+        .collect();
     let mut seen: Vec<std::path::PathBuf> = Vec::new();
     for o in outputs {
-        let Some(c) = canonical_output_path(o) else { continue };
+        let Some(c) = canonical_output_path(o) else {
+            continue;
+        };
         if let Some((_, s)) = srcs.iter().find(|(sc, _)| *sc == c) {
             return Err(format!(
                 "refusing to write `{}`: it is the source file `{}` (choose another output with `-o OUT.c`; the header is written beside it as OUT.h)",
@@ -669,7 +777,10 @@ pub fn check_outputs(outputs: &[&str], sources: &[&str]) -> Result<(), String> {
             ));
         }
         if seen.contains(&c) {
-            return Err(format!("refusing to write `{}` twice (the C file and its header would be the same file)", o));
+            return Err(format!(
+                "refusing to write `{}` twice (the C file and its header would be the same file)",
+                o
+            ));
         }
         seen.push(c);
     }
@@ -689,17 +800,24 @@ pub fn write_files_atomically(files: &[(&str, &[u8])]) -> std::io::Result<()> {
     };
     for (k, (path, bytes)) in files.iter().enumerate() {
         let p = std::path::Path::new(path);
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "out".into());
+        let name = p
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "out".into());
         let dir = match p.parent() {
             Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
             _ => std::path::PathBuf::from("."),
         };
         let tmp = dir.join(format!(".{}.nakiri-{}-{}.tmp", name, std::process::id(), k));
-        let r = std::fs::OpenOptions::new().write(true).create_new(true).open(&tmp).and_then(|mut f| {
-            temps.push((tmp.clone(), path));
-            f.write_all(bytes)?;
-            f.sync_all()
-        });
+        let r = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| {
+                temps.push((tmp.clone(), path));
+                f.write_all(bytes)?;
+                f.sync_all()
+            });
         if let Err(e) = r {
             cleanup(&temps);
             return Err(std::io::Error::new(e.kind(), format!("{}: {}", path, e)));
@@ -718,9 +836,18 @@ pub fn write_files_atomically(files: &[(&str, &[u8])]) -> std::io::Result<()> {
 pub fn dump_typed(c: &crate::sema::Checked) -> String {
     let mut s = String::new();
     for inst in &c.instances {
-        s.push_str(&format!("instance {} (from node {})\n", inst.name, inst.decl));
+        s.push_str(&format!(
+            "instance {} (from node {})\n",
+            inst.name, inst.decl
+        ));
         for (role, name, ty, is_const) in &inst.vars {
-            s.push_str(&format!("  {:6} {}: {}{}\n", role, name, if *is_const { "const " } else { "" }, ty));
+            s.push_str(&format!(
+                "  {:6} {}: {}{}\n",
+                role,
+                name,
+                if *is_const { "const " } else { "" },
+                ty
+            ));
         }
     }
     s

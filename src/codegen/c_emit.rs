@@ -4,22 +4,82 @@ use std::collections::{HashMap, HashSet};
 
 /// C keywords (C11 + common extensions) that cannot be identifiers.
 const C_KEYWORDS: &[&str] = &[
-    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
-    "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict",
-    "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union",
-    "unsigned", "void", "volatile", "while", "asm", "typeof", "bool", "true", "false",
+    "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else",
+    "enum", "extern", "float", "for", "goto", "if", "inline", "int", "long", "register",
+    "restrict", "return", "short", "signed", "sizeof", "static", "struct", "switch", "typedef",
+    "union", "unsigned", "void", "volatile", "while", "asm", "typeof", "bool", "true", "false",
 ];
 
 /// Names that would clash with the C library, the included headers or our own macros when used
 /// as a function or variable name.
 const C_RESERVED: &[&str] = &[
-    "main", "abs", "labs", "llabs", "div", "ldiv", "lldiv", "exit", "abort", "atexit", "free",
-    "malloc", "calloc", "realloc", "aligned_alloc", "rand", "srand", "atoi", "atol", "atoll",
-    "atof", "strtol", "strtoul", "qsort", "bsearch", "system", "getenv", "memcpy", "memset",
-    "memmove", "memcmp", "strlen", "strcpy", "strcmp", "printf", "puts", "putchar", "exp", "log",
-    "pow", "sqrt", "sin", "cos", "tan", "floor", "ceil", "round", "fabs", "index", "select",
-    "time", "clock", "signal", "raise", "random", "NULL", "EOF", "DATATYPE", "errno", "stdin",
-    "stdout", "stderr", "offsetof", "alignof", "alignas", "static_assert", "noreturn",
+    "main",
+    "abs",
+    "labs",
+    "llabs",
+    "div",
+    "ldiv",
+    "lldiv",
+    "exit",
+    "abort",
+    "atexit",
+    "free",
+    "malloc",
+    "calloc",
+    "realloc",
+    "aligned_alloc",
+    "rand",
+    "srand",
+    "atoi",
+    "atol",
+    "atoll",
+    "atof",
+    "strtol",
+    "strtoul",
+    "qsort",
+    "bsearch",
+    "system",
+    "getenv",
+    "memcpy",
+    "memset",
+    "memmove",
+    "memcmp",
+    "strlen",
+    "strcpy",
+    "strcmp",
+    "printf",
+    "puts",
+    "putchar",
+    "exp",
+    "log",
+    "pow",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "floor",
+    "ceil",
+    "round",
+    "fabs",
+    "index",
+    "select",
+    "time",
+    "clock",
+    "signal",
+    "raise",
+    "random",
+    "NULL",
+    "EOF",
+    "DATATYPE",
+    "errno",
+    "stdin",
+    "stdout",
+    "stderr",
+    "offsetof",
+    "alignof",
+    "alignas",
+    "static_assert",
+    "noreturn",
 ];
 
 /// Whether `s` is a keyword or a name we must not redefine.
@@ -33,8 +93,12 @@ fn reserved_prefix(s: &str) -> bool {
     if s.to_ascii_lowercase().starts_with("nk_") || s.starts_with('_') {
         return true;
     }
-    (s.starts_with("INT") || s.starts_with("UINT") || s.starts_with("SIZE_") || s.starts_with("PTRDIFF_"))
-        && s.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+    (s.starts_with("INT")
+        || s.starts_with("UINT")
+        || s.starts_with("SIZE_")
+        || s.starts_with("PTRDIFF_"))
+        && s.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Whether `s` may not be used as a generated identifier.
@@ -81,7 +145,11 @@ impl<'p> Namer<'p> {
     }
     /// A namer whose names also avoid every name of `parent`.
     pub fn child(parent: &'p Namer<'p>) -> Namer<'p> {
-        Namer { parent: Some(parent), used: HashSet::new(), suffix: HashMap::new() }
+        Namer {
+            parent: Some(parent),
+            used: HashSet::new(),
+            suffix: HashMap::new(),
+        }
     }
     fn taken(&self, n: &str) -> bool {
         self.used.contains(n) || self.parent.is_some_and(|p| p.taken(n))

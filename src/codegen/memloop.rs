@@ -150,7 +150,13 @@ pub struct MemLoop {
 ///
 /// `const_bits`: constant per-iteration bits may be broadcast from a table (bitslice on a
 /// target whose C codegen knows the broadcast).
-pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Vec<Option<MemLoop>> {
+pub fn plans(
+    prog: &Program,
+    regs: usize,
+    eligible: &dyn Fn(usize) -> bool,
+    direct_param: &dyn Fn(usize) -> bool,
+    const_bits: bool,
+) -> Vec<Option<MemLoop>> {
     let n = prog.nodes.len();
     let site = prog.sole_big_state_loop_sites(regs);
     (0..n)
@@ -160,8 +166,27 @@ pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, dire
                 return None;
             }
             let caller = &prog.nodes[ni];
-            let Instr::Loop { count, state, args, results, .. } = &caller.body[k] else { return None };
-            plan(&prog.nodes[c], caller, ni + 1 == n, *count as usize, state.len(), args, results, direct_param, const_bits)
+            let Instr::Loop {
+                count,
+                state,
+                args,
+                results,
+                ..
+            } = &caller.body[k]
+            else {
+                return None;
+            };
+            plan(
+                &prog.nodes[c],
+                caller,
+                ni + 1 == n,
+                *count as usize,
+                state.len(),
+                args,
+                results,
+                direct_param,
+                const_bits,
+            )
         })
         .collect()
 }
@@ -174,16 +199,32 @@ pub fn plans(prog: &Program, regs: usize, eligible: &dyn Fn(usize) -> bool, dire
 /// chains to the state that is computed (the root) gives each state a delay `back`;
 /// generations are kept in a ring of max(back) + 2 buffers. A root has one state per delay
 /// (its chain); any other state, and a cycle of pure copies, is stored like a computed one.
-fn generations(body: &Node, n_state: usize, args: &[LoopArg], results: &[LoopResult]) -> (Vec<(usize, usize)>, Vec<bool>, usize, usize) {
+fn generations(
+    body: &Node,
+    n_state: usize,
+    args: &[LoopArg],
+    results: &[LoopResult],
+) -> (Vec<(usize, usize)>, Vec<bool>, usize, usize) {
     let ins = body.flat_inputs();
     let outs = body.flat_outputs();
     // pass[j] = k: the body's output for state j is its input for state k, unchanged.
-    let input_at: std::collections::HashMap<crate::ir::VarId, usize> = ins.iter().enumerate().map(|(p, a)| (*a, p)).collect();
+    let input_at: std::collections::HashMap<crate::ir::VarId, usize> =
+        ins.iter().enumerate().map(|(p, a)| (*a, p)).collect();
     // (through copies: the body may return `out = copy in`)
     let copy_of: std::collections::HashMap<crate::ir::VarId, crate::ir::VarId> = body
         .body
         .iter()
-        .filter_map(|i| if let Instr::Assign { dst, op: crate::ir::Op::Copy(x) } = i { Some((*dst, *x)) } else { None })
+        .filter_map(|i| {
+            if let Instr::Assign {
+                dst,
+                op: crate::ir::Op::Copy(x),
+            } = i
+            {
+                Some((*dst, *x))
+            } else {
+                None
+            }
+        })
         .collect();
     let source = |mut v: crate::ir::VarId| {
         for _ in 0..copy_of.len() {
@@ -237,8 +278,14 @@ fn generations(body: &Node, n_state: usize, args: &[LoopArg], results: &[LoopRes
         // Walk the chain: the first child at each step continues it, the others are roots.
         let (mut cur, mut back) = (r, 0);
         loop {
-            let kids: Vec<usize> = children[cur].iter().copied().filter(|&c| at[c].is_none()).collect();
-            let Some((&first, rest)) = kids.split_first() else { break };
+            let kids: Vec<usize> = children[cur]
+                .iter()
+                .copied()
+                .filter(|&c| at[c].is_none())
+                .collect();
+            let Some((&first, rest)) = kids.split_first() else {
+                break;
+            };
             order.extend_from_slice(rest);
             back += 1;
             at[first] = Some((back, n_slots));
@@ -247,11 +294,28 @@ fn generations(body: &Node, n_state: usize, args: &[LoopArg], results: &[LoopRes
         depth = depth.max(back);
         n_slots += 1;
     }
-    (at.into_iter().map(|a| a.expect("every state placed")).collect(), root, n_slots, depth + 2)
+    (
+        at.into_iter()
+            .map(|a| a.expect("every state placed"))
+            .collect(),
+        root,
+        n_slots,
+        depth + 2,
+    )
 }
 
 #[allow(clippy::too_many_arguments)]
-fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state: usize, args: &[LoopArg], results: &[LoopResult], direct_param: &dyn Fn(usize) -> bool, const_bits: bool) -> Option<MemLoop> {
+fn plan(
+    body: &Node,
+    caller: &Node,
+    caller_is_entry: bool,
+    count: usize,
+    n_state: usize,
+    args: &[LoopArg],
+    results: &[LoopResult],
+    direct_param: &dyn Fn(usize) -> bool,
+    const_bits: bool,
+) -> Option<MemLoop> {
     let (state_at, root, n_slots, ring) = generations(body, n_state, args, results);
     let mut ins = Vec::with_capacity(args.len());
     let (mut n_each, mut n_same) = (0, 0);
@@ -298,10 +362,27 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
         }
         outs.push(o);
     }
-    let mut ml = MemLoop { ins, outs, state_at, n_slots, ring, n_each, n_same, n_y, each_src: EachSrc::Gather, tables: Tables::default() };
+    let mut ml = MemLoop {
+        ins,
+        outs,
+        state_at,
+        n_slots,
+        ring,
+        n_each,
+        n_same,
+        n_y,
+        each_src: EachSrc::Gather,
+        tables: Tables::default(),
+    };
     // (entry inputs read in place) atom -> (parameter, flat element)
     let at: EntryAtoms = if caller_is_entry {
-        caller.inputs.iter().enumerate().filter(|(p, _)| direct_param(*p)).flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i)))).collect()
+        caller
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(p, _)| direct_param(*p))
+            .flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i))))
+            .collect()
     } else {
         EntryAtoms::new()
     };
@@ -309,12 +390,12 @@ fn plan(body: &Node, caller: &Node, caller_is_entry: bool, count: usize, n_state
         None => tables(&mut ml, caller, &at, count, &eaches, const_bits),
         Some((param, stride, offsets)) => {
             let mut e = 0;
-        for i in ml.ins.iter_mut() {
-            if let In::Each(_) = i {
-                *i = In::Each(offsets[e]);
-                e += 1;
+            for i in ml.ins.iter_mut() {
+                if let In::Each(_) = i {
+                    *i = In::Each(offsets[e]);
+                    e += 1;
+                }
             }
-        }
             ml.n_each = offsets.iter().max().map_or(0, |m| m + 1);
             ml.each_src = EachSrc::Param { param, stride };
         }
@@ -333,7 +414,14 @@ type EntryAtoms = std::collections::HashMap<crate::ir::VarId, (usize, usize)>;
 /// Gathering copies every input of every iteration once per call (GIFT `-B` avx2: 10k of the
 /// 38k instructions a call executes); a table costs one small load per use, and the pool one
 /// store per distinct value.
-fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches: &[&[crate::ir::VarId]], const_bits: bool) {
+fn tables(
+    ml: &mut MemLoop,
+    caller: &Node,
+    at: &EntryAtoms,
+    count: usize,
+    eaches: &[&[crate::ir::VarId]],
+    const_bits: bool,
+) {
     use std::collections::HashMap;
     if count == 0 {
         return;
@@ -343,7 +431,10 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
             .body
             .iter()
             .filter_map(|i| match i {
-                Instr::Assign { dst, op: crate::ir::Op::Const(c) } if caller.bits(*dst) == 1 => Some((*dst, *c & 1 == 1)),
+                Instr::Assign {
+                    dst,
+                    op: crate::ir::Op::Const(c),
+                } if caller.bits(*dst) == 1 => Some((*dst, *c & 1 == 1)),
                 _ => None,
             })
             .collect()
@@ -354,11 +445,22 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
     // the one array read through an index table: that of the first list entirely in one
     let param = eaches.iter().find_map(|vs| {
         let p = at.get(&vs[0])?.0;
-        vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| *q == p)).then_some(p)
+        vs.iter()
+            .all(|v| at.get(v).is_some_and(|(q, _)| *q == p))
+            .then_some(p)
     });
-    let in_param = |vs: &[crate::ir::VarId]| param.is_some() && vs.iter().all(|v| at.get(v).is_some_and(|(q, _)| Some(*q) == param));
+    let in_param = |vs: &[crate::ir::VarId]| {
+        param.is_some()
+            && vs
+                .iter()
+                .all(|v| at.get(v).is_some_and(|(q, _)| Some(*q) == param))
+    };
     // the pool, when what would be gathered repeats enough
-    let rest: Vec<&[crate::ir::VarId]> = eaches.iter().copied().filter(|vs| !is_const(vs) && !in_param(vs)).collect();
+    let rest: Vec<&[crate::ir::VarId]> = eaches
+        .iter()
+        .copied()
+        .filter(|vs| !is_const(vs) && !in_param(vs))
+        .collect();
     let mut pool: Vec<crate::ir::VarId> = Vec::new();
     let mut slot: HashMap<crate::ir::VarId, usize> = HashMap::new();
     if !rest.is_empty() {
@@ -370,7 +472,8 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
                 });
             }
         }
-        let distinct_rest: std::collections::HashSet<_> = rest.iter().flat_map(|vs| vs.iter()).collect();
+        let distinct_rest: std::collections::HashSet<_> =
+            rest.iter().flat_map(|vs| vs.iter()).collect();
         if 2 * distinct_rest.len() > rest.len() * count {
             pool.clear();
         }
@@ -401,7 +504,11 @@ fn tables(ml: &mut MemLoop, caller: &Node, at: &EntryAtoms, count: usize, eaches
     }
     ml.n_each = gathered;
     if !ix[0].is_empty() {
-        let base = if pooled { Base::Pool(pool) } else { Base::Param(param.expect("indexed inputs have a parameter")) };
+        let base = if pooled {
+            Base::Pool(pool)
+        } else {
+            Base::Param(param.expect("indexed inputs have a parameter"))
+        };
         ml.tables.indexed = Some((base, ix));
     }
     if !kb[0].is_empty() {
@@ -415,7 +522,11 @@ fn in_place(at: &EntryAtoms, eaches: &[&[crate::ir::VarId]]) -> Option<(usize, u
     let first = eaches.first()?;
     let (param, _) = *at.get(&first[0])?;
     let pos = |v: crate::ir::VarId| at.get(&v).filter(|(p, _)| *p == param).map(|(_, i)| *i);
-    let stride = if first.len() > 1 { pos(first[1])?.checked_sub(pos(first[0])?)? } else { 1 };
+    let stride = if first.len() > 1 {
+        pos(first[1])?.checked_sub(pos(first[0])?)?
+    } else {
+        1
+    };
     if stride == 0 {
         return None;
     }

@@ -18,8 +18,8 @@ pub use crate::target::{instances_per_call, layout as target, Arch};
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, VarId};
 use crate::target::spill;
 use c_emit::{comment_lines, Namer};
-use ops::{Helpers, OpTarget};
 pub use ops::simd_h_insns;
+use ops::{Helpers, OpTarget};
 use std::fmt;
 
 /// A combination the chosen target cannot express (a user-facing message).
@@ -97,7 +97,11 @@ struct Shape {
 }
 
 fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
-    let mut sizes: Vec<u32> = prog.nodes.iter().flat_map(|n| n.vars.iter().map(|v| v.bits)).collect();
+    let mut sizes: Vec<u32> = prog
+        .nodes
+        .iter()
+        .flat_map(|n| n.vars.iter().map(|v| v.bits))
+        .collect();
     sizes.sort_unstable();
     sizes.dedup();
     let entry = prog.entry();
@@ -108,7 +112,11 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
         .flat_map(|p| p.atoms.iter().map(|a| entry.bits(*a)))
         .max()
         .unwrap_or_else(|| sizes.iter().copied().max().unwrap_or(64));
-    let list = sizes.iter().map(|b| format!("u{}", b)).collect::<Vec<_>>().join(", ");
+    let list = sizes
+        .iter()
+        .map(|b| format!("u{}", b))
+        .collect::<Vec<_>>()
+        .join(", ");
     let word = match sizes.as_slice() {
         [] => 1,
         [w] => *w,
@@ -118,14 +126,24 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
     match (arch, slicing) {
         (_, Slicing::B) => {
             if sizes.iter().any(|&b| b != 1) {
-                return Err(CodegenError("internal error: bitsliced program with atoms wider than one bit".into()));
+                return Err(CodegenError(
+                    "internal error: bitsliced program with atoms wider than one bit".into(),
+                ));
             }
-            Ok(Shape { word: 1, datatype: runtime::datatype(arch, slicing, 1).to_string(), inst_bits: 1 })
+            Ok(Shape {
+                word: 1,
+                datatype: runtime::datatype(arch, slicing, 1).to_string(),
+                inst_bits: 1,
+            })
         }
         (Arch::Std, Slicing::V) => {
             let _ = entry_bits;
             let dt = runtime::std_container(std_v_datatype_bits(entry));
-            Ok(Shape { word, datatype: dt.to_string(), inst_bits: entry_bits })
+            Ok(Shape {
+                word,
+                datatype: dt.to_string(),
+                inst_bits: entry_bits,
+            })
         }
         (_, Slicing::V) => {
             if word == 0 {
@@ -136,7 +154,11 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
             }
             if (2..8).contains(&word) {
                 // C8: words of 2..7 bits sit zero-extended in 8-bit lanes (as usubac's do).
-                return Ok(Shape { word, datatype: runtime::datatype(arch, slicing, 8).to_string(), inst_bits: 8 });
+                return Ok(Shape {
+                    word,
+                    datatype: runtime::datatype(arch, slicing, 8).to_string(),
+                    inst_bits: 8,
+                });
             }
             if ![1, 8, 16, 32, 64].contains(&word) {
                 return Err(CodegenError(format!(
@@ -144,7 +166,11 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                     arch, word
                 )));
             }
-            Ok(Shape { word, datatype: runtime::datatype(arch, slicing, word).to_string(), inst_bits: word })
+            Ok(Shape {
+                word,
+                datatype: runtime::datatype(arch, slicing, word).to_string(),
+                inst_bits: word,
+            })
         }
         (_, Slicing::H) => {
             if word == 0 {
@@ -161,7 +187,11 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
                     arch, word, l
                 )));
             }
-            Ok(Shape { word, datatype: runtime::datatype(arch, slicing, word).to_string(), inst_bits: word })
+            Ok(Shape {
+                word,
+                datatype: runtime::datatype(arch, slicing, word).to_string(),
+                inst_bits: word,
+            })
         }
     }
 }
@@ -174,18 +204,31 @@ pub fn generate(prog: &Program, cfg: &CodegenConfig) -> Result<COutput, CodegenE
 }
 
 /// [`generate`] with usubac's entry ABI options.
-pub fn generate_with(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig) -> Result<COutput, CodegenError> {
+pub fn generate_with(
+    prog: &Program,
+    cfg: &CodegenConfig,
+    abi: &AbiConfig,
+) -> Result<COutput, CodegenError> {
     generate_full(prog, cfg, abi, usize::MAX)
 }
 
 /// [`generate`], giving up (with a message naming the limit) as soon as the C text passes
 /// `max_bytes` (the work budget: `--max-ops` × [`C_BYTES_PER_OP`]).
-pub fn generate_limited(prog: &Program, cfg: &CodegenConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+pub fn generate_limited(
+    prog: &Program,
+    cfg: &CodegenConfig,
+    max_bytes: usize,
+) -> Result<COutput, CodegenError> {
     generate_full(prog, cfg, &AbiConfig::default(), max_bytes)
 }
 
 /// [`generate`] with every option: usubac's entry ABI and the C size limit.
-pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+pub fn generate_full(
+    prog: &Program,
+    cfg: &CodegenConfig,
+    abi: &AbiConfig,
+    max_bytes: usize,
+) -> Result<COutput, CodegenError> {
     generate_over(prog, None, cfg, abi, max_bytes)
 }
 
@@ -194,7 +237,13 @@ pub fn generate_full(prog: &Program, cfg: &CodegenConfig, abi: &AbiConfig, max_b
 /// kernel's functions are `static` and named apart from `prog`'s (its entry is
 /// `<entry>__x<k>`); the raw entry and everything the header says are `prog`'s. Without a
 /// packed API (usubac's ABI options) the kernel is not emitted.
-pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConfig, abi: &AbiConfig, max_bytes: usize) -> Result<COutput, CodegenError> {
+pub fn generate_over(
+    prog: &Program,
+    kernel: Option<&Program>,
+    cfg: &CodegenConfig,
+    abi: &AbiConfig,
+    max_bytes: usize,
+) -> Result<COutput, CodegenError> {
     let too_big = |what: &str| {
         CodegenError(format!(
             "the generated C is larger than {} bytes ({}; the work budget allows {} bytes of C per operation): raise it with `--max-ops N`",
@@ -226,9 +275,15 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
             _ => {}
         }
     }
-    let t = OpTarget { arch, slicing, lane_bits };
+    let t = OpTarget {
+        arch,
+        slicing,
+        lane_bits,
+    };
     let entry = prog.entry();
-    let instances = instances_override.unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits)) * prog.interleave.max(1) as usize;
+    let instances = instances_override
+        .unwrap_or_else(|| instances_per_call(arch, slicing, sh.inst_bits))
+        * prog.interleave.max(1) as usize;
 
     // Global names: node functions, the DATATYPE typedef.
     let mut globals = Namer::new();
@@ -236,16 +291,28 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
     globals.reserve(&entry_fn);
     let dt_name = format!("{}DATATYPE", entry_fn);
     globals.reserve(&dt_name);
-    let default_abi = !(instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params);
+    let default_abi =
+        !(instances_override.is_some() || abi.lf || abi.no_arr_entry || abi.entry_bit_params);
     // The interleaved kernel behind the packed entry (only where the packed API exists).
-    let kernel = kernel.filter(|k| default_abi && shape(k, arch).is_ok_and(|ks| ks.datatype == sh.datatype) && packed::kernel_fits(prog, k, arch));
+    let kernel = kernel.filter(|k| {
+        default_abi
+            && shape(k, arch).is_ok_and(|ks| ks.datatype == sh.datatype)
+            && packed::kernel_fits(prog, k, arch)
+    });
     let kernel_fn = kernel.map(|k| globals.fresh(&format!("{}x{}", entry_fn, k.interleave)));
     let fn_names = function_names(prog, &entry_fn, &mut globals);
-    let kernel_names = kernel.zip(kernel_fn.as_ref()).map(|(k, kf)| function_names(k, kf, &mut globals));
+    let kernel_names = kernel
+        .zip(kernel_fn.as_ref())
+        .map(|(k, kf)| function_names(k, kf, &mut globals));
 
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
-    let emit_all = |p: &Program, names: &[String], entry: EntryKind, funcs: &mut String, helpers: &mut Helpers| -> Result<String, CodegenError> {
+    let emit_all = |p: &Program,
+                    names: &[String],
+                    entry: EntryKind,
+                    funcs: &mut String,
+                    helpers: &mut Helpers|
+     -> Result<String, CodegenError> {
         let mut proto_out = String::new();
         // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
         // and the loop-carried values each may keep in memory.
@@ -257,27 +324,57 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                if !cfg.spill || i + 1 == p.nodes.len() || !n.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE") {
+                if !cfg.spill
+                    || i + 1 == p.nodes.len()
+                    || !n.vars.iter().all(|v| t.atom_type(v.bits) == "DATATYPE")
+                {
                     return None;
                 }
-                spill::plan_for(n, t.arch, t.slicing, is_loop_body[i], if n.lockstep { &carried[i] } else { &[] })
+                spill::plan_for(
+                    n,
+                    t.arch,
+                    t.slicing,
+                    is_loop_body[i],
+                    if n.lockstep { &carried[i] } else { &[] },
+                )
             })
             .collect();
         // Kept loops whose state lives in memory (`memloop.rs` says where).
         let memloops: Vec<Option<memloop::MemLoop>> = if cfg.mem_loops {
             let regs = crate::target::Target::new(t.arch).n_regs as usize;
             let last = p.nodes.len() - 1;
-            let eligible = |i: usize| i != last && plans[i].is_none() && array_abi_type(&p.nodes[i], &t).as_deref() == Some("DATATYPE");
+            let eligible = |i: usize| {
+                i != last
+                    && plans[i].is_none()
+                    && array_abi_type(&p.nodes[i], &t).as_deref() == Some("DATATYPE")
+            };
             let direct = |pi: usize| direct_array_param(&t, abi, &p.nodes[last].inputs[pi]);
-            let const_bits = t.slicing == Slicing::B && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
+            let const_bits = t.slicing == Slicing::B
+                && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
             memloop::plans(p, regs, &eligible, &direct, const_bits)
         } else {
             vec![None; p.nodes.len()]
         };
         for (i, n) in p.nodes.iter().enumerate() {
-            let kind = if i + 1 == p.nodes.len() { entry } else { EntryKind::Node };
-            let (text, proto) = emit_function(p, &t, abi, helpers, &globals, names, &is_loop_body, &plans, &memloops, i, kind)
-                .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
+            let kind = if i + 1 == p.nodes.len() {
+                entry
+            } else {
+                EntryKind::Node
+            };
+            let (text, proto) = emit_function(
+                p,
+                &t,
+                abi,
+                helpers,
+                &globals,
+                names,
+                &is_loop_body,
+                &plans,
+                &memloops,
+                i,
+                kind,
+            )
+            .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
             funcs.push_str(&text);
             funcs.push('\n');
             if funcs.len() > max_bytes {
@@ -321,18 +418,30 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
         return Err(too_big("with the packed entry point"));
     }
 
-    let word_desc = if sh.word == 0 { "mixed".to_string() } else { sh.word.to_string() };
+    let word_desc = if sh.word == 0 {
+        "mixed".to_string()
+    } else {
+        sh.word.to_string()
+    };
     let desc = format!(
         "Generated by nakiri. Do not edit.\nslicing {}, word size {}, target {}, {} instance(s) per call of {}().\nInterface: {}",
         slicing, word_desc, arch, instances, entry_fn, cfg.header_name
     );
-    let banner = format!("/*\n{}{} */\n", comment_lines(&cfg.banner), comment_lines(&desc));
+    let banner = format!(
+        "/*\n{}{} */\n",
+        comment_lines(&cfg.banner),
+        comment_lines(&desc)
+    );
 
     // ---- .c ----
     let mut c = String::new();
     c.push_str(&banner);
     c.push('\n');
-    let lane_word = if slicing == Slicing::V && (2..8).contains(&sh.word) { 8 } else { sh.word };
+    let lane_word = if slicing == Slicing::V && (2..8).contains(&sh.word) {
+        8
+    } else {
+        sh.word
+    };
     c.push_str(&runtime::prelude(arch, slicing, lane_word));
     c.push('\n');
     c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
@@ -365,7 +474,10 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
     h.push_str(runtime::includes(arch));
     h.push('\n');
     h.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
-    h.push_str(&format!("/* instances processed by one call of {}() */\n", entry_fn));
+    h.push_str(&format!(
+        "/* instances processed by one call of {}() */\n",
+        entry_fn
+    ));
     h.push_str(&format!("#define {}INSTANCES {}\n\n", entry_fn, instances));
     let attr = runtime::target_attribute(arch);
     let proto = entry_proto.replace("DATATYPE", &dt_name);
@@ -386,7 +498,17 @@ pub fn generate_over(prog: &Program, kernel: Option<&Program>, cfg: &CodegenConf
 /// C function names of `prog`'s nodes: `entry_fn` for the entry, fresh names for the others.
 fn function_names(prog: &Program, entry_fn: &str, globals: &mut Namer) -> Vec<String> {
     let last = prog.nodes.len().saturating_sub(1);
-    prog.nodes.iter().enumerate().map(|(i, n)| if i == last { entry_fn.to_string() } else { globals.fresh(&n.name) }).collect()
+    prog.nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            if i == last {
+                entry_fn.to_string()
+            } else {
+                globals.fresh(&n.name)
+            }
+        })
+        .collect()
 }
 
 /// What kind of C function a node becomes.
@@ -406,11 +528,18 @@ enum EntryKind {
 /// The raw entry point is what the original usubac produced, so a program whose raw entry can
 /// be generated is not rejected because the packed API cannot cover it: both files then say
 /// why the packed API is missing, in a comment inside the packed section.
-fn packed_section(prog: &Program, kernel: Option<(&Program, &str)>, arch: Arch) -> Result<(String, String), CodegenError> {
+fn packed_section(
+    prog: &Program,
+    kernel: Option<(&Program, &str)>,
+    arch: Arch,
+) -> Result<(String, String), CodegenError> {
     match packed::emit_over(prog, kernel, arch) {
         Ok(r) => Ok(r),
         Err(e) => {
-            let note = format!("/* packed API not available for this program:\n{} */\n", comment_lines(&e.0));
+            let note = format!(
+                "/* packed API not available for this program:\n{} */\n",
+                comment_lines(&e.0)
+            );
             Ok((note.clone(), note))
         }
     }
@@ -433,7 +562,11 @@ fn lf_bit_broadcast(arch: Arch, bit: &str) -> String {
 /// by a generated helper `nk_lf_hK(w, half)` returning one 64-bit half of the lane.
 fn lf_hslice_word(t: &OpTarget, helpers: &mut Helpers, m: u32, src: &str) -> String {
     let s = t.slot_bits(m);
-    let lane = if t.arch == Arch::Std { t.lane_bits } else { 128 };
+    let lane = if t.arch == Arch::Std {
+        t.lane_bits
+    } else {
+        128
+    };
     let key = format!("lf-h/{}/{}/{}", m, s, lane);
     let name = helpers.get("nk_lf_h", key, |name| {
         let mut txt = format!(
@@ -548,11 +681,23 @@ fn emit_function(
                 let m = p.word_bits;
                 let n = runtime::std_container_bits(m);
                 let bit_dim = t.slicing == Slicing::B && m > 1;
-                let shape: Vec<usize> = if bit_dim { p.c_dims[..p.c_dims.len() - 1].to_vec() } else { p.c_dims.clone() };
+                let shape: Vec<usize> = if bit_dim {
+                    p.c_dims[..p.c_dims.len() - 1].to_vec()
+                } else {
+                    p.c_dims.clone()
+                };
                 params.push(format!("uint{}_t {}{}", n, pname, dims(&shape)));
-                let apw = if t.slicing == Slicing::B { m as usize } else { 1 };
+                let apw = if t.slicing == Slicing::B {
+                    m as usize
+                } else {
+                    1
+                };
                 for w in 0..p.atoms.len() / apw {
-                    let src = if shape.is_empty() { pname.clone() } else { format!("{}{}", pname, index(&shape, w)) };
+                    let src = if shape.is_empty() {
+                        pname.clone()
+                    } else {
+                        format!("{}{}", pname, index(&shape, w))
+                    };
                     for j in 0..apw {
                         let a = p.atoms[w * apw + j];
                         if !used[a.0 as usize] {
@@ -575,11 +720,16 @@ fn emit_function(
             }
             if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = atom_param_name(&mut names, abi, "a", &mut bit_param, &pname, &p.c_dims, i);
+                    let n =
+                        atom_param_name(&mut names, abi, "a", &mut bit_param, &pname, &p.c_dims, i);
                     params.push(format!("DATATYPE {}", n));
                     let m = node.bits(a);
                     if std_v && m < dt_bits && used[a.0 as usize] {
-                        prologue.push(format!("{} &= {};", n, c_emit::lit(crate::ir::mask(m), dt_bits)));
+                        prologue.push(format!(
+                            "{} &= {};",
+                            n,
+                            c_emit::lit(crate::ir::mask(m), dt_bits)
+                        ));
                     }
                     cname[a.0 as usize] = Some(n);
                 }
@@ -593,7 +743,13 @@ fn emit_function(
                     let src = format!("{}{}", pname, index(&p.c_dims, i));
                     if std_v && m < runtime::std_container_bits(m) {
                         let an = names.fresh(&node.var(a).name);
-                        loads[a.0 as usize] = Some(format!("{} {} = {} & {};", ty(a), an, src, c_emit::lit(crate::ir::mask(m), 64)));
+                        loads[a.0 as usize] = Some(format!(
+                            "{} {} = {} & {};",
+                            ty(a),
+                            an,
+                            src,
+                            c_emit::lit(crate::ir::mask(m), 64)
+                        ));
                         cname[a.0 as usize] = Some(an);
                     } else if std_v {
                         // std vslice: the atom's C type may be narrower than DATATYPE; the
@@ -614,7 +770,8 @@ fn emit_function(
             let pname = names.fresh(&p.name);
             if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    let n = atom_param_name(&mut names, abi, "b", &mut bit_param, &pname, &p.c_dims, i);
+                    let n =
+                        atom_param_name(&mut names, abi, "b", &mut bit_param, &pname, &p.c_dims, i);
                     params.push(format!("DATATYPE *{}", n));
                     epilogue.push((format!("*{}", n), a));
                 }
@@ -631,19 +788,43 @@ fn emit_function(
         let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
             let name = names.fresh(nm);
             if n > 0 {
-                params.push(format!("{}DATATYPE *restrict {}", if out { "" } else { "const " }, name));
+                params.push(format!(
+                    "{}DATATYPE *restrict {}",
+                    if out { "" } else { "const " },
+                    name
+                ));
             }
             name
         };
-        let s_in: Vec<String> = (0..ml.ring - 1).map(|b| group(&mut names, ml.n_slots, &format!("nk_s{}", b), false, &mut params)).collect();
+        let s_in: Vec<String> = (0..ml.ring - 1)
+            .map(|b| {
+                group(
+                    &mut names,
+                    ml.n_slots,
+                    &format!("nk_s{}", b),
+                    false,
+                    &mut params,
+                )
+            })
+            .collect();
         let s_out = group(&mut names, ml.n_slots, "nk_t", true, &mut params);
         let x_in = group(&mut names, ml.n_each, "nk_x", false, &mut params);
         let c_in = group(&mut names, ml.n_same, "nk_c", false, &mut params);
         let y_out = group(&mut names, ml.n_y, "nk_y", true, &mut params);
-        let b_in = group(&mut names, ml.tables.indexed.is_some() as usize, "nk_b", false, &mut params);
+        let b_in = group(
+            &mut names,
+            ml.tables.indexed.is_some() as usize,
+            "nk_b",
+            false,
+            &mut params,
+        );
         let ix_in = names.fresh("nk_ix");
         if ml.tables.indexed.is_some() {
-            params.push(format!("const {} *restrict {}", ml.tables.index_type(), ix_in));
+            params.push(format!(
+                "const {} *restrict {}",
+                ml.tables.index_type(),
+                ix_in
+            ));
         }
         let kb_in = names.fresh("nk_kb");
         if !ml.tables.const_bits.is_empty() {
@@ -669,7 +850,11 @@ fn emit_function(
             }
         }
         for (b, name) in s_in.iter().enumerate() {
-            if !ml.ins.iter().any(|w| matches!(w, memloop::In::State { back, .. } if *back == b)) {
+            if !ml
+                .ins
+                .iter()
+                .any(|w| matches!(w, memloop::In::State { back, .. } if *back == b))
+            {
                 prologue.push(format!("(void){};", name));
             }
         }
@@ -740,17 +925,32 @@ fn emit_function(
     // Scalar parameters the body never reads (unused inputs; homed ones, read from
     // `nk_home`): marked used, so the C compiles warning-free with -Wextra.
     for (i, (a, an)) in scalar_inputs.iter().enumerate() {
-        if !used[a.0 as usize] || plan.as_ref().is_some_and(|p| p.homes.iter().any(|h| h.input == i)) {
+        if !used[a.0 as usize]
+            || plan
+                .as_ref()
+                .is_some_and(|p| p.homes.iter().any(|h| h.input == i))
+        {
             prologue.push(format!("(void){};", an));
         }
     }
     let cname = std::cell::RefCell::new(cname);
-    let nm = |v: VarId| cname.borrow()[v.0 as usize].clone().unwrap_or_else(|| "/*undefined*/0".to_string());
+    let nm = |v: VarId| {
+        cname.borrow()[v.0 as usize]
+            .clone()
+            .unwrap_or_else(|| "/*undefined*/0".to_string())
+    };
 
     let mut body: Vec<String> = prologue;
     if let Some(p) = plan {
-        let homes = if p.homes.is_empty() { String::new() } else { format!(", {} kept in memory across iterations", p.homes.len()) };
-        body.push(format!("/* explicit spills: {} values{} (target/spill.rs) */", p.slots, homes));
+        let homes = if p.homes.is_empty() {
+            String::new()
+        } else {
+            format!(", {} kept in memory across iterations", p.homes.len())
+        };
+        body.push(format!(
+            "/* explicit spills: {} values{} (target/spill.rs) */",
+            p.slots, homes
+        ));
         if p.slots > 0 {
             body.push(format!("DATATYPE nk_sp[{}];", p.slots));
         }
@@ -765,7 +965,10 @@ fn emit_function(
             match a {
                 spill::Action::Spill(v, l) => {
                     let m = at(l);
-                    body.push(format!("{m} = {}; __asm__ volatile(\"\" : \"+m\"({m}));", nm(*v)));
+                    body.push(format!(
+                        "{m} = {}; __asm__ volatile(\"\" : \"+m\"({m}));",
+                        nm(*v)
+                    ));
                 }
                 spill::Action::Reload(v, l) => {
                     let r = names.fresh("nk_rl");
@@ -799,17 +1002,52 @@ fn emit_function(
             }
             Instr::Call { dsts, callee, args } => {
                 let a: Vec<String> = args.iter().map(|x| nm(*x)).collect();
-                let r: Vec<(String, String)> = dsts.iter().map(|d| (ty(*d).to_string(), if used[d.0 as usize] { nm(*d) } else { String::new() })).collect();
+                let r: Vec<(String, String)> = dsts
+                    .iter()
+                    .map(|d| {
+                        (
+                            ty(*d).to_string(),
+                            if used[d.0 as usize] {
+                                nm(*d)
+                            } else {
+                                String::new()
+                            },
+                        )
+                    })
+                    .collect();
                 let k = body.len();
-                emit_call(&mut body, prog, t, fn_names, *callee, &a, &r, &k.to_string(), None);
+                emit_call(
+                    &mut body,
+                    prog,
+                    t,
+                    fn_names,
+                    *callee,
+                    &a,
+                    &r,
+                    &k.to_string(),
+                    None,
+                );
             }
-            Instr::Loop { callee, count, state, args, results } if memloops[callee.0 as usize].is_some() => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } if memloops[callee.0 as usize].is_some() => {
                 // The memory form (`memloop.rs`): state double-buffered, inputs read in place.
-                let ml = memloops[callee.0 as usize].as_ref().expect("checked by the guard");
-                let param_name = |p: usize| param_names[p].clone().ok_or_else(|| "internal error: a loop reads an entry input that is not an array parameter".to_string());
+                let ml = memloops[callee.0 as usize]
+                    .as_ref()
+                    .expect("checked by the guard");
+                let param_name = |p: usize| {
+                    param_names[p].clone().ok_or_else(|| "internal error: a loop reads an entry input that is not an array parameter".to_string())
+                };
                 let k = body.len();
                 let fname = &fn_names[callee.0 as usize];
-                body.push(format!("/* kept loop: {} calls of {}, its state in memory (codegen/memloop.rs) */", count, fname));
+                body.push(format!(
+                    "/* kept loop: {} calls of {}, its state in memory (codegen/memloop.rs) */",
+                    count, fname
+                ));
                 let st = format!("nk_l{}_st", k);
                 let ring = ml.ring as i64;
                 // generation g lives in buffer g mod ring
@@ -817,16 +1055,35 @@ fn emit_function(
                 body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
                 for (j, (init, _)) in state.iter().enumerate() {
                     let (back, slot) = ml.state_at[j];
-                    body.push(format!("{}[{}][{}] = {};", st, buf(-(back as i64)), slot, nm(*init)));
+                    body.push(format!(
+                        "{}[{}][{}] = {};",
+                        st,
+                        buf(-(back as i64)),
+                        slot,
+                        nm(*init)
+                    ));
                 }
-                let gen = |back: i64| if ring == 2 { format!("{st}[(nk_i + {}) & 1]", buf(-back)) } else { format!("{st}[(nk_i + {}) % {}]", buf(-back), ring) };
+                let gen = |back: i64| {
+                    if ring == 2 {
+                        format!("{st}[(nk_i + {}) & 1]", buf(-back))
+                    } else {
+                        format!("{st}[(nk_i + {}) % {}]", buf(-back), ring)
+                    }
+                };
                 // The generations' pointers pass through an empty `asm`: without it gcc relates
                 // the buffers of consecutive iterations and keeps copies of the state in its
                 // own stack slots (Spongent -B avx2: 1215 instructions per round against 957).
                 let mut pre = Vec::new();
                 let mut call = Vec::new();
                 for b in (0..ring - 1).chain([-1]) {
-                    let pn = format!("nk_p{}", if b < 0 { "t".to_string() } else { b.to_string() });
+                    let pn = format!(
+                        "nk_p{}",
+                        if b < 0 {
+                            "t".to_string()
+                        } else {
+                            b.to_string()
+                        }
+                    );
                     pre.push(format!("DATATYPE *{} = {};", pn, gen(b)));
                     pre.push(format!("__asm__(\"\" : \"+r\"({}));", pn));
                     call.push(pn);
@@ -844,21 +1101,43 @@ fn emit_function(
                                         .iter()
                                         .zip(&ml.ins)
                                         .filter_map(|(a, w)| match (a, w) {
-                                            (LoopArg::Each(vs), memloop::In::Each(_)) => Some(nm(vs[i])),
+                                            (LoopArg::Each(vs), memloop::In::Each(_)) => {
+                                                Some(nm(vs[i]))
+                                            }
                                             _ => None,
                                         })
                                         .collect();
                                     format!("{{ {} }}", xs.join(", "))
                                 })
                                 .collect();
-                            body.push(format!("const DATATYPE nk_l{}_x[{}][{}] = {{ {} }};", k, count, ml.n_each, rows.join(", ")));
+                            body.push(format!(
+                                "const DATATYPE nk_l{}_x[{}][{}] = {{ {} }};",
+                                k,
+                                count,
+                                ml.n_each,
+                                rows.join(", ")
+                            ));
                             call.push(format!("nk_l{}_x[nk_i]", k));
                         }
                     }
                 }
                 if ml.n_same > 0 {
-                    let cs: Vec<String> = args.iter().filter_map(|a| if let LoopArg::Same(v) = a { Some(nm(*v)) } else { None }).collect();
-                    body.push(format!("const DATATYPE nk_l{}_c[{}] = {{ {} }};", k, ml.n_same, cs.join(", ")));
+                    let cs: Vec<String> = args
+                        .iter()
+                        .filter_map(|a| {
+                            if let LoopArg::Same(v) = a {
+                                Some(nm(*v))
+                            } else {
+                                None
+                            }
+                        })
+                        .collect();
+                    body.push(format!(
+                        "const DATATYPE nk_l{}_c[{}] = {{ {} }};",
+                        k,
+                        ml.n_same,
+                        cs.join(", ")
+                    ));
                     call.push(format!("nk_l{}_c", k));
                 }
                 if ml.n_y > 0 {
@@ -866,15 +1145,42 @@ fn emit_function(
                     call.push(format!("nk_l{}_y[nk_i]", k));
                 }
                 // Constant tables, indexed by the loop counter only (`memloop::Tables`).
-                let table = |rows: Vec<String>| rows.iter().map(|r| format!("{{ {} }}", r)).collect::<Vec<_>>().join(", ");
+                let table = |rows: Vec<String>| {
+                    rows.iter()
+                        .map(|r| format!("{{ {} }}", r))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
                 if let Some((base, ix)) = &ml.tables.indexed {
-                    let rows = ix.iter().map(|r| r.iter().map(|i| i.to_string()).collect::<Vec<_>>().join(", ")).collect();
-                    body.push(format!("static const {} nk_l{}_ix[{}][{}] = {{ {} }};", ml.tables.index_type(), k, count, ix[0].len(), table(rows)));
+                    let rows = ix
+                        .iter()
+                        .map(|r| {
+                            r.iter()
+                                .map(|i| i.to_string())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .collect();
+                    body.push(format!(
+                        "static const {} nk_l{}_ix[{}][{}] = {{ {} }};",
+                        ml.tables.index_type(),
+                        k,
+                        count,
+                        ix[0].len(),
+                        table(rows)
+                    ));
                     match base {
-                        memloop::Base::Param(param) => call.push(format!("(const DATATYPE *){}", param_name(*param)?)),
+                        memloop::Base::Param(param) => {
+                            call.push(format!("(const DATATYPE *){}", param_name(*param)?))
+                        }
                         memloop::Base::Pool(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
-                            body.push(format!("const DATATYPE nk_l{}_u[{}] = {{ {} }};", k, vs.len(), xs.join(", ")));
+                            body.push(format!(
+                                "const DATATYPE nk_l{}_u[{}] = {{ {} }};",
+                                k,
+                                vs.len(),
+                                xs.join(", ")
+                            ));
                             call.push(format!("nk_l{}_u", k));
                         }
                     }
@@ -882,8 +1188,22 @@ fn emit_function(
                 }
                 if !ml.tables.const_bits.is_empty() {
                     let kb = &ml.tables.const_bits;
-                    let rows = kb.iter().map(|r| r.iter().map(|b| if *b { "UINT64_MAX" } else { "0" }).collect::<Vec<_>>().join(", ")).collect();
-                    body.push(format!("static const uint64_t nk_l{}_kb[{}][{}] = {{ {} }};", k, count, kb[0].len(), table(rows)));
+                    let rows = kb
+                        .iter()
+                        .map(|r| {
+                            r.iter()
+                                .map(|b| if *b { "UINT64_MAX" } else { "0" })
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        })
+                        .collect();
+                    body.push(format!(
+                        "static const uint64_t nk_l{}_kb[{}][{}] = {{ {} }};",
+                        k,
+                        count,
+                        kb[0].len(),
+                        table(rows)
+                    ));
                     call.push(format!("nk_l{}_kb[nk_i]", k));
                     // (the constants' locals are read through the table now)
                     let mut seen = std::collections::HashSet::new();
@@ -904,7 +1224,14 @@ fn emit_function(
                 for (j, (_, last)) in state.iter().enumerate() {
                     if used[last.0 as usize] {
                         let (back, slot) = ml.state_at[j];
-                        body.push(format!("{} {} = {}[{}][{}];", ty(*last), nm(*last), st, buf(*count as i64 - back as i64), slot));
+                        body.push(format!(
+                            "{} {} = {}[{}][{}];",
+                            ty(*last),
+                            nm(*last),
+                            st,
+                            buf(*count as i64 - back as i64),
+                            slot
+                        ));
                     }
                 }
                 let mut q = 0;
@@ -915,23 +1242,41 @@ fn emit_function(
                     };
                     for (i, v) in vs.iter().enumerate() {
                         if used[v.0 as usize] {
-                            body.push(format!("{} {} = nk_l{}_y[{}][{}];", ty(*v), nm(*v), k, i, q));
+                            body.push(format!(
+                                "{} {} = nk_l{}_y[{}][{}];",
+                                ty(*v),
+                                nm(*v),
+                                k,
+                                i,
+                                q
+                            ));
                         }
                     }
                     q += 1;
                 }
             }
-            Instr::Loop { callee, count, state, args, results } => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } => {
                 let k = body.len();
                 let c = &prog.nodes[callee.0 as usize];
-                body.push(format!("/* kept loop: {} calls of {} */", count, fn_names[callee.0 as usize]));
+                body.push(format!(
+                    "/* kept loop: {} calls of {} */",
+                    count, fn_names[callee.0 as usize]
+                ));
                 let sname = |j: usize| format!("nk_l{}_s{}", k, j);
                 for (j, (init, _)) in state.iter().enumerate() {
                     body.push(format!("{} {} = {};", ty(*init), sname(j), nm(*init)));
                 }
                 // Loop-carried values the body keeps in memory (`spill::Home`): state j of
                 // each, stored before the first iteration, read after the last.
-                let homes = plans[callee.0 as usize].as_ref().map_or(&[][..], |p| &p.homes[..]);
+                let homes = plans[callee.0 as usize]
+                    .as_ref()
+                    .map_or(&[][..], |p| &p.homes[..]);
                 let home_state = |h: &spill::Home| match args[h.input] {
                     LoopArg::State(j) => j as usize,
                     _ => unreachable!("a home is a loop state"),
@@ -952,7 +1297,14 @@ fn emit_function(
                         LoopArg::Same(v) => nm(*v),
                         LoopArg::Each(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
-                            body.push(format!("const {} nk_l{}_x{}[{}] = {{ {} }};", t.atom_type(c.bits(ci[p])), k, p, count, xs.join(", ")));
+                            body.push(format!(
+                                "const {} nk_l{}_x{}[{}] = {{ {} }};",
+                                t.atom_type(c.bits(ci[p])),
+                                k,
+                                p,
+                                count,
+                                xs.join(", ")
+                            ));
                             format!("nk_l{}_x{}[nk_i]", k, p)
                         }
                     });
@@ -981,7 +1333,17 @@ fn emit_function(
                 }
                 body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
                 let mut inner = Vec::new();
-                emit_call(&mut inner, prog, t, fn_names, *callee, &a, &r, &k.to_string(), (!homes.is_empty()).then_some(&hname));
+                emit_call(
+                    &mut inner,
+                    prog,
+                    t,
+                    fn_names,
+                    *callee,
+                    &a,
+                    &r,
+                    &k.to_string(),
+                    (!homes.is_empty()).then_some(&hname),
+                );
                 inner.extend(updates);
                 body.extend(inner.into_iter().map(|l| format!("    {}", l)));
                 body.push("}".to_string());
@@ -1033,10 +1395,21 @@ fn emit_function(
     }
 
     let fname = &fn_names[idx];
-    let proto = format!("void {}({})", fname, if params.is_empty() { "void".to_string() } else { params.join(", ") });
+    let proto = format!(
+        "void {}({})",
+        fname,
+        if params.is_empty() {
+            "void".to_string()
+        } else {
+            params.join(", ")
+        }
+    );
     let mut s = String::new();
     if kind == EntryKind::Raw {
-        s.push_str(&format!("/* raw entry point: {}INSTANCES instances per call (see the header) */\n", fname));
+        s.push_str(&format!(
+            "/* raw entry point: {}INSTANCES instances per call (see the header) */\n",
+            fname
+        ));
         s.push_str(&format!("NK_TARGET {}\n", proto));
     } else if kind == EntryKind::Kernel {
         s.push_str(&format!("static NK_TARGET {}\n", proto));
@@ -1078,12 +1451,28 @@ const SMALL_NODE_LINES: usize = 32;
 /// the temporaries' names unique; `home`: the array of the callee's loop-carried values kept
 /// in memory (`spill::Home`), passed last.
 #[allow(clippy::too_many_arguments)]
-fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[String], callee: NodeId, args: &[String], results: &[(String, String)], tag: &str, home: Option<&String>) {
+fn emit_call(
+    body: &mut Vec<String>,
+    prog: &Program,
+    t: &OpTarget,
+    fn_names: &[String],
+    callee: NodeId,
+    args: &[String],
+    results: &[(String, String)],
+    tag: &str,
+    home: Option<&String>,
+) {
     let c = &prog.nodes[callee.0 as usize];
     if let Some(elem) = array_abi_type(c, t) {
         let mut call_args = Vec::new();
         if !args.is_empty() {
-            body.push(format!("const {} nk_a{}[{}] = {{ {} }};", elem, tag, args.len(), args.join(", ")));
+            body.push(format!(
+                "const {} nk_a{}[{}] = {{ {} }};",
+                elem,
+                tag,
+                args.len(),
+                args.join(", ")
+            ));
             call_args.push(format!("nk_a{}", tag));
         }
         if !results.is_empty() {
@@ -1091,7 +1480,11 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
             call_args.push(format!("nk_r{}", tag));
         }
         call_args.extend(home.cloned());
-        body.push(format!("{}({});", fn_names[callee.0 as usize], call_args.join(", ")));
+        body.push(format!(
+            "{}({});",
+            fn_names[callee.0 as usize],
+            call_args.join(", ")
+        ));
         for (i, (ty, name)) in results.iter().enumerate() {
             // an empty name: a result nothing reads
             if !name.is_empty() {
@@ -1101,7 +1494,20 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
     } else {
         // Declare the results (grouped by type), then call with their addresses (a result
         // nothing reads still needs a variable to point to).
-        let results: Vec<(String, String)> = results.iter().enumerate().map(|(i, (t, n))| (t.clone(), if n.is_empty() { format!("nk_d{}_{}", tag, i) } else { n.clone() })).collect();
+        let results: Vec<(String, String)> = results
+            .iter()
+            .enumerate()
+            .map(|(i, (t, n))| {
+                (
+                    t.clone(),
+                    if n.is_empty() {
+                        format!("nk_d{}_{}", tag, i)
+                    } else {
+                        n.clone()
+                    },
+                )
+            })
+            .collect();
         let mut i = 0;
         while i < results.len() {
             let tyi = &results[i].0;
@@ -1117,7 +1523,11 @@ fn emit_call(body: &mut Vec<String>, prog: &Program, t: &OpTarget, fn_names: &[S
         let mut a: Vec<String> = args.to_vec();
         a.extend(results.iter().map(|(_, d)| format!("&{}", d)));
         a.extend(home.cloned());
-        body.push(format!("{}({});", fn_names[callee.0 as usize], a.join(", ")));
+        body.push(format!(
+            "{}({});",
+            fn_names[callee.0 as usize],
+            a.join(", ")
+        ));
     }
 }
 
@@ -1150,7 +1560,12 @@ fn direct_array_param(t: &OpTarget, abi: &AbiConfig, p: &Param) -> bool {
 /// size (4 and 8 → 8, 16 → 16, 32 → 32, anything else → 64), widened if a parameter needs
 /// more.
 pub(crate) fn std_v_datatype_bits(entry: &Node) -> u32 {
-    let first = entry.inputs.first().or(entry.outputs.first()).map(|p| p.word_bits).unwrap_or(64);
+    let first = entry
+        .inputs
+        .first()
+        .or(entry.outputs.first())
+        .map(|p| p.word_bits)
+        .unwrap_or(64);
     let usubac = match first {
         4 | 8 => 8,
         16 => 16,
@@ -1172,14 +1587,26 @@ fn entry_max_bits(node: &Node) -> u32 {
 /// The C name of one atom of an entry parameter passed atom by atom: `a0, a1, ..` (inputs) /
 /// `b0, b1, ..` (outputs; `prefix`) numbered across parameters for the per-bit S-box ABI (R7),
 /// else the parameter's name (a scalar) or its flattened element name (`-no-arr-entry`).
-fn atom_param_name(names: &mut Namer, abi: &AbiConfig, prefix: &str, bit_param: &mut usize, pname: &str, c_dims: &[usize], i: usize) -> String {
+fn atom_param_name(
+    names: &mut Namer,
+    abi: &AbiConfig,
+    prefix: &str,
+    bit_param: &mut usize,
+    pname: &str,
+    c_dims: &[usize],
+    i: usize,
+) -> String {
     if abi.entry_bit_params {
         *bit_param += 1;
         names.fresh(&format!("{}{}", prefix, *bit_param - 1))
     } else if c_dims.is_empty() {
         pname.to_string()
     } else {
-        names.fresh(&format!("{}{}", pname, index(c_dims, i).replace('[', "__").replace(']', "")))
+        names.fresh(&format!(
+            "{}{}",
+            pname,
+            index(c_dims, i).replace('[', "__").replace(']', "")
+        ))
     }
 }
 

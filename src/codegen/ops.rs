@@ -56,7 +56,12 @@ pub(crate) struct Helpers {
 impl Helpers {
     /// Returns the name of the helper for `key`, building its definition with `make(name)`
     /// the first time.
-    pub(crate) fn get(&mut self, prefix: &'static str, key: String, make: impl FnOnce(&str) -> String) -> String {
+    pub(crate) fn get(
+        &mut self,
+        prefix: &'static str,
+        key: String,
+        make: impl FnOnce(&str) -> String,
+    ) -> String {
         if let Some(n) = self.index.get(&key) {
             return n.clone();
         }
@@ -73,9 +78,15 @@ impl Helpers {
 /// `None` when the op is not a slot map.
 fn slot_map(op: &Op, m: u32) -> Option<Vec<Option<u32>>> {
     let r: Vec<Option<u32>> = match op {
-        Op::Shl(_, k) => (0..m).map(|j| if j + k < m { Some(j + k) } else { None }).collect(),
-        Op::Shr(_, k) => (0..m).map(|j| if j >= *k { Some(j - k) } else { None }).collect(),
-        Op::Sar(_, k) => (0..m).map(|j| if j >= *k { Some(j - k) } else { Some(0) }).collect(),
+        Op::Shl(_, k) => (0..m)
+            .map(|j| if j + k < m { Some(j + k) } else { None })
+            .collect(),
+        Op::Shr(_, k) => (0..m)
+            .map(|j| if j >= *k { Some(j - k) } else { None })
+            .collect(),
+        Op::Sar(_, k) => (0..m)
+            .map(|j| if j >= *k { Some(j - k) } else { Some(0) })
+            .collect(),
         Op::Rotl(_, k) => (0..m).map(|j| Some((j + k) % m)).collect(),
         Op::Rotr(_, k) => (0..m).map(|j| Some((j + m - k % m) % m)).collect(),
         Op::Shuffle(_, p) => p.iter().map(|&s| Some(s)).collect(),
@@ -116,25 +127,53 @@ struct LogicSpelling {
 
 impl LogicSpelling {
     fn and(&self, a: &str, b: &str) -> String {
-        if self.simd { format!("NK_AND({}, {})", a, b) } else { format!("({} & {})", a, b) }
+        if self.simd {
+            format!("NK_AND({}, {})", a, b)
+        } else {
+            format!("({} & {})", a, b)
+        }
     }
     fn or(&self, a: &str, b: &str) -> String {
-        if self.simd { format!("NK_OR({}, {})", a, b) } else { format!("({} | {})", a, b) }
+        if self.simd {
+            format!("NK_OR({}, {})", a, b)
+        } else {
+            format!("({} | {})", a, b)
+        }
     }
     fn xor(&self, a: &str, b: &str) -> String {
-        if self.simd { format!("NK_XOR({}, {})", a, b) } else { format!("({} ^ {})", a, b) }
+        if self.simd {
+            format!("NK_XOR({}, {})", a, b)
+        } else {
+            format!("({} ^ {})", a, b)
+        }
     }
     fn andn(&self, a: &str, b: &str) -> String {
-        if self.simd { format!("NK_ANDN({}, {})", a, b) } else { format!("(~{} & {})", a, b) }
+        if self.simd {
+            format!("NK_ANDN({}, {})", a, b)
+        } else {
+            format!("(~{} & {})", a, b)
+        }
     }
     fn not(&self, a: &str) -> String {
-        if self.simd { format!("NK_NOT({})", a) } else { format!("~{}", a) }
+        if self.simd {
+            format!("NK_NOT({})", a)
+        } else {
+            format!("~{}", a)
+        }
     }
     fn zero(&self) -> String {
-        if self.simd { "NK_ZERO".into() } else { "0".into() }
+        if self.simd {
+            "NK_ZERO".into()
+        } else {
+            "0".into()
+        }
     }
     fn ones(&self) -> String {
-        if self.simd { "NK_ONES".into() } else { "~(uint64_t)0".into() }
+        if self.simd {
+            "NK_ONES".into()
+        } else {
+            "~(uint64_t)0".into()
+        }
     }
 }
 
@@ -196,17 +235,33 @@ pub(crate) fn op_expr(
     // Operations that are the identity whatever the target.
     match op {
         Op::Copy(a) => return Ok(nm(*a)),
-        Op::Shl(a, 0) | Op::Shr(a, 0) | Op::Sar(a, 0) | Op::Rotl(a, 0) | Op::Rotr(a, 0) => return Ok(nm(*a)),
-        Op::Shuffle(a, p) if p.iter().enumerate().all(|(j, &s)| s == j as u32) => return Ok(nm(*a)),
+        Op::Shl(a, 0) | Op::Shr(a, 0) | Op::Sar(a, 0) | Op::Rotl(a, 0) | Op::Rotr(a, 0) => {
+            return Ok(nm(*a))
+        }
+        Op::Shuffle(a, p) if p.iter().enumerate().all(|(j, &s)| s == j as u32) => {
+            return Ok(nm(*a))
+        }
         Op::Ternlog(a, b, c, imm) => {
             if t.arch == Arch::Avx512 {
-                let e = format!("NK_TERNLOG({}, {}, {}, {:#04x})", nm(*a), nm(*b), nm(*c), imm);
+                let e = format!(
+                    "NK_TERNLOG({}, {}, {}, {:#04x})",
+                    nm(*a),
+                    nm(*b),
+                    nm(*c),
+                    imm
+                );
                 if t.slicing == Slicing::V && (2..8).contains(&m) {
                     return Ok(format!("NK_AND({}, NK_SET1_8({}))", e, lit(mask(m), 8)));
                 }
                 return Ok(e);
             }
-            let e = ternlog_expansion(&LogicSpelling { simd: t.simd() }, *imm, &nm(*a), &nm(*b), &nm(*c));
+            let e = ternlog_expansion(
+                &LogicSpelling { simd: t.simd() },
+                *imm,
+                &nm(*a),
+                &nm(*b),
+                &nm(*c),
+            );
             if t.simd() && t.slicing == Slicing::V && (2..8).contains(&m) {
                 return Ok(format!("NK_AND({}, NK_SET1_8({}))", e, lit(mask(m), 8)));
             }
@@ -250,13 +305,25 @@ fn logic_simd(op: &Op, nm: &dyn Fn(VarId) -> String) -> Option<String> {
 
 // ---------------------------------------------------------------- std vslice
 
-fn std_v(helpers: &mut Helpers, node: &Node, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn std_v(
+    helpers: &mut Helpers,
+    node: &Node,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
     let c = std_container_bits(m);
     let ty = std_container(m);
     let mk = mask(m);
     let needmask = m != c;
     // `e` masked to m bits when the container is wider than the word.
-    let masked = |e: String| if needmask { format!("({}) & {}", e, lit(mk, c)) } else { e };
+    let masked = |e: String| {
+        if needmask {
+            format!("({}) & {}", e, lit(mk, c))
+        } else {
+            e
+        }
+    };
     if let Some(e) = logic_c(op, nm) {
         return Ok(e);
     }
@@ -292,7 +359,9 @@ fn std_v(helpers: &mut Helpers, node: &Node, m: u32, op: &Op, nm: &dyn Fn(VarId)
             let cast = if c < 32 { "uint32_t" } else { ty };
             format!("({}){} << {} | {}", cast, nm(*a), h, nm(*b))
         }
-        Op::Copy(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
+        Op::Copy(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => {
+            unreachable!()
+        }
     })
 }
 
@@ -315,10 +384,16 @@ fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: 
     helpers.get("nk_shuffle", key, |name| {
         let groups = shuffle_groups(m, perm);
         let mut s = String::new();
-        s.push_str(&format!("/* bit permutation of {}-bit words (result bit j = bit p[j], MSB first): {:?} */\n", m, perm));
+        s.push_str(&format!(
+            "/* bit permutation of {}-bit words (result bit j = bit p[j], MSB first): {:?} */\n",
+            m, perm
+        ));
         match simd_w {
             None => {
-                s.push_str(&format!("static inline uint64_t {}(uint64_t x)\n{{\n", name));
+                s.push_str(&format!(
+                    "static inline uint64_t {}(uint64_t x)\n{{\n",
+                    name
+                ));
                 let mut first = true;
                 for (d, msk) in &groups {
                     let term = match d.cmp(&0) {
@@ -336,7 +411,10 @@ fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: 
                 s.push_str("    return r;\n}\n");
             }
             Some(w) => {
-                s.push_str(&format!("static inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n", name));
+                s.push_str(&format!(
+                    "static inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n",
+                    name
+                ));
                 let mut first = true;
                 for (d, msk) in &groups {
                     let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
@@ -369,7 +447,12 @@ fn std_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
         Op::Const(0) => "UINT64_C(0)".to_string(),
         Op::Const(_) => "~UINT64_C(0)".to_string(),
         Op::Not(a) => format!("~{}", nm(*a)),
-        other => return Err(format!("`{}` cannot appear in bitsliced code", op_name(other))),
+        other => {
+            return Err(format!(
+                "`{}` cannot appear in bitsliced code",
+                op_name(other)
+            ))
+        }
     })
 }
 
@@ -380,7 +463,11 @@ fn h_const(t: &OpTarget, m: u32, v: u64) -> (u64, u64) {
     let mut bits = 0u128;
     for j in 0..m {
         if (v >> (m - 1 - j)) & 1 == 1 {
-            let slot: u128 = if s == 128 { u128::MAX } else { ((1u128 << s) - 1) << (j * s) };
+            let slot: u128 = if s == 128 {
+                u128::MAX
+            } else {
+                ((1u128 << s) - 1) << (j * s)
+            };
             bits |= slot;
         }
     }
@@ -396,7 +483,13 @@ fn h_arith_error(t: &OpTarget, m: u32, op: &Op) -> String {
     )
 }
 
-fn std_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn std_h(
+    t: &OpTarget,
+    helpers: &mut Helpers,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
     if let Some(e) = logic_c(op, nm) {
         return Ok(e);
     }
@@ -461,11 +554,22 @@ fn simd_b(op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
     Ok(match op {
         Op::Const(0) => "NK_ZERO".to_string(),
         Op::Const(_) => "NK_ONES".to_string(),
-        other => return Err(format!("`{}` cannot appear in bitsliced code", op_name(other))),
+        other => {
+            return Err(format!(
+                "`{}` cannot appear in bitsliced code",
+                op_name(other)
+            ))
+        }
     })
 }
 
-fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn simd_v(
+    t: &OpTarget,
+    helpers: &mut Helpers,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
     debug_assert!(t.simd());
     if (2..8).contains(&m) {
         return simd_v_small(helpers, m, op, nm);
@@ -482,19 +586,42 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             Op::Add(a, b) | Op::Sub(a, b) => format!("NK_XOR({}, {})", nm(*a), nm(*b)),
             Op::Mul(a, b) => format!("NK_AND({}, {})", nm(*a), nm(*b)),
             // the only shifts / permutations of a 1-bit word are identities
-            Op::Bitmask(a, _) | Op::Shl(a, _) | Op::Shr(a, _) | Op::Sar(a, _) | Op::Rotl(a, _) | Op::Rotr(a, _) | Op::Shuffle(a, _) => nm(*a),
-            Op::Pack(..) => return Err(format!("`Pack` needs mixed word sizes, which vslice on {} cannot express; use --arch std", t.arch)),
-            Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
+            Op::Bitmask(a, _)
+            | Op::Shl(a, _)
+            | Op::Shr(a, _)
+            | Op::Sar(a, _)
+            | Op::Rotl(a, _)
+            | Op::Rotr(a, _)
+            | Op::Shuffle(a, _) => nm(*a),
+            Op::Pack(..) => return Err(format!(
+                "`Pack` needs mixed word sizes, which vslice on {} cannot express; use --arch std",
+                t.arch
+            )),
+            Op::Copy(_)
+            | Op::Not(_)
+            | Op::And(..)
+            | Op::Or(..)
+            | Op::Xor(..)
+            | Op::Andn(..)
+            | Op::Ternlog(..) => unreachable!(),
         });
     }
     // Rotations and bit permutations moving whole bytes: one byte shuffle (unless the target
     // has a native rotate).
     let native_rot = t.arch == Arch::Avx512 && (w == 32 || w == 64);
-    if w >= 16 && (matches!(op, Op::Shuffle(..)) || (matches!(op, Op::Rotl(..) | Op::Rotr(..)) && !native_rot)) {
+    if w >= 16
+        && (matches!(op, Op::Shuffle(..))
+            || (matches!(op, Op::Rotl(..) | Op::Rotr(..)) && !native_rot))
+    {
         if let Some(ctrl) = byte_shuffle(w, op) {
             let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
             let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
-            return Ok(format!("NK_PSHUFB({}, {}, {})", nm(op.operands()[0]), lit(hi, 64), lit(lo, 64)));
+            return Ok(format!(
+                "NK_PSHUFB({}, {}, {})",
+                nm(op.operands()[0]),
+                lit(hi, 64),
+                lit(lo, 64)
+            ));
         }
     }
     Ok(match op {
@@ -526,7 +653,12 @@ fn simd_v(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
 
 /// vslice on SIMD with words of 2..7 bits (C8): each word sits zero-extended in an 8-bit lane;
 /// results that could set the bits above the word are masked.
-fn simd_v_small(helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn simd_v_small(
+    helpers: &mut Helpers,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
     let mk = lit(mask(m), 8);
     let masked = |e: String| format!("NK_AND({}, NK_SET1_8({}))", e, mk);
     if let Op::Not(a) = op {
@@ -544,21 +676,50 @@ fn simd_v_small(helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> St
         Op::Shr(a, k) => format!("NK_SHR8({}, {})", nm(*a), k),
         Op::Sar(a, k) => {
             let s = lit(1u64 << (m - 1 - k), 8);
-            masked(format!("NK_SUB8(NK_XOR(NK_SHR8({}, {}), NK_SET1_8({s})), NK_SET1_8({s}))", nm(*a), k))
+            masked(format!(
+                "NK_SUB8(NK_XOR(NK_SHR8({}, {}), NK_SET1_8({s})), NK_SET1_8({s}))",
+                nm(*a),
+                k
+            ))
         }
-        Op::Rotl(a, k) => masked(format!("NK_OR(NK_SHL8({a}, {}), NK_SHR8({a}, {}))", k, m - k, a = nm(*a))),
-        Op::Rotr(a, k) => masked(format!("NK_OR(NK_SHR8({a}, {}), NK_SHL8({a}, {}))", k, m - k, a = nm(*a))),
+        Op::Rotl(a, k) => masked(format!(
+            "NK_OR(NK_SHL8({a}, {}), NK_SHR8({a}, {}))",
+            k,
+            m - k,
+            a = nm(*a)
+        )),
+        Op::Rotr(a, k) => masked(format!(
+            "NK_OR(NK_SHR8({a}, {}), NK_SHL8({a}, {}))",
+            k,
+            m - k,
+            a = nm(*a)
+        )),
         Op::Bitmask(a, k) => masked(format!("NK_BITMASK8({}, {})", nm(*a), k + 8 - m)),
         Op::Shuffle(a, p) => {
             let name = bit_shuffle_helper(helpers, Some(8), m, p);
             format!("{}({})", name, nm(*a))
         }
-        Op::Pack(..) => return Err("`Pack` needs mixed word sizes, which vslice on SIMD cannot express; use --arch std".into()),
-        Op::Copy(_) | Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..) => unreachable!(),
+        Op::Pack(..) => return Err(
+            "`Pack` needs mixed word sizes, which vslice on SIMD cannot express; use --arch std"
+                .into(),
+        ),
+        Op::Copy(_)
+        | Op::Not(_)
+        | Op::And(..)
+        | Op::Or(..)
+        | Op::Xor(..)
+        | Op::Andn(..)
+        | Op::Ternlog(..) => unreachable!(),
     })
 }
 
-fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarId) -> String) -> Result<String, String> {
+fn simd_h(
+    t: &OpTarget,
+    helpers: &mut Helpers,
+    m: u32,
+    op: &Op,
+    nm: &dyn Fn(VarId) -> String,
+) -> Result<String, String> {
     if let Some(e) = logic_simd(op, nm) {
         return Ok(e);
     }
@@ -600,7 +761,12 @@ fn simd_h(t: &OpTarget, helpers: &mut Helpers, m: u32, op: &Op, nm: &dyn Fn(VarI
             }
             let lo = u64::from_le_bytes(ctrl[0..8].try_into().unwrap());
             let hi = u64::from_le_bytes(ctrl[8..16].try_into().unwrap());
-            Ok(format!("NK_PSHUFB({}, {}, {})", nm(a), lit(hi, 64), lit(lo, 64)))
+            Ok(format!(
+                "NK_PSHUFB({}, {}, {})",
+                nm(a),
+                lit(hi, 64),
+                lit(lo, 64)
+            ))
         }
     }
 }
@@ -638,11 +804,27 @@ fn lane_funnel(s: u32, m: u32, op: &Op, x: &str) -> Option<String> {
     let up: [u8; 16] = core::array::from_fn(|i| if i < 8 { 0x80 } else { (i - 8) as u8 });
     let (n, big) = (bits % 64, bits >= 64);
     Some(match (rot, right, big) {
-        (true, _, false) => format!("NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))", shuffle(swap), 64 - n),
-        (true, _, true) => format!("NK_OR(NK_SHR_U64({}, {n}), NK_SHL_U64({x}, {}))", shuffle(swap), 64 - n),
-        (false, true, false) => format!("NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))", shuffle(down), 64 - n),
+        (true, _, false) => format!(
+            "NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))",
+            shuffle(swap),
+            64 - n
+        ),
+        (true, _, true) => format!(
+            "NK_OR(NK_SHR_U64({}, {n}), NK_SHL_U64({x}, {}))",
+            shuffle(swap),
+            64 - n
+        ),
+        (false, true, false) => format!(
+            "NK_OR(NK_SHR_U64({x}, {n}), NK_SHL_U64({}, {}))",
+            shuffle(down),
+            64 - n
+        ),
         (false, true, true) => format!("NK_SHR_U64({}, {n})", shuffle(down)),
-        (false, false, false) => format!("NK_OR(NK_SHL_U64({x}, {n}), NK_SHR_U64({}, {}))", shuffle(up), 64 - n),
+        (false, false, false) => format!(
+            "NK_OR(NK_SHL_U64({x}, {n}), NK_SHR_U64({}, {}))",
+            shuffle(up),
+            64 - n
+        ),
         (false, false, true) => format!("NK_SHL_U64({}, {n})", shuffle(up)),
     })
 }
@@ -684,10 +866,25 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
         return None;
     }
     // The C `simd_h` emits for it, with any helper it defines, counted operation by operation.
-    let t = OpTarget { arch, slicing: Slicing::H, lane_bits: arch.hslice_lane_bits() };
+    let t = OpTarget {
+        arch,
+        slicing: Slicing::H,
+        lane_bits: arch.hslice_lane_bits(),
+    };
     let mut helpers = Helpers::default();
     let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;
-    let count = |text: &str| -> u64 { ["NK_AND(", "NK_OR(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64("].iter().map(|p| text.matches(p).count() as u64).sum() };
+    let count = |text: &str| -> u64 {
+        [
+            "NK_AND(",
+            "NK_OR(",
+            "NK_PSHUFB(",
+            "NK_SHL_U64(",
+            "NK_SHR_U64(",
+        ]
+        .iter()
+        .map(|p| text.matches(p).count() as u64)
+        .sum()
+    };
     Some(count(&e) + helpers.defs.iter().map(|d| count(d)).sum::<u64>())
 }
 
@@ -778,7 +975,18 @@ mod tests {
     /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
     #[test]
     fn simd_h_insns_counts_the_emitted_operations() {
-        let count = |text: &str| ["NK_AND(", "NK_PSHUFB(", "NK_SHL_U64(", "NK_SHR_U64(", "NK_OR("].iter().map(|p| text.matches(p).count() as u64).sum::<u64>();
+        let count = |text: &str| {
+            [
+                "NK_AND(",
+                "NK_PSHUFB(",
+                "NK_SHL_U64(",
+                "NK_SHR_U64(",
+                "NK_OR(",
+            ]
+            .iter()
+            .map(|p| text.matches(p).count() as u64)
+            .sum::<u64>()
+        };
         let x = VarId(0);
         for m in [16u32, 32, 64] {
             let s = Arch::Avx2.hslice_slot_bits(m);
@@ -794,7 +1002,11 @@ mod tests {
                         sub_byte_slot_helper(&mut h, m, s, &map);
                         count(&h.defs[0])
                     };
-                    assert_eq!(simd_h_insns(Arch::Avx2, m, &op), Some(emitted), "{op:?} on {m}-bit words");
+                    assert_eq!(
+                        simd_h_insns(Arch::Avx2, m, &op),
+                        Some(emitted),
+                        "{op:?} on {m}-bit words"
+                    );
                 }
             }
         }

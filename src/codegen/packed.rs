@@ -109,12 +109,12 @@
 //!
 //! The transposition routines themselves are in `runtime::transpose`.
 
-use crate::target::Arch;
 use super::c_emit::{sanitize, Namer};
 use super::CodegenError;
 use crate::interp::param_words;
 use crate::ir::{Param, Program, Slicing};
 use crate::runtime::transpose as tp;
+use crate::target::Arch;
 
 /// How one parameter travels through the packed API.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,7 +198,12 @@ impl PackedLayout {
         let mut outs = self.params.iter().filter(|p| !p.is_input);
         let o = outs.next()?;
         let simd = matches!(self.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
-        (outs.next().is_none() && simd && self.slicing == Slicing::V && self.interleave == 1 && !o.bit_string).then_some(o)
+        (outs.next().is_none()
+            && simd
+            && self.slicing == Slicing::V
+            && self.interleave == 1
+            && !o.bit_string)
+            .then_some(o)
     }
 }
 
@@ -224,9 +229,20 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
     let (ins, outs) = (keep(&entry.inputs), keep(&entry.outputs));
     // Vslice with only 1-bit words on a SIMD target uses the bitslice register layout
     // (see codegen: one instance per register bit), so it gets the bitslice packing.
-    let one_bit = ins.iter().chain(&outs).all(|p| p.word_bits == 1 && p.atoms.iter().all(|a| entry.bits(*a) == 1));
-    let slicing = if prog.slicing == Slicing::V && arch != Arch::Std && one_bit { Slicing::B } else { prog.slicing };
-    let all: Vec<(&Param, bool)> = ins.iter().map(|p| (p, true)).chain(outs.iter().map(|p| (p, false))).collect();
+    let one_bit = ins
+        .iter()
+        .chain(&outs)
+        .all(|p| p.word_bits == 1 && p.atoms.iter().all(|a| entry.bits(*a) == 1));
+    let slicing = if prog.slicing == Slicing::V && arch != Arch::Std && one_bit {
+        Slicing::B
+    } else {
+        prog.slicing
+    };
+    let all: Vec<(&Param, bool)> = ins
+        .iter()
+        .map(|p| (p, true))
+        .chain(outs.iter().map(|p| (p, false)))
+        .collect();
     // Atom word size (V/H: one per program, needed for the register layout).
     let mut atom_bits = 1u32;
     if slicing != Slicing::B {
@@ -267,7 +283,10 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
                         arch, m
                     ));
                 }
-                if let Some((p, _)) = all.iter().find(|(p, _)| p.word_bits == 0 || p.word_bits > 64) {
+                if let Some((p, _)) = all
+                    .iter()
+                    .find(|(p, _)| p.word_bits == 0 || p.word_bits > 64)
+                {
                     return err(format!(
                         "packed API: parameter `{}` has an unsupported word size {}",
                         p.name, p.word_bits
@@ -288,7 +307,10 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
     } else {
         for (p, _) in &all {
             if p.word_bits == 0 || p.word_bits > 64 || p.atoms.len() % p.word_bits as usize != 0 {
-                return err(format!("packed API: parameter `{}` has an unsupported word size", p.name));
+                return err(format!(
+                    "packed API: parameter `{}` has an unsupported word size",
+                    p.name
+                ));
             }
         }
     }
@@ -298,7 +320,10 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
     for (p, is_input) in all {
         let prod: usize = p.c_dims.iter().product();
         if prod != p.atoms.len() {
-            return err(format!("packed API: parameter `{}`: c_dims do not match its atoms", p.name));
+            return err(format!(
+                "packed API: parameter `{}`: c_dims do not match its atoms",
+                p.name
+            ));
         }
         if !is_input && p.is_const {
             return err(format!("packed API: output `{}` cannot be const", p.name));
@@ -350,13 +375,24 @@ pub fn emit(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError
 fn kernel_layout(lay: &PackedLayout, kernel: &Program, arch: Arch) -> Option<PackedLayout> {
     let kl = layout(kernel, arch).ok()?;
     let same = kl.params.len() == lay.params.len()
-        && kl.params.iter().zip(&lay.params).all(|(a, b)| a.c_name == b.c_name && a.c_dims == b.c_dims && a.reg_type == b.reg_type && a.elems == b.elems);
-    (kl.interleave > 1 && kl.slicing == lay.slicing && kl.instances == lay.instances * kl.interleave && same).then_some(kl)
+        && kl.params.iter().zip(&lay.params).all(|(a, b)| {
+            a.c_name == b.c_name
+                && a.c_dims == b.c_dims
+                && a.reg_type == b.reg_type
+                && a.elems == b.elems
+        });
+    (kl.interleave > 1
+        && kl.slicing == lay.slicing
+        && kl.instances == lay.instances * kl.interleave
+        && same)
+        .then_some(kl)
 }
 
 /// Whether `kernel` can run the whole steps of `prog`'s packed entry ([`emit_over`]).
 pub fn kernel_fits(prog: &Program, kernel: &Program, arch: Arch) -> bool {
-    layout(prog, arch).ok().is_some_and(|lay| lay.interleave == 1 && kernel_layout(&lay, kernel, arch).is_some())
+    layout(prog, arch)
+        .ok()
+        .is_some_and(|lay| lay.interleave == 1 && kernel_layout(&lay, kernel, arch).is_some())
 }
 
 /// [`emit`], with the packed entry's full steps run by `kernel`: the same program compiled
@@ -366,15 +402,24 @@ pub fn kernel_fits(prog: &Program, kernel: &Program, arch: Arch) -> bool {
 /// helpers); `E__packed` runs each whole step of k x (one raw step) instances as one call
 /// of the kernel and the rest (fewer than k raw steps' worth) through the raw entry, so a
 /// short message costs no more than without the kernel.
-pub fn emit_over(prog: &Program, kernel: Option<(&Program, &str)>, arch: Arch) -> Result<(String, String), CodegenError> {
+pub fn emit_over(
+    prog: &Program,
+    kernel: Option<(&Program, &str)>,
+    arch: Arch,
+) -> Result<(String, String), CodegenError> {
     let lay = layout(prog, arch)?;
     if lay.interleave > 1 && kernel.is_some() {
-        return err("packed API: an interleaved raw entry has no separate interleaved kernel".to_string());
+        return err(
+            "packed API: an interleaved raw entry has no separate interleaved kernel".to_string(),
+        );
     }
     let klay = match kernel {
         Some((k, name)) => {
             let Some(mut kl) = kernel_layout(&lay, k, arch) else {
-                return err(format!("packed API: kernel `{}` is not an interleaved copy of the raw entry", name));
+                return err(format!(
+                    "packed API: kernel `{}` is not an interleaved copy of the raw entry",
+                    name
+                ));
             };
             kl.raw_fn = name.to_string();
             Some(kl)
@@ -384,16 +429,33 @@ pub fn emit_over(prog: &Program, kernel: Option<(&Program, &str)>, arch: Arch) -
     Ok((c_text(&lay, klay.as_ref()), h_text(&lay)))
 }
 
-fn proto_args(lay: &PackedLayout, pick: impl Fn(&PackedParam) -> bool, prefix: &str) -> Vec<String> {
+fn proto_args(
+    lay: &PackedLayout,
+    pick: impl Fn(&PackedParam) -> bool,
+    prefix: &str,
+) -> Vec<String> {
     lay.params
         .iter()
         .filter(|p| pick(p))
-        .map(|p| format!("{}{} *{}{}", if p.is_input { "const " } else { "" }, p.elem_type, prefix, p.c_name))
+        .map(|p| {
+            format!(
+                "{}{} *{}{}",
+                if p.is_input { "const " } else { "" },
+                p.elem_type,
+                prefix,
+                p.c_name
+            )
+        })
         .collect()
 }
 
 fn join_args(first: &[String], rest: &[String]) -> String {
-    first.iter().chain(rest).cloned().collect::<Vec<_>>().join(", ")
+    first
+        .iter()
+        .chain(rest)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Name of the prepared-constants argument in the header's prototypes.
@@ -412,7 +474,12 @@ fn consts_typedef(lay: &PackedLayout) -> String {
         "/* The const inputs of {e} in their sliced form (E__prepare_consts): one raw call's registers. */\ntypedef struct __attribute__((aligned(64))) {{\n"
     ));
     for p in lay.params.iter().filter(|p| p.is_const) {
-        s.push_str(&format!("    {} {}{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+        s.push_str(&format!(
+            "    {} {}{};\n",
+            p.reg_type,
+            p.c_name,
+            dims(&p.c_dims)
+        ));
     }
     s.push_str(&format!("}} {e}__consts;\n#endif\n"));
     s
@@ -423,7 +490,10 @@ fn h_text(lay: &PackedLayout) -> String {
     let n = &lay.n_name;
     let mut h = String::new();
     h.push_str("#include <stddef.h>\n#include <stdint.h>\n");
-    h.push_str(&format!("#ifndef {e}__INSTANCES\n#define {e}__INSTANCES {}\n#endif\n", lay.instances));
+    h.push_str(&format!(
+        "#ifndef {e}__INSTANCES\n#define {e}__INSTANCES {}\n#endif\n",
+        lay.instances
+    ));
     h.push_str(&format!("/* Register layout of the raw entry: {e}__SLICING_B, _V or _H (src/target/layout.rs). */\n#ifndef {e}__SLICING_{s}\n#define {e}__SLICING_{s} 1\n#endif\n", s = lay.slicing));
     h.push_str(&format!(
         "/* Interleaving factor: the raw entry takes each non-const parameter this many times. */\n#ifndef {e}__INTERLEAVE\n#define {e}__INTERLEAVE {}\n#endif\n",
@@ -438,7 +508,11 @@ fn h_text(lay: &PackedLayout) -> String {
          (\"packed entry point\") for the word and bit order. const inputs are given once. */\n"
     ));
     let all = proto_args(lay, |_| true, "");
-    h.push_str(&format!("void {e}__packed(size_t {n}{}{});\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
+    h.push_str(&format!(
+        "void {e}__packed(size_t {n}{}{});\n",
+        if all.is_empty() { "" } else { ", " },
+        all.join(", ")
+    ));
     if lay.has_consts() {
         let ca = consts_arg(lay);
         match lay.arch {
@@ -453,10 +527,17 @@ fn h_text(lay: &PackedLayout) -> String {
              takes them prepared. Any alignment of {ca} works (64-byte aligned saves a copy per call).\n   \
              The prepared form holds the constants (round keys): clear it with {e}__wipe_consts. */\n"
         ));
-        h.push_str(&format!("void {e}__prepare_consts({e}__consts *{ca}, {});\n", consts.join(", ")));
+        h.push_str(&format!(
+            "void {e}__prepare_consts({e}__consts *{ca}, {});\n",
+            consts.join(", ")
+        ));
         h.push_str(&format!("void {e}__wipe_consts({e}__consts *{ca});\n"));
         let rest = proto_args(lay, |p| !p.is_const, "");
-        h.push_str(&format!("void {e}__packed_with(size_t {n}, const {e}__consts *{ca}{}{});\n", if rest.is_empty() { "" } else { ", " }, rest.join(", ")));
+        h.push_str(&format!(
+            "void {e}__packed_with(size_t {n}, const {e}__consts *{ca}{}{});\n",
+            if rest.is_empty() { "" } else { ", " },
+            rest.join(", ")
+        ));
     }
     if lay.has_param_helpers() {
         h.push_str(&format!(
@@ -468,9 +549,17 @@ fn h_text(lay: &PackedLayout) -> String {
         for p in &lay.params {
             if p.is_input {
                 if !p.is_const {
-                    h.push_str(&format!("void {e}__pack_{c}(size_t cnt, const {t} *src, void *regs);\n", c = p.c_name, t = p.elem_type));
+                    h.push_str(&format!(
+                        "void {e}__pack_{c}(size_t cnt, const {t} *src, void *regs);\n",
+                        c = p.c_name,
+                        t = p.elem_type
+                    ));
                 }
-                h.push_str(&format!("void {e}__bcast_{c}(const {t} *one, void *regs);\n", c = p.c_name, t = p.elem_type));
+                h.push_str(&format!(
+                    "void {e}__bcast_{c}(const {t} *one, void *regs);\n",
+                    c = p.c_name,
+                    t = p.elem_type
+                ));
             } else {
                 h.push_str(&format!(
                     "void {e}__unpack_{c}(size_t cnt, const void *regs, const {t} *x, {t} *dst);\n",
@@ -488,7 +577,11 @@ fn h_text(lay: &PackedLayout) -> String {
             c = o.c_name,
             cs = if lay.has_consts() { format!(" (the const ones as one {e}__consts, 64-byte aligned, first)") } else { String::new() }
         ));
-        h.push_str(&format!("void {e}__xor_{}({});\n", o.c_name, xor_params(lay, o).join(", ")));
+        h.push_str(&format!(
+            "void {e}__xor_{}({});\n",
+            o.c_name,
+            xor_params(lay, o).join(", ")
+        ));
     }
     h
 }
@@ -520,7 +613,10 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
     let attr = tp::target_attr(arch);
     let sp = if attr.is_empty() { "" } else { " " };
     let mut c = String::new();
-    c.push_str(&format!("\n/* ---- packed entry point of {e} ({}slice, {}) ---- */\n", lay.slicing, a));
+    c.push_str(&format!(
+        "\n/* ---- packed entry point of {e} ({}slice, {}) ---- */\n",
+        lay.slicing, a
+    ));
     c.push_str(&tp::common());
     match lay.slicing {
         Slicing::B => c.push_str(&tp::b_routines(arch)),
@@ -537,20 +633,36 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
     c.push_str(&format!(
         "#ifdef {e}__INSTANCES\n_Static_assert({e}__INSTANCES == {inst}, \"packed API and raw entry disagree on {e}__INSTANCES\");\n#endif\n"
     ));
-    c.push_str(&format!("size_t {e}__instances(void) {{ return {inst}; }}\n"));
+    c.push_str(&format!(
+        "size_t {e}__instances(void) {{ return {inst}; }}\n"
+    ));
     let consts = lay.has_consts();
     if consts {
         c.push_str(&consts_typedef(lay));
         let cargs = proto_args(lay, |p| p.is_const, "nkp_p_");
-        c.push_str(&format!("void {e}__prepare_consts({e}__consts *nkp_cs, {}) {{\n", cargs.join(", ")));
+        c.push_str(&format!(
+            "void {e}__prepare_consts({e}__consts *nkp_cs, {}) {{\n",
+            cargs.join(", ")
+        ));
         for p in lay.params.iter().filter(|p| p.is_const) {
-            c.push_str(&bcast_call(lay, p, &format!("nkp_p_{}", p.c_name), &format!("(({} *)&nkp_cs->{})", p.reg_type, p.c_name)));
+            c.push_str(&bcast_call(
+                lay,
+                p,
+                &format!("nkp_p_{}", p.c_name),
+                &format!("(({} *)&nkp_cs->{})", p.reg_type, p.c_name),
+            ));
         }
         c.push_str("}\n");
-        c.push_str(&format!("void {e}__wipe_consts({e}__consts *nkp_cs) {{ nkp_wipe(nkp_cs, sizeof *nkp_cs); }}\n"));
+        c.push_str(&format!(
+            "void {e}__wipe_consts({e}__consts *nkp_cs) {{ nkp_wipe(nkp_cs, sizeof *nkp_cs); }}\n"
+        ));
     }
     let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
-    let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
+    let cs_param = if consts {
+        vec![format!("{e}__consts *nkp_cs")]
+    } else {
+        vec![]
+    };
     c.push_str(&run_text(lay, &format!("nkp_run_{e}")));
     // With an interleaved kernel: whole kernel steps through it, the rest through the raw entry.
     let go = match klay {
@@ -564,7 +676,11 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                     v.push("nkp_cs".to_string());
                 }
                 for p in lay.params.iter().filter(|p| !p.is_const) {
-                    v.push(if off.is_empty() { format!("nkp_p_{}", p.c_name) } else { format!("nkp_p_{} + {off} * {}", p.c_name, p.elems) });
+                    v.push(if off.is_empty() {
+                        format!("nkp_p_{}", p.c_name)
+                    } else {
+                        format!("nkp_p_{} + {off} * {}", p.c_name, p.elems)
+                    });
                 }
                 v.join(", ")
             };
@@ -572,24 +688,61 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                 "/* Whole steps of {kstep} instances through the {k}-way interleaved kernel, the rest through {e}__. */\n",
                 k = kl.interleave
             ));
-            c.push_str(&format!("static {attr}{sp}void nkp_go_{e}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
-            c.push_str(&format!("    const size_t nkp_full = nkp_n / {kstep} * {kstep};\n"));
+            c.push_str(&format!(
+                "static {attr}{sp}void nkp_go_{e}(size_t nkp_n{}{}) {{\n",
+                if cs_param.is_empty() && run_args.is_empty() {
+                    ""
+                } else {
+                    ", "
+                },
+                join_args(&cs_param, &run_args)
+            ));
+            c.push_str(&format!(
+                "    const size_t nkp_full = nkp_n / {kstep} * {kstep};\n"
+            ));
             let sep = |a: String| if a.is_empty() { a } else { format!(", {a}") };
-            c.push_str(&format!("    if (nkp_full) nkp_runk_{e}(nkp_full{});\n", sep(fw(""))));
-            c.push_str(&format!("    if (nkp_n > nkp_full) nkp_run_{e}(nkp_n - nkp_full{});\n", sep(fw("nkp_full"))));
+            c.push_str(&format!(
+                "    if (nkp_full) nkp_runk_{e}(nkp_full{});\n",
+                sep(fw(""))
+            ));
+            c.push_str(&format!(
+                "    if (nkp_n > nkp_full) nkp_run_{e}(nkp_n - nkp_full{});\n",
+                sep(fw("nkp_full"))
+            ));
             c.push_str("}\n");
             format!("nkp_go_{e}")
         }
     };
-    let fwd: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
-    let fwd = if fwd.is_empty() { String::new() } else { format!(", {}", fwd.join(", ")) };
+    let fwd: Vec<String> = lay
+        .params
+        .iter()
+        .filter(|p| !p.is_const)
+        .map(|p| format!("nkp_p_{}", p.c_name))
+        .collect();
+    let fwd = if fwd.is_empty() {
+        String::new()
+    } else {
+        format!(", {}", fwd.join(", "))
+    };
     // E__packed: constants sliced on every call.
     let all = proto_args(lay, |_| true, "nkp_p_");
-    c.push_str(&format!("{attr}{sp}void {e}__packed(size_t nkp_n{}{}) {{\n", if all.is_empty() { "" } else { ", " }, all.join(", ")));
+    c.push_str(&format!(
+        "{attr}{sp}void {e}__packed(size_t nkp_n{}{}) {{\n",
+        if all.is_empty() { "" } else { ", " },
+        all.join(", ")
+    ));
     c.push_str("    if (nkp_n == 0) return;\n");
     if consts {
-        let cn: Vec<String> = lay.params.iter().filter(|p| p.is_const).map(|p| format!("nkp_p_{}", p.c_name)).collect();
-        c.push_str(&format!("    {e}__consts nkp_cs;\n    {e}__prepare_consts(&nkp_cs, {});\n", cn.join(", ")));
+        let cn: Vec<String> = lay
+            .params
+            .iter()
+            .filter(|p| p.is_const)
+            .map(|p| format!("nkp_p_{}", p.c_name))
+            .collect();
+        c.push_str(&format!(
+            "    {e}__consts nkp_cs;\n    {e}__prepare_consts(&nkp_cs, {});\n",
+            cn.join(", ")
+        ));
         c.push_str(&format!("    {go}(nkp_n, &nkp_cs{fwd});\n"));
         c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n");
     } else {
@@ -604,7 +757,9 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
         ));
         c.push_str("    if (nkp_n == 0) return;\n");
         c.push_str(&format!("    if (((uintptr_t)(const void *)nkp_csp & 63) == 0) {{ {go}(nkp_n, ({e}__consts *)nkp_csp{fwd}); return; }}\n"));
-        c.push_str(&format!("    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"));
+        c.push_str(&format!(
+            "    {e}__consts nkp_cs;\n    memcpy(&nkp_cs, nkp_csp, sizeof nkp_cs);\n"
+        ));
         c.push_str(&format!("    {go}(nkp_n, &nkp_cs{fwd});\n"));
         c.push_str("    nkp_wipe(&nkp_cs, sizeof nkp_cs);\n}\n");
     }
@@ -620,12 +775,17 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                     } else {
                         c.push_str(&format!("    if (nkp_cnt < {inst}) {{\n        {} nkp_s[{}];\n        memset(nkp_s, 0, sizeof nkp_s);\n        if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elem_type, inst * p.elems, p.elems));
                         c.push_str(&in_call(lay, p, "nkp_s", &format!("{inst}"), &regs));
-                        c.push_str("        nkp_wipe(nkp_s, sizeof nkp_s);\n        return;\n    }\n");
+                        c.push_str(
+                            "        nkp_wipe(nkp_s, sizeof nkp_s);\n        return;\n    }\n",
+                        );
                         c.push_str(&in_call(lay, p, "nkp_src", &format!("{inst}"), &regs));
                     }
                     c.push_str("}\n");
                 }
-                c.push_str(&format!("void {e}__bcast_{}(const {} *nkp_one, void *nkp_regs) {{\n", p.c_name, p.elem_type));
+                c.push_str(&format!(
+                    "void {e}__bcast_{}(const {} *nkp_one, void *nkp_regs) {{\n",
+                    p.c_name, p.elem_type
+                ));
                 c.push_str(&bcast_call(lay, p, "nkp_one", &regs));
                 c.push_str("}\n");
             } else {
@@ -635,14 +795,20 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
                     t = p.elem_type
                 ));
                 c.push_str(&format!("    if (nkp_cnt > {inst}) nkp_cnt = {inst};\n"));
-                if lay.slicing == Slicing::V && arch != Arch::Std && arch != Arch::Neon && !p.bit_string {
+                if lay.slicing == Slicing::V
+                    && arch != Arch::Std
+                    && arch != Arch::Neon
+                    && !p.bit_string
+                {
                     c.push_str(&format!(
                         "    if (nkp_cnt == {inst}) {{ nkp_V_outx_u{m}_{a}(nkp_regs, {w}, nkp_x, nkp_dst); return; }}\n",
                         m = p.word_bits,
                         w = p.words
                     ));
                 }
-                if lay.slicing == Slicing::B && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512) {
+                if lay.slicing == Slicing::B
+                    && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
+                {
                     // the XOR fused into the transposition's stores (runtime: nkp_B_outx)
                     c.push_str(&format!(
                         "    if (nkp_cnt == {inst}) {{ nkp_B_outx_u{ub}_{a}({regs}, {}, {}, nkp_x, nkp_dst); return; }}\n",
@@ -669,14 +835,22 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
         // does not version the network on it (that version copied the array through memcpy).
         // Wiping the output array would force it to memory (measured 4% on chacha20_xor): it is
         // wiped only under NAKIRI_SCRUB_STACK, like the raw entry's spills.
-        c.push_str(&format!("__attribute__((flatten)) {attr}{sp}void {e}__xor_{}({}) {{\n", o.c_name, xor_params(lay, o).join(", ")));
+        c.push_str(&format!(
+            "__attribute__((flatten)) {attr}{sp}void {e}__xor_{}({}) {{\n",
+            o.c_name,
+            xor_params(lay, o).join(", ")
+        ));
         c.push_str(&format!("    {} nkp_o{};\n", o.reg_type, dims(&o.c_dims)));
         let args: Vec<String> = lay
             .params
             .iter()
             .map(|p| {
                 if !p.is_input {
-                    if p.c_dims.is_empty() { "&nkp_o".to_string() } else { "nkp_o".to_string() }
+                    if p.c_dims.is_empty() {
+                        "&nkp_o".to_string()
+                    } else {
+                        "nkp_o".to_string()
+                    }
                 } else if p.is_const {
                     format!("(({e}__consts *)nkp_cs)->{}", p.c_name)
                 } else if p.c_dims.is_empty() {
@@ -688,7 +862,10 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
             .collect();
         c.push_str(&format!("    {e}__({});\n", args.join(", ")));
         c.push_str("    if (!nkp_x) __builtin_unreachable();\n");
-        c.push_str(&format!("    nkp_V_outx_u{}_{a}(&nkp_o, {}, nkp_x, nkp_dst);\n", o.word_bits, o.words));
+        c.push_str(&format!(
+            "    nkp_V_outx_u{}_{a}(&nkp_o, {}, nkp_x, nkp_dst);\n",
+            o.word_bits, o.words
+        ));
         c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_wipe(&nkp_o, sizeof nkp_o);\n#endif\n}\n");
     }
     c
@@ -709,7 +886,11 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     let mut c = String::new();
     let run_args = proto_args(lay, |p| !p.is_const, "nkp_p_");
     // Not const: the raw entry's array parameters are not (it only reads its inputs).
-    let cs_param = if consts { vec![format!("{e}__consts *nkp_cs")] } else { vec![] };
+    let cs_param = if consts {
+        vec![format!("{e}__consts *nkp_cs")]
+    } else {
+        vec![]
+    };
     c.push_str(&format!(
         "/* {k} interleaved cop{ies} x {nc} raw call(s) x {cinst} instances per step; copy c takes the c-th group of {cstep}. */\n",
         ies = if k == 1 { "y" } else { "ies" }
@@ -718,17 +899,36 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     if fused {
         c.push_str(&fused_step_text(lay, name));
     }
-    c.push_str(&format!("static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n", if cs_param.is_empty() && run_args.is_empty() { "" } else { ", " }, join_args(&cs_param, &run_args)));
+    c.push_str(&format!(
+        "static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n",
+        if cs_param.is_empty() && run_args.is_empty() {
+            ""
+        } else {
+            ", "
+        },
+        join_args(&cs_param, &run_args)
+    ));
     // fused without interleaving: every instance goes through the step (below), no arrays here
     let only_steps = fused && k == 1;
     for p in lay.params.iter().filter(|p| !p.is_const && !only_steps) {
-        c.push_str(&format!("    {} nkp_r_{}[{}]{};\n", p.reg_type, p.c_name, k * nc, dims(&p.c_dims)));
+        c.push_str(&format!(
+            "    {} nkp_r_{}[{}]{};\n",
+            p.reg_type,
+            p.c_name,
+            k * nc,
+            dims(&p.c_dims)
+        ));
         if !p.is_input && (nc > 1 || k > 1) {
             // Sets of calls skipped in the tail are transposed back but never copied out.
-            c.push_str(&format!("    memset(nkp_r_{0}, 0, sizeof nkp_r_{0});\n", p.c_name));
+            c.push_str(&format!(
+                "    memset(nkp_r_{0}, 0, sizeof nkp_r_{0});\n",
+                p.c_name
+            ));
         }
     }
-    c.push_str(&format!("    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"));
+    c.push_str(&format!(
+        "    for (size_t nkp_base = 0; nkp_base < nkp_n; nkp_base += {step}) {{\n"
+    ));
     if fused {
         let mut v: Vec<String> = Vec::new();
         if consts {
@@ -737,7 +937,10 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
         for p in lay.params.iter().filter(|p| !p.is_const) {
             v.push(format!("nkp_p_{} + nkp_base * {}", p.c_name, p.elems));
         }
-        let v: Vec<String> = v.iter().map(|a| a.replace("nkp_base", &format!("(nkp_base + nkp_c * {cinst})"))).collect();
+        let v: Vec<String> = v
+            .iter()
+            .map(|a| a.replace("nkp_base", &format!("(nkp_base + nkp_c * {cinst})")))
+            .collect();
         c.push_str(&format!(
             "        if (nkp_n - nkp_base >= {step}) {{\n            for (size_t nkp_c = 0; nkp_c < {nc}; nkp_c++) {name}_step({});\n            continue;\n        }}\n",
             v.join(", ")
@@ -746,13 +949,28 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
             // The rest (less than a step): its whole raw calls through the step too, then the
             // last partial call through the step on a zero-padded copy (not the block
             // transposition below, which transposes a whole hslice block for any count).
-            let st: Vec<String> = lay.params.iter().filter(|p| !p.is_const).map(|p| format!("nkp_t_{}", p.c_name)).collect();
+            let st: Vec<String> = lay
+                .params
+                .iter()
+                .filter(|p| !p.is_const)
+                .map(|p| format!("nkp_t_{}", p.c_name))
+                .collect();
             let mut t = String::from("        {\n");
-            t.push_str(&format!("            const size_t nkp_whole = (nkp_n - nkp_base) / {cinst};\n"));
-            t.push_str(&format!("            for (size_t nkp_c = 0; nkp_c < nkp_whole; nkp_c++) {name}_step({});\n", v.join(", ")));
+            t.push_str(&format!(
+                "            const size_t nkp_whole = (nkp_n - nkp_base) / {cinst};\n"
+            ));
+            t.push_str(&format!(
+                "            for (size_t nkp_c = 0; nkp_c < nkp_whole; nkp_c++) {name}_step({});\n",
+                v.join(", ")
+            ));
             t.push_str(&format!("            nkp_base += nkp_whole * {cinst};\n            if (nkp_base < nkp_n) {{\n                const size_t nkp_cnt = nkp_n - nkp_base;\n"));
             for p in lay.params.iter().filter(|p| !p.is_const) {
-                t.push_str(&format!("                {} nkp_t_{}[{}];\n", p.elem_type, p.c_name, cinst * p.elems));
+                t.push_str(&format!(
+                    "                {} nkp_t_{}[{}];\n",
+                    p.elem_type,
+                    p.c_name,
+                    cinst * p.elems
+                ));
                 if p.is_input {
                     t.push_str(&format!(
                         "                memset(nkp_t_{c}, 0, sizeof nkp_t_{c});\n                memcpy(nkp_t_{c}, nkp_p_{c} + nkp_base * {el}, nkp_cnt * {el} * sizeof(nkp_t_{c}[0]));\n",
@@ -761,8 +979,17 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
                     ));
                 }
             }
-            let sa: Vec<String> = if consts { std::iter::once("nkp_cs".to_string()).chain(st.iter().cloned()).collect() } else { st.clone() };
-            t.push_str(&format!("                {name}_step({});\n", sa.join(", ")));
+            let sa: Vec<String> = if consts {
+                std::iter::once("nkp_cs".to_string())
+                    .chain(st.iter().cloned())
+                    .collect()
+            } else {
+                st.clone()
+            };
+            t.push_str(&format!(
+                "                {name}_step({});\n",
+                sa.join(", ")
+            ));
             for p in lay.params.iter().filter(|p| !p.is_input) {
                 t.push_str(&format!("                memcpy(nkp_p_{c} + nkp_base * {el}, nkp_t_{c}, nkp_cnt * {el} * sizeof(nkp_t_{c}[0]));\n", c = p.c_name, el = p.elems));
             }
@@ -776,8 +1003,12 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
             return c;
         }
     }
-    c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
-    c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
+    c.push_str(&format!(
+        "        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"
+    ));
+    c.push_str(&format!(
+        "            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"
+    ));
     c.push_str(&format!("            const size_t nkp_cnt = nkp_cb >= nkp_n ? 0 : nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
     c.push_str("            (void)nkp_cnt;\n");
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
@@ -793,13 +1024,19 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
             // Converted to words anyway: the conversion handles the tail.
             c.push_str(&in_call(lay, p, "nkp_src", "nkp_cnt", &regs));
         } else {
-            c.push_str(&format!("                {} nkp_s[{}];\n", p.elem_type, cstep * p.elems));
+            c.push_str(&format!(
+                "                {} nkp_s[{}];\n",
+                p.elem_type,
+                cstep * p.elems
+            ));
             c.push_str(&format!(
                 "                if (nkp_cnt < {cstep}) {{\n                    memset(nkp_s, 0, sizeof nkp_s);\n                    if (nkp_cnt) memcpy(nkp_s, nkp_src, nkp_cnt * {el} * sizeof(nkp_s[0]));\n                    nkp_src = nkp_s;\n                }}\n",
                 el = p.elems
             ));
             c.push_str(&in_call(lay, p, "nkp_src", &format!("{cstep}"), &regs));
-            c.push_str(&format!("                if (nkp_cnt < {cstep}) nkp_wipe(nkp_s, sizeof nkp_s);\n"));
+            c.push_str(&format!(
+                "                if (nkp_cnt < {cstep}) nkp_wipe(nkp_s, sizeof nkp_s);\n"
+            ));
         }
         c.push_str("            }\n");
     }
@@ -807,11 +1044,21 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     // The raw calls: parameters in the entry's order, non-const ones once per copy (C7).
     let raw_args = raw_call_args(lay, |copy| format!("{} + nkp_c", copy * nc));
     c.push_str(&format!("        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {cinst} < nkp_n; nkp_c++)\n"));
-    c.push_str(&format!("            {}({});\n", lay.raw_fn, raw_args.join(", ")));
-    c.push_str(&format!("        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"));
-    c.push_str(&format!("            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"));
+    c.push_str(&format!(
+        "            {}({});\n",
+        lay.raw_fn,
+        raw_args.join(", ")
+    ));
+    c.push_str(&format!(
+        "        for (size_t nkp_k = 0; nkp_k < {k}; nkp_k++) {{\n"
+    ));
+    c.push_str(&format!(
+        "            const size_t nkp_cb = nkp_base + nkp_k * {cstep};\n"
+    ));
     c.push_str("            if (nkp_cb >= nkp_n) break;\n");
-    c.push_str(&format!("            const size_t nkp_cnt = nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
+    c.push_str(&format!(
+        "            const size_t nkp_cnt = nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"
+    ));
     c.push_str("            (void)nkp_cnt;\n");
     for p in lay.params.iter().filter(|p| !p.is_input) {
         let regs = format!("(({} *)&nkp_r_{}[nkp_k * {nc}])", p.reg_type, p.c_name);
@@ -830,9 +1077,16 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
             c.push_str(&format!("                if (nkp_cnt == {cstep}) {{\n"));
             c.push_str(&out_call(lay, p, "nkp_dst", "", &regs));
             c.push_str("                } else {\n");
-            c.push_str(&format!("                    {} nkp_s[{}];\n", p.elem_type, cstep * p.elems));
+            c.push_str(&format!(
+                "                    {} nkp_s[{}];\n",
+                p.elem_type,
+                cstep * p.elems
+            ));
             c.push_str(&out_call(lay, p, "nkp_s", "", &regs));
-            c.push_str(&format!("                    memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n", p.elems));
+            c.push_str(&format!(
+                "                    memcpy(nkp_dst, nkp_s, nkp_cnt * {} * sizeof(nkp_s[0]));\n",
+                p.elems
+            ));
             c.push_str("                    nkp_wipe(nkp_s, sizeof nkp_s);\n");
             c.push_str("                }\n");
         }
@@ -843,7 +1097,10 @@ fn run_text(lay: &PackedLayout, name: &str) -> String {
     // Secrets do not outlive the call: every register array (plaintext, keystream).
     c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_scrub_stack();\n#endif\n");
     for p in lay.params.iter().filter(|p| !p.is_const) {
-        c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
+        c.push_str(&format!(
+            "    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n",
+            p.c_name
+        ));
     }
     c.push_str("}\n");
     c
@@ -861,7 +1118,11 @@ fn raw_call_args(lay: &PackedLayout, index: impl Fn(usize) -> String) -> Vec<Str
         }
         for copy in 0..lay.interleave {
             let r = format!("nkp_r_{}[{}]", p.c_name, index(copy));
-            v.push(if p.c_dims.is_empty() && !p.is_input { format!("&{r}") } else { r });
+            v.push(if p.c_dims.is_empty() && !p.is_input {
+                format!("&{r}")
+            } else {
+                r
+            });
         }
     }
     v
@@ -885,12 +1146,25 @@ fn fused_step(lay: &PackedLayout) -> bool {
     };
     let layout_ok = match lay.slicing {
         Slicing::V => true,
-        Slicing::H => matches!(lay.atom_bits, 32 | 64) && lay.params.iter().all(|p| p.word_bits == lay.atom_bits),
+        Slicing::H => {
+            matches!(lay.atom_bits, 32 | 64)
+                && lay.params.iter().all(|p| p.word_bits == lay.atom_bits)
+        }
         Slicing::B => false,
     };
-    let atoms = |inputs: bool| -> usize { lay.params.iter().filter(|p| !p.is_const && p.is_input == inputs).map(|p| p.atoms).sum::<usize>() * lay.interleave };
+    let atoms = |inputs: bool| -> usize {
+        lay.params
+            .iter()
+            .filter(|p| !p.is_const && p.is_input == inputs)
+            .map(|p| p.atoms)
+            .sum::<usize>()
+            * lay.interleave
+    };
     let (ins, outs) = (atoms(true), atoms(false));
-    layout_ok && lay.params.iter().all(|p| !p.bit_string) && ins + outs <= 2 * nregs && (lay.interleave == 1 || ins < nregs)
+    layout_ok
+        && lay.params.iter().all(|p| !p.bit_string)
+        && ins + outs <= 2 * nregs
+        && (lay.interleave == 1 || ins < nregs)
 }
 
 /// `<name>_step([consts,] params at the call's first instance)`: the instances of one raw call
@@ -911,16 +1185,31 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
         v.push(format!("{e}__consts *nkp_cs"));
     }
     v.extend(proto_args(lay, |p| !p.is_const, "nkp_p_"));
-    let mut c = format!("static __attribute__((flatten)) {attr} void {name}_step({}) {{\n", v.join(", "));
+    let mut c = format!(
+        "static __attribute__((flatten)) {attr} void {name}_step({}) {{\n",
+        v.join(", ")
+    );
     for p in lay.params.iter().filter(|p| !p.is_const) {
-        c.push_str(&format!("    {} nkp_r_{}[{k}]{};\n", p.reg_type, p.c_name, dims(&p.c_dims)));
+        c.push_str(&format!(
+            "    {} nkp_r_{}[{k}]{};\n",
+            p.reg_type,
+            p.c_name,
+            dims(&p.c_dims)
+        ));
     }
     // hslice: the vslice network, then the slot bit permutation on every register (in) / its
     // inverse before the network (out), as nkp_H_in/out do per call
     let (m, h) = (lay.atom_bits, lay.slicing == Slicing::H);
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
         for copy in 0..k {
-            c.push_str(&format!("    nkp_V_in_u{}_{a}(nkp_p_{} + {}, {}, &nkp_r_{}[{copy}]);\n", p.word_bits, p.c_name, copy * cstep * p.elems, p.words, p.c_name));
+            c.push_str(&format!(
+                "    nkp_V_in_u{}_{a}(nkp_p_{} + {}, {}, &nkp_r_{}[{copy}]);\n",
+                p.word_bits,
+                p.c_name,
+                copy * cstep * p.elems,
+                p.words,
+                p.c_name
+            ));
             if h {
                 c.push_str(&format!(
                     "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_hsk_fwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
@@ -941,12 +1230,22 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
                     n = p.c_name
                 ));
             }
-            c.push_str(&format!("    nkp_V_out_u{}_{a}(&nkp_r_{}[{copy}], {}, nkp_p_{} + {});\n", p.word_bits, p.c_name, p.words, p.c_name, copy * cstep * p.elems));
+            c.push_str(&format!(
+                "    nkp_V_out_u{}_{a}(&nkp_r_{}[{copy}], {}, nkp_p_{} + {});\n",
+                p.word_bits,
+                p.c_name,
+                p.words,
+                p.c_name,
+                copy * cstep * p.elems
+            ));
         }
     }
     c.push_str("#ifdef NAKIRI_SCRUB_STACK\n");
     for p in lay.params.iter().filter(|p| !p.is_const) {
-        c.push_str(&format!("    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n", p.c_name));
+        c.push_str(&format!(
+            "    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n",
+            p.c_name
+        ));
     }
     c.push_str("#endif\n}\n");
     c
@@ -958,12 +1257,18 @@ fn bcast_call(lay: &PackedLayout, p: &PackedParam, src: &str, regs: &str) -> Str
     let ub = if p.bit_string { 8 } else { p.word_bits };
     let ind = "    ";
     match lay.slicing {
-        Slicing::B => format!("{ind}nkp_bcast_B_u{ub}({src}, {}, sizeof({}), {regs});\n", p.atoms, p.reg_type),
+        Slicing::B => format!(
+            "{ind}nkp_bcast_B_u{ub}({src}, {}, sizeof({}), {regs});\n",
+            p.atoms, p.reg_type
+        ),
         Slicing::V if lay.arch == Arch::Std => {
             // One instance per register: the transposition of one instance.
             format!("{ind}{{\n{}{ind}}}\n", in_call(lay, p, src, "1", regs))
         }
-        Slicing::V => format!("{ind}nkp_bcast_V_u{ub}({src}, {}, sizeof({}), {regs});\n", p.words, p.reg_type),
+        Slicing::V => format!(
+            "{ind}nkp_bcast_V_u{ub}({src}, {}, sizeof({}), {regs});\n",
+            p.words, p.reg_type
+        ),
         Slicing::H => format!(
             "{ind}nkp_bcast_H_u{ub}({src}, {}, {}, {}, sizeof({}), {regs});\n",
             p.words,
@@ -985,23 +1290,39 @@ fn in_call(lay: &PackedLayout, p: &PackedParam, src: &str, cnt: &str, regs: &str
     match lay.slicing {
         Slicing::B => {
             let ub = if p.bit_string { 8 } else { m };
-            format!("{ind}nkp_B_in_u{ub}_{a}({src}, {}, {}, {regs});\n", p.elems, p.atoms)
+            format!(
+                "{ind}nkp_B_in_u{ub}_{a}({src}, {}, {}, {regs});\n",
+                p.elems, p.atoms
+            )
         }
         Slicing::H => {
             let ub = if p.bit_string { 8 } else { m };
-            format!("{ind}nkp_H_in_u{ub}_{a}_m{m}({src}, {}, {}, {regs});\n", p.elems, p.words)
+            format!(
+                "{ind}nkp_H_in_u{ub}_{a}_m{m}({src}, {}, {}, {regs});\n",
+                p.elems, p.words
+            )
         }
         _ if p.bit_string => {
             let w = p.words;
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
             s.push_str(&format!("{ind}memset(nkp_w, 0, sizeof nkp_w);\n"));
-            s.push_str(&format!("{ind}nkp_bits_to_words({src}, {}, {w}, {m}, {cnt}, nkp_w);\n", p.elems));
-            s.push_str(&format!("{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n", tp::std_bits(lay.atom_bits)));
+            s.push_str(&format!(
+                "{ind}nkp_bits_to_words({src}, {}, {w}, {m}, {cnt}, nkp_w);\n",
+                p.elems
+            ));
+            s.push_str(&format!(
+                "{ind}nkp_V_in_u64_std_d{}(nkp_w, {w}, {regs});\n",
+                tp::std_bits(lay.atom_bits)
+            ));
             s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
         Slicing::V if lay.arch == Arch::Std => {
-            format!("{ind}nkp_V_in_u{m}_std_d{}({src}, {}, {regs});\n", tp::std_bits(lay.atom_bits), p.words)
+            format!(
+                "{ind}nkp_V_in_u{m}_std_d{}({src}, {}, {regs});\n",
+                tp::std_bits(lay.atom_bits),
+                p.words
+            )
         }
         _ => format!("{ind}nkp_V_in_u{m}_{a}({src}, {}, {regs});\n", p.words),
     }
@@ -1017,22 +1338,38 @@ fn out_call(lay: &PackedLayout, p: &PackedParam, dst: &str, cnt: &str, regs: &st
     match lay.slicing {
         Slicing::B => {
             let ub = if p.bit_string { 8 } else { m };
-            format!("{ind}nkp_B_out_u{ub}_{a}({regs}, {}, {}, {dst});\n", p.elems, p.atoms)
+            format!(
+                "{ind}nkp_B_out_u{ub}_{a}({regs}, {}, {}, {dst});\n",
+                p.elems, p.atoms
+            )
         }
         Slicing::H => {
             let ub = if p.bit_string { 8 } else { m };
-            format!("{ind}nkp_H_out_u{ub}_{a}_m{m}({regs}, {}, {}, {dst});\n", p.elems, p.words)
+            format!(
+                "{ind}nkp_H_out_u{ub}_{a}_m{m}({regs}, {}, {}, {dst});\n",
+                p.elems, p.words
+            )
         }
         _ if p.bit_string => {
             let w = p.words;
             let mut s = format!("{ind}uint64_t nkp_w[{}];\n", inst * w);
-            s.push_str(&format!("{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n", tp::std_bits(lay.atom_bits)));
-            s.push_str(&format!("{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n", p.elems));
+            s.push_str(&format!(
+                "{ind}nkp_V_out_u64_std_d{}({regs}, {w}, nkp_w);\n",
+                tp::std_bits(lay.atom_bits)
+            ));
+            s.push_str(&format!(
+                "{ind}nkp_words_to_bits(nkp_w, {w}, {m}, {cnt}, {}, {dst});\n",
+                p.elems
+            ));
             s.push_str(&format!("{ind}nkp_wipe(nkp_w, sizeof nkp_w);\n"));
             s
         }
         Slicing::V if lay.arch == Arch::Std => {
-            format!("{ind}nkp_V_out_u{m}_std_d{}({regs}, {}, {dst});\n", tp::std_bits(lay.atom_bits), p.words)
+            format!(
+                "{ind}nkp_V_out_u{m}_std_d{}({regs}, {}, {dst});\n",
+                tp::std_bits(lay.atom_bits),
+                p.words
+            )
         }
         _ => format!("{ind}nkp_V_out_u{m}_{a}({regs}, {}, {dst});\n", p.words),
     }

@@ -15,7 +15,12 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
     let node = prog.node(id);
     let mut val = vec![0u64; node.vars.len()];
     let flat_in = node.flat_inputs();
-    assert_eq!(flat_in.len(), inputs.len(), "run_node: wrong number of inputs for `{}`", node.name);
+    assert_eq!(
+        flat_in.len(),
+        inputs.len(),
+        "run_node: wrong number of inputs for `{}`",
+        node.name
+    );
     for (a, v) in flat_in.iter().zip(inputs) {
         val[a.0 as usize] = v & mask(node.bits(*a));
     }
@@ -32,7 +37,13 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
                     val[d.0 as usize] = v;
                 }
             }
-            Instr::Loop { callee, count, state, args, results } => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } => {
                 let mut cur: Vec<u64> = state.iter().map(|s| val[s.0 .0 as usize]).collect();
                 for i in 0..*count as usize {
                     let a: Vec<u64> = args
@@ -62,7 +73,10 @@ pub fn run_node(prog: &Program, id: NodeId, inputs: &[u64]) -> Vec<u64> {
             }
         }
     }
-    node.flat_outputs().iter().map(|a| val[a.0 as usize]).collect()
+    node.flat_outputs()
+        .iter()
+        .map(|a| val[a.0 as usize])
+        .collect()
 }
 
 fn eval_op(node: &Node, op: &Op, val: &[u64], m: u32) -> u64 {
@@ -71,7 +85,12 @@ fn eval_op(node: &Node, op: &Op, val: &[u64], m: u32) -> u64 {
 
 /// The value (not yet masked to `m` bits) of `op` computed into an atom of `m` bits, with
 /// operand values from `get` and operand widths from `bits_of` (used by `opt::fold` too).
-pub fn eval_op_with(op: &Op, m: u32, get: &dyn Fn(crate::ir::VarId) -> u64, bits_of: &dyn Fn(crate::ir::VarId) -> u32) -> u64 {
+pub fn eval_op_with(
+    op: &Op,
+    m: u32,
+    get: &dyn Fn(crate::ir::VarId) -> u64,
+    bits_of: &dyn Fn(crate::ir::VarId) -> u32,
+) -> u64 {
     let g = |v: &crate::ir::VarId| get(*v);
     let mk = mask(m);
     match op {
@@ -175,10 +194,19 @@ pub fn atoms_to_words(slicing: Slicing, p: &Param, atoms: &[u64]) -> Vec<u64> {
 /// parameter source words.
 pub fn run_entry(prog: &Program, inputs: &[Vec<u64>]) -> Vec<Vec<u64>> {
     let entry = prog.entry();
-    assert_eq!(inputs.len(), entry.inputs.len(), "run_entry: wrong number of parameters");
+    assert_eq!(
+        inputs.len(),
+        entry.inputs.len(),
+        "run_entry: wrong number of parameters"
+    );
     let mut flat = Vec::new();
     for (p, words) in entry.inputs.iter().zip(inputs) {
-        assert_eq!(words.len(), param_words(prog.slicing, p), "run_entry: wrong size for `{}`", p.name);
+        assert_eq!(
+            words.len(),
+            param_words(prog.slicing, p),
+            "run_entry: wrong size for `{}`",
+            p.name
+        );
         flat.extend(words_to_atoms(prog.slicing, p, words));
     }
     let out = run_node(prog, NodeId(prog.nodes.len() as u32 - 1), &flat);

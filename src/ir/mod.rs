@@ -128,16 +128,29 @@ pub enum Op {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Instr {
-    Assign { dst: VarId, op: Op },
+    Assign {
+        dst: VarId,
+        op: Op,
+    },
     /// `dsts` = callee's flattened outputs, `args` = callee's flattened inputs.
-    Call { dsts: Vec<VarId>, callee: NodeId, args: Vec<VarId> },
+    Call {
+        dsts: Vec<VarId>,
+        callee: NodeId,
+        args: Vec<VarId>,
+    },
     /// `count` calls of `callee` in sequence, kept as a loop (made by `opt::reroll`; the C is a
     /// `for` loop). There is one [`LoopArg`] per flattened callee input and one [`LoopResult`]
     /// per flattened callee output. `state[j] = (init, last)`: state `j` starts as `init`,
     /// each iteration's `LoopResult::State { state: j, .. }` output becomes its next value, and after the
     /// last iteration it is the atom `last`. Semantics, for `i` in `0..count`:
     /// `outs = callee(args at iteration i)`; then every state and `Each` result is updated.
-    Loop { callee: NodeId, count: u32, state: Vec<(VarId, VarId)>, args: Vec<LoopArg>, results: Vec<LoopResult> },
+    Loop {
+        callee: NodeId,
+        count: u32,
+        state: Vec<(VarId, VarId)>,
+        args: Vec<LoopArg>,
+        results: Vec<LoopResult>,
+    },
 }
 
 /// One callee input of an [`Instr::Loop`].
@@ -196,7 +209,10 @@ impl Program {
         for (new, &old) in order.iter().enumerate() {
             remap[old] = Some(NodeId(new as u32));
         }
-        let mut all: Vec<Option<Node>> = std::mem::take(&mut self.nodes).into_iter().map(Some).collect();
+        let mut all: Vec<Option<Node>> = std::mem::take(&mut self.nodes)
+            .into_iter()
+            .map(Some)
+            .collect();
         for &old in order {
             let mut n = all[old].take().expect("each node placed once");
             for ins in &mut n.body {
@@ -237,7 +253,10 @@ impl Program {
                 }
             }
         }
-        site.into_iter().zip(callers).map(|(s, n)| s.filter(|_| n == 1)).collect()
+        site.into_iter()
+            .zip(callers)
+            .map(|(s, n)| s.filter(|_| n == 1))
+            .collect()
     }
 
     /// [`Program::sole_loop_sites`] restricted to loops whose state has more atoms than
@@ -266,10 +285,16 @@ impl Node {
         self.vars[id.0 as usize].bits
     }
     pub fn flat_inputs(&self) -> Vec<VarId> {
-        self.inputs.iter().flat_map(|p| p.atoms.iter().copied()).collect()
+        self.inputs
+            .iter()
+            .flat_map(|p| p.atoms.iter().copied())
+            .collect()
     }
     pub fn flat_outputs(&self) -> Vec<VarId> {
-        self.outputs.iter().flat_map(|p| p.atoms.iter().copied()).collect()
+        self.outputs
+            .iter()
+            .flat_map(|p| p.atoms.iter().copied())
+            .collect()
     }
     /// Adds a fresh atom and returns its id.
     pub fn new_var(&mut self, name: String, bits: u32) -> VarId {
@@ -285,9 +310,22 @@ impl Op {
         use Op::*;
         match self {
             Const(_) => vec![],
-            Copy(a) | Not(a) | Shl(a, _) | Shr(a, _) | Sar(a, _) | Rotl(a, _) | Rotr(a, _)
-            | Shuffle(a, _) | Bitmask(a, _) => vec![*a],
-            And(a, b) | Or(a, b) | Xor(a, b) | Andn(a, b) | Add(a, b) | Sub(a, b) | Mul(a, b)
+            Copy(a)
+            | Not(a)
+            | Shl(a, _)
+            | Shr(a, _)
+            | Sar(a, _)
+            | Rotl(a, _)
+            | Rotr(a, _)
+            | Shuffle(a, _)
+            | Bitmask(a, _) => vec![*a],
+            And(a, b)
+            | Or(a, b)
+            | Xor(a, b)
+            | Andn(a, b)
+            | Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
             | Pack(a, b) => vec![*a, *b],
             Ternlog(a, b, c, _) => vec![*a, *b, *c],
         }
@@ -297,9 +335,22 @@ impl Op {
         use Op::*;
         match self {
             Const(_) => {}
-            Copy(a) | Not(a) | Shl(a, _) | Shr(a, _) | Sar(a, _) | Rotl(a, _) | Rotr(a, _)
-            | Shuffle(a, _) | Bitmask(a, _) => *a = f(*a),
-            And(a, b) | Or(a, b) | Xor(a, b) | Andn(a, b) | Add(a, b) | Sub(a, b) | Mul(a, b)
+            Copy(a)
+            | Not(a)
+            | Shl(a, _)
+            | Shr(a, _)
+            | Sar(a, _)
+            | Rotl(a, _)
+            | Rotr(a, _)
+            | Shuffle(a, _)
+            | Bitmask(a, _) => *a = f(*a),
+            And(a, b)
+            | Or(a, b)
+            | Xor(a, b)
+            | Andn(a, b)
+            | Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
             | Pack(a, b) => {
                 *a = f(*a);
                 *b = f(*b);
@@ -389,7 +440,9 @@ impl Instr {
                 }
                 for r in results {
                     match r {
-                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => xs.iter_mut().for_each(|x| *x = f(*x)),
+                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => {
+                            xs.iter_mut().for_each(|x| *x = f(*x))
+                        }
                     }
                 }
             }

@@ -43,7 +43,10 @@ fn op_text(node: &Node, op: &Op) -> String {
         Shuffle(a, p) => format!(
             "shuffle {} [{}]",
             n(a),
-            p.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ")
+            p.iter()
+                .map(|x| x.to_string())
+                .collect::<Vec<_>>()
+                .join(" ")
         ),
         Bitmask(a, k) => format!("bitmask {} {}", n(a), k),
         Pack(a, b) => format!("pack {} {}", n(a), n(b)),
@@ -53,7 +56,11 @@ fn op_text(node: &Node, op: &Op) -> String {
 
 fn param_text(node: &Node, kind: &str, p: &Param) -> String {
     let dims: String = p.c_dims.iter().map(|d| format!("[{}]", d)).collect();
-    let dims = if dims.is_empty() { "[]".to_string() } else { dims };
+    let dims = if dims.is_empty() {
+        "[]".to_string()
+    } else {
+        dims
+    };
     let atoms: Vec<&str> = p.atoms.iter().map(|a| node.var(*a).name.as_str()).collect();
     format!(
         "  {}{} {} {} word {} = {}\n",
@@ -73,7 +80,13 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
         Some(false) => " noinline",
         None => "",
     };
-    let _ = writeln!(s, "node {}{}{}", node.name, attr, if node.lockstep { " lockstep" } else { "" });
+    let _ = writeln!(
+        s,
+        "node {}{}{}",
+        node.name,
+        attr,
+        if node.lockstep { " lockstep" } else { "" }
+    );
     for p in &node.inputs {
         s.push_str(&param_text(node, "input", p));
     }
@@ -87,14 +100,33 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
                 let _ = writeln!(s, "  {}:{} = {}", v.name, v.bits, op_text(node, op));
             }
             Instr::Call { dsts, callee, args } => {
-                let d: Vec<String> = dsts.iter().map(|d| format!("{}:{}", node.var(*d).name, node.bits(*d))).collect();
+                let d: Vec<String> = dsts
+                    .iter()
+                    .map(|d| format!("{}:{}", node.var(*d).name, node.bits(*d)))
+                    .collect();
                 let a: Vec<&str> = args.iter().map(|a| node.var(*a).name.as_str()).collect();
-                let _ = writeln!(s, "  {} = call {}({})", d.join(", "), prog.node(*callee).name, a.join(", "));
+                let _ = writeln!(
+                    s,
+                    "  {} = call {}({})",
+                    d.join(", "),
+                    prog.node(*callee).name,
+                    a.join(", ")
+                );
             }
-            Instr::Loop { callee, count, state, args, results } => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } => {
                 let n = |v: &VarId| node.var(*v).name.clone();
-                let list = |vs: &[VarId]| format!("[{}]", vs.iter().map(n).collect::<Vec<_>>().join(" "));
-                let st: Vec<String> = state.iter().map(|(a, b)| format!("{}->{}:{}", n(a), n(b), node.bits(*b))).collect();
+                let list =
+                    |vs: &[VarId]| format!("[{}]", vs.iter().map(n).collect::<Vec<_>>().join(" "));
+                let st: Vec<String> = state
+                    .iter()
+                    .map(|(a, b)| format!("{}->{}:{}", n(a), n(b), node.bits(*b)))
+                    .collect();
                 let ar: Vec<String> = args
                     .iter()
                     .map(|a| match a {
@@ -106,12 +138,35 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
                 let re: Vec<String> = results
                     .iter()
                     .map(|r| match r {
-                        LoopResult::State { state: j, each } if each.is_empty() => format!("@{}", j),
-                        LoopResult::State { state: j, each } => format!("@{}+[{}]", j, each.iter().map(|v| format!("{}:{}", n(v), node.bits(*v))).collect::<Vec<_>>().join(" ")),
-                        LoopResult::Each(vs) => format!("[{}]", vs.iter().map(|v| format!("{}:{}", n(v), node.bits(*v))).collect::<Vec<_>>().join(" ")),
+                        LoopResult::State { state: j, each } if each.is_empty() => {
+                            format!("@{}", j)
+                        }
+                        LoopResult::State { state: j, each } => format!(
+                            "@{}+[{}]",
+                            j,
+                            each.iter()
+                                .map(|v| format!("{}:{}", n(v), node.bits(*v)))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
+                        LoopResult::Each(vs) => format!(
+                            "[{}]",
+                            vs.iter()
+                                .map(|v| format!("{}:{}", n(v), node.bits(*v)))
+                                .collect::<Vec<_>>()
+                                .join(" ")
+                        ),
                     })
                     .collect();
-                let _ = writeln!(s, "  loop {} {} state {} args {} results {}", count, prog.node(*callee).name, st.join(" "), ar.join(" "), re.join(" "));
+                let _ = writeln!(
+                    s,
+                    "  loop {} {} state {} args {} results {}",
+                    count,
+                    prog.node(*callee).name,
+                    st.join(" "),
+                    ar.join(" "),
+                    re.join(" ")
+                );
             }
         }
     }

@@ -18,7 +18,8 @@ pub fn verify(prog: &Program) -> Result<(), VerifyError> {
         return Err(VerifyError("program has no nodes".into()));
     }
     for (idx, node) in prog.nodes.iter().enumerate() {
-        verify_node(prog, idx, node).map_err(|e| VerifyError(format!("node `{}`: {}", node.name, e)))?;
+        verify_node(prog, idx, node)
+            .map_err(|e| VerifyError(format!("node `{}`: {}", node.name, e)))?;
     }
     Ok(())
 }
@@ -53,14 +54,23 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
     for p in node.inputs.iter().chain(&node.outputs) {
         let expect: usize = p.c_dims.iter().product();
         if expect != p.atoms.len() {
-            return Err(format!("parameter `{}` has dims {:?} but {} atoms", p.name, p.c_dims, p.atoms.len()));
+            return Err(format!(
+                "parameter `{}` has dims {:?} but {} atoms",
+                p.name,
+                p.c_dims,
+                p.atoms.len()
+            ));
         }
     }
     for (i, ins) in node.body.iter().enumerate() {
         for u in ins.uses() {
             check_id(u)?;
             if !defined[u.0 as usize] {
-                return Err(format!("instruction {} reads `{}` before its definition", i, node.var(u).name));
+                return Err(format!(
+                    "instruction {} reads `{}` before its definition",
+                    i,
+                    node.var(u).name
+                ));
             }
         }
         match ins {
@@ -76,7 +86,14 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                 let ci = c.flat_inputs();
                 let co = c.flat_outputs();
                 if ci.len() != args.len() || co.len() != dsts.len() {
-                    return Err(format!("call to `{}` has {} args/{} results, expected {}/{}", c.name, args.len(), dsts.len(), ci.len(), co.len()));
+                    return Err(format!(
+                        "call to `{}` has {} args/{} results, expected {}/{}",
+                        c.name,
+                        args.len(),
+                        dsts.len(),
+                        ci.len(),
+                        co.len()
+                    ));
                 }
                 for (a, p) in args.iter().zip(&ci) {
                     if node.bits(*a) != c.bits(*p) {
@@ -90,11 +107,18 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                     }
                 }
             }
-            Instr::Loop { callee, count, state, args, results } => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } => {
                 if callee.0 as usize >= idx {
                     return Err(format!("instruction {} calls a later node (or itself)", i));
                 }
-                check_loop(prog, node, *callee, *count, state, args, results).map_err(|e| format!("instruction {}: {}", i, e))?;
+                check_loop(prog, node, *callee, *count, state, args, results)
+                    .map_err(|e| format!("instruction {}: {}", i, e))?;
             }
         }
         for d in ins.defs() {
@@ -109,19 +133,37 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
         for &a in &p.atoms {
             check_id(a)?;
             if !defined[a.0 as usize] {
-                return Err(format!("output atom `{}` is never defined", node.var(a).name));
+                return Err(format!(
+                    "output atom `{}` is never defined",
+                    node.var(a).name
+                ));
             }
         }
     }
     Ok(())
 }
 
-fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[(VarId, VarId)], args: &[LoopArg], results: &[LoopResult]) -> Result<(), String> {
+fn check_loop(
+    prog: &Program,
+    node: &Node,
+    callee: NodeId,
+    count: u32,
+    state: &[(VarId, VarId)],
+    args: &[LoopArg],
+    results: &[LoopResult],
+) -> Result<(), String> {
     let c = prog.node(callee);
     let ci = c.flat_inputs();
     let co = c.flat_outputs();
     if ci.len() != args.len() || co.len() != results.len() {
-        return Err(format!("loop over `{}` has {} args/{} results, expected {}/{}", c.name, args.len(), results.len(), ci.len(), co.len()));
+        return Err(format!(
+            "loop over `{}` has {} args/{} results, expected {}/{}",
+            c.name,
+            args.len(),
+            results.len(),
+            ci.len(),
+            co.len()
+        ));
     }
     if count == 0 {
         return Err("loop with no iteration".into());
@@ -133,13 +175,21 @@ fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[
             return Err("loop state atoms out of range or of different widths".into());
         }
     }
-    let state_bits = |j: u32| -> Result<u32, String> { state.get(j as usize).map(|s| node.bits(s.0)).ok_or(format!("loop state {} does not exist", j)) };
+    let state_bits = |j: u32| -> Result<u32, String> {
+        state
+            .get(j as usize)
+            .map(|s| node.bits(s.0))
+            .ok_or(format!("loop state {} does not exist", j))
+    };
     for (a, p) in args.iter().zip(&ci) {
         let w = c.bits(*p);
         match a {
             LoopArg::State(j) => {
                 if state_bits(*j)? != w {
-                    return Err(format!("loop over `{}`: state {} width mismatch", c.name, j));
+                    return Err(format!(
+                        "loop over `{}`: state {} width mismatch",
+                        c.name, j
+                    ));
                 }
             }
             LoopArg::Same(v) => {
@@ -148,8 +198,13 @@ fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[
                 }
             }
             LoopArg::Each(vs) => {
-                if vs.len() != count as usize || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w) {
-                    return Err(format!("loop over `{}`: per-iteration argument needs {} atoms of {} bits", c.name, count, w));
+                if vs.len() != count as usize
+                    || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w)
+                {
+                    return Err(format!(
+                        "loop over `{}`: per-iteration argument needs {} atoms of {} bits",
+                        c.name, count, w
+                    ));
                 }
             }
         }
@@ -160,22 +215,42 @@ fn check_loop(prog: &Program, node: &Node, callee: NodeId, count: u32, state: &[
         match r {
             LoopResult::State { state: j, each } => {
                 if state_bits(*j)? != w {
-                    return Err(format!("loop over `{}`: state {} width mismatch", c.name, j));
+                    return Err(format!(
+                        "loop over `{}`: state {} width mismatch",
+                        c.name, j
+                    ));
                 }
-                if !each.is_empty() && (each.len() != count as usize - 1 || each.iter().any(|v| !in_range(*v) || node.bits(*v) != w)) {
-                    return Err(format!("loop over `{}`: state {} per-iteration values need {} atoms of {} bits", c.name, j, count - 1, w));
+                if !each.is_empty()
+                    && (each.len() != count as usize - 1
+                        || each.iter().any(|v| !in_range(*v) || node.bits(*v) != w))
+                {
+                    return Err(format!(
+                        "loop over `{}`: state {} per-iteration values need {} atoms of {} bits",
+                        c.name,
+                        j,
+                        count - 1,
+                        w
+                    ));
                 }
                 next[*j as usize] += 1;
             }
             LoopResult::Each(vs) => {
-                if vs.len() != count as usize || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w) {
-                    return Err(format!("loop over `{}`: per-iteration result needs {} atoms of {} bits", c.name, count, w));
+                if vs.len() != count as usize
+                    || vs.iter().any(|v| !in_range(*v) || node.bits(*v) != w)
+                {
+                    return Err(format!(
+                        "loop over `{}`: per-iteration result needs {} atoms of {} bits",
+                        c.name, count, w
+                    ));
                 }
             }
         }
     }
     if next.iter().any(|&k| k != 1) {
-        return Err(format!("loop over `{}`: every state needs exactly one result", c.name));
+        return Err(format!(
+            "loop over `{}`: every state needs exactly one result",
+            c.name
+        ));
     }
     Ok(())
 }
@@ -187,10 +262,29 @@ fn check_op(prog: &Program, node: &Node, dst: VarId, op: &Op) -> Result<(), Stri
         if node.bits(a) == m {
             Ok(())
         } else {
-            Err(format!("operand `{}` has {} bits, result `{}` has {}", node.var(a).name, node.bits(a), node.var(dst).name, m))
+            Err(format!(
+                "operand `{}` has {} bits, result `{}` has {}",
+                node.var(a).name,
+                node.bits(a),
+                node.var(dst).name,
+                m
+            ))
         }
     };
-    let bitslice_forbidden = matches!(op, Add(..) | Sub(..) | Mul(..) | Shl(..) | Shr(..) | Sar(..) | Rotl(..) | Rotr(..) | Shuffle(..) | Bitmask(..) | Pack(..));
+    let bitslice_forbidden = matches!(
+        op,
+        Add(..)
+            | Sub(..)
+            | Mul(..)
+            | Shl(..)
+            | Shr(..)
+            | Sar(..)
+            | Rotl(..)
+            | Rotr(..)
+            | Shuffle(..)
+            | Bitmask(..)
+            | Pack(..)
+    );
     if prog.slicing == Slicing::B && bitslice_forbidden {
         return Err(format!("op {:?} not allowed in bitslice", op));
     }

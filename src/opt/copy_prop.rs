@@ -72,5 +72,10 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         }
     }
     st.add("dead", keep.iter().filter(|k| !**k).count());
-    node.body = body.into_iter().zip(keep).filter(|(_, k)| *k).map(|(i, _)| i).collect();
+    node.body = body
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(i, _)| i)
+        .collect();
 }

@@ -50,12 +50,22 @@ pub fn max_live(node: &Node) -> usize {
 /// included (callees counted through their own work).
 pub fn node_work(prog: &Program, idx: usize, t: &Target, memo: &mut Vec<Option<u64>>) -> u64 {
     let slicing: Slicing = prog.slicing;
-    node_work_by(prog, idx, &|op, bits| t.cost(op, bits, slicing).insns as u64, memo)
+    node_work_by(
+        prog,
+        idx,
+        &|op, bits| t.cost(op, bits, slicing).insns as u64,
+        memo,
+    )
 }
 
 /// [`node_work`] with the instructions of one operation (on atoms of `bits` bits) given by
 /// `cost`.
-pub fn node_work_by(prog: &Program, idx: usize, cost: &dyn Fn(&Op, u32) -> u64, memo: &mut Vec<Option<u64>>) -> u64 {
+pub fn node_work_by(
+    prog: &Program,
+    idx: usize,
+    cost: &dyn Fn(&Op, u32) -> u64,
+    memo: &mut Vec<Option<u64>>,
+) -> u64 {
     if let Some(w) = memo.get(idx).copied().flatten() {
         return w;
     }
@@ -65,7 +75,9 @@ pub fn node_work_by(prog: &Program, idx: usize, cost: &dyn Fn(&Op, u32) -> u64, 
         w += match ins {
             Instr::Assign { dst, op } => cost(op, node.bits(*dst)),
             Instr::Call { callee, .. } => node_work_by(prog, callee.0 as usize, cost, memo),
-            Instr::Loop { callee, count, .. } => *count as u64 * node_work_by(prog, callee.0 as usize, cost, memo),
+            Instr::Loop { callee, count, .. } => {
+                *count as u64 * node_work_by(prog, callee.0 as usize, cost, memo)
+            }
         };
     }
     if memo.len() <= idx {
@@ -123,10 +135,17 @@ fn belady(node: &Node, n_regs: usize, outputs_stored: bool) -> usize {
     }
     let mut resident: BTreeSet<(u32, u32)> = BTreeSet::new(); // (next use, atom)
     let mut cost = 0usize;
-    let next_use = |v: usize, next: &[usize]| -> u32 { uses[v].get(next[v]).copied().unwrap_or(u32::MAX) };
-    let make_room = |resident: &mut BTreeSet<(u32, u32)>, in_reg: &mut [bool], stored: &mut [bool], cost: &mut usize, keep: usize| {
+    let next_use =
+        |v: usize, next: &[usize]| -> u32 { uses[v].get(next[v]).copied().unwrap_or(u32::MAX) };
+    let make_room = |resident: &mut BTreeSet<(u32, u32)>,
+                     in_reg: &mut [bool],
+                     stored: &mut [bool],
+                     cost: &mut usize,
+                     keep: usize| {
         while resident.len() + keep > n_regs {
-            let Some(&(nu, v)) = resident.iter().next_back() else { break };
+            let Some(&(nu, v)) = resident.iter().next_back() else {
+                break;
+            };
             resident.remove(&(nu, v));
             in_reg[v as usize] = false;
             if nu != u32::MAX && !stored[v as usize] {
@@ -162,7 +181,13 @@ fn belady(node: &Node, n_regs: usize, outputs_stored: bool) -> usize {
             }
         }
         let defs = ins.defs();
-        make_room(&mut resident, &mut in_reg, &mut stored, &mut cost, defs.len().min(n_regs));
+        make_room(
+            &mut resident,
+            &mut in_reg,
+            &mut stored,
+            &mut cost,
+            defs.len().min(n_regs),
+        );
         for d in defs {
             let v = d.0 as usize;
             let nu = next_use(v, &next);

@@ -38,11 +38,26 @@ pub fn canonical(op: &Op) -> Op {
     use Op::*;
     let sort2 = |a: VarId, b: VarId| if a <= b { (a, b) } else { (b, a) };
     match *op {
-        And(a, b) => { let (x, y) = sort2(a, b); And(x, y) }
-        Or(a, b) => { let (x, y) = sort2(a, b); Or(x, y) }
-        Xor(a, b) => { let (x, y) = sort2(a, b); Xor(x, y) }
-        Add(a, b) => { let (x, y) = sort2(a, b); Add(x, y) }
-        Mul(a, b) => { let (x, y) = sort2(a, b); Mul(x, y) }
+        And(a, b) => {
+            let (x, y) = sort2(a, b);
+            And(x, y)
+        }
+        Or(a, b) => {
+            let (x, y) = sort2(a, b);
+            Or(x, y)
+        }
+        Xor(a, b) => {
+            let (x, y) = sort2(a, b);
+            Xor(x, y)
+        }
+        Add(a, b) => {
+            let (x, y) = sort2(a, b);
+            Add(x, y)
+        }
+        Mul(a, b) => {
+            let (x, y) = sort2(a, b);
+            Mul(x, y)
+        }
         Ternlog(a, b, c, imm) => {
             let mut ops = [(a, 2u32), (b, 1), (c, 0)];
             ops.sort_by_key(|o| o.0);
@@ -76,7 +91,10 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 match ops.get(&key) {
                     Some(&prev) => {
                         st.add("ops", 1);
-                        body.push(Instr::Assign { dst, op: Op::Copy(prev) });
+                        body.push(Instr::Assign {
+                            dst,
+                            op: Op::Copy(prev),
+                        });
                     }
                     None => {
                         ops.insert(key, dst);
@@ -90,12 +108,19 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                     Some(prev) => {
                         st.add("calls", 1);
                         for (d, p) in dsts.iter().zip(prev) {
-                            body.push(Instr::Assign { dst: *d, op: Op::Copy(*p) });
+                            body.push(Instr::Assign {
+                                dst: *d,
+                                op: Op::Copy(*p),
+                            });
                         }
                     }
                     None => {
                         calls.insert(key.clone(), dsts.clone());
-                        body.push(Instr::Call { dsts, callee: key.0, args: key.1 });
+                        body.push(Instr::Call {
+                            dsts,
+                            callee: key.0,
+                            args: key.1,
+                        });
                     }
                 }
             }

@@ -48,7 +48,10 @@ impl Known {
 
 fn run_node(node: &mut Node, st: &mut Stats) {
     let n = node.vars.len();
-    let mut known = Known { value: vec![None; n], def: vec![None; n] };
+    let mut known = Known {
+        value: vec![None; n],
+        def: vec![None; n],
+    };
     let bits: Vec<u32> = node.vars.iter().map(|v| v.bits).collect();
     // Copies seen so far: an operand is read through them, so `x ^ copy(x)` is seen as `x ^ x`.
     let mut source: Vec<VarId> = (0..n as u32).map(VarId).collect();
@@ -62,8 +65,13 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         }
         let m = bits[dst.0 as usize];
         let operands = op.operands();
-        if !matches!(op, Op::Const(_) | Op::Copy(_)) && !operands.is_empty() && operands.iter().all(|a| known.k(*a).is_some()) {
-            let v = crate::interp::eval_op_with(op, m, &|a| known.k(a).unwrap_or(0), &|a| bits[a.0 as usize]) & mask(m);
+        if !matches!(op, Op::Const(_) | Op::Copy(_))
+            && !operands.is_empty()
+            && operands.iter().all(|a| known.k(*a).is_some())
+        {
+            let v = crate::interp::eval_op_with(op, m, &|a| known.k(a).unwrap_or(0), &|a| {
+                bits[a.0 as usize]
+            }) & mask(m);
             *op = Op::Const(v);
             st.add("folded", 1);
         } else if let Some(new) = simplify(op, m, &known) {
@@ -87,35 +95,35 @@ fn simplify(op: &Op, bits: u32, k: &Known) -> Option<Op> {
     let ones = mask(bits);
     use Op::*;
     Some(match *op {
-        Xor(a, b) if a == b => Const(0),                       // x ^ x == 0
-        Xor(a, b) if k.is(a, 0) => Copy(b),                    // 0 ^ x == x
-        Xor(a, b) if k.is(b, 0) => Copy(a),                    // x ^ 0 == x
-        Xor(a, b) if k.is(a, ones) => Not(b),                  // ~0 ^ x == ~x
-        Xor(a, b) if k.is(b, ones) => Not(a),                  // x ^ ~0 == ~x
-        And(a, b) if a == b => Copy(a),                        // x & x == x
-        And(a, b) if k.is(a, 0) || k.is(b, 0) => Const(0),     // x & 0 == 0
-        And(a, b) if k.is(a, ones) => Copy(b),                 // ~0 & x == x
-        And(a, b) if k.is(b, ones) => Copy(a),                 // x & ~0 == x
-        Or(a, b) if a == b => Copy(a),                         // x | x == x
+        Xor(a, b) if a == b => Const(0),                   // x ^ x == 0
+        Xor(a, b) if k.is(a, 0) => Copy(b),                // 0 ^ x == x
+        Xor(a, b) if k.is(b, 0) => Copy(a),                // x ^ 0 == x
+        Xor(a, b) if k.is(a, ones) => Not(b),              // ~0 ^ x == ~x
+        Xor(a, b) if k.is(b, ones) => Not(a),              // x ^ ~0 == ~x
+        And(a, b) if a == b => Copy(a),                    // x & x == x
+        And(a, b) if k.is(a, 0) || k.is(b, 0) => Const(0), // x & 0 == 0
+        And(a, b) if k.is(a, ones) => Copy(b),             // ~0 & x == x
+        And(a, b) if k.is(b, ones) => Copy(a),             // x & ~0 == x
+        Or(a, b) if a == b => Copy(a),                     // x | x == x
         Or(a, b) if k.is(a, ones) || k.is(b, ones) => Const(ones), // x | ~0 == ~0
-        Or(a, b) if k.is(a, 0) => Copy(b),                     // 0 | x == x
-        Or(a, b) if k.is(b, 0) => Copy(a),                     // x | 0 == x
-        Andn(a, b) if a == b => Const(0),                      // ~x & x == 0
-        Andn(a, b) if k.is(a, 0) => Copy(b),                   // ~0 & x == x
-        Andn(a, _) if k.is(a, ones) => Const(0),               // ~~0 & x == 0
-        Andn(_, b) if k.is(b, 0) => Const(0),                  // ~x & 0 == 0
-        Andn(a, b) if k.is(b, ones) => Not(a),                 // ~x & ~0 == ~x
+        Or(a, b) if k.is(a, 0) => Copy(b),                 // 0 | x == x
+        Or(a, b) if k.is(b, 0) => Copy(a),                 // x | 0 == x
+        Andn(a, b) if a == b => Const(0),                  // ~x & x == 0
+        Andn(a, b) if k.is(a, 0) => Copy(b),               // ~0 & x == x
+        Andn(a, _) if k.is(a, ones) => Const(0),           // ~~0 & x == 0
+        Andn(_, b) if k.is(b, 0) => Const(0),              // ~x & 0 == 0
+        Andn(a, b) if k.is(b, ones) => Not(a),             // ~x & ~0 == ~x
         Not(a) => match &k.def[a.0 as usize] {
-            Some(Not(x)) => Copy(*x),                          // ~~x == x
+            Some(Not(x)) => Copy(*x), // ~~x == x
             _ => return None,
         },
-        Add(a, b) if k.is(a, 0) => Copy(b),                    // 0 + x == x
-        Add(a, b) if k.is(b, 0) => Copy(a),                    // x + 0 == x
-        Sub(a, b) if a == b => Const(0),                       // x - x == 0
-        Sub(a, b) if k.is(b, 0) => Copy(a),                    // x - 0 == x
-        Mul(a, b) if k.is(a, 0) || k.is(b, 0) => Const(0),     // x * 0 == 0
-        Mul(a, b) if k.is(a, 1) => Copy(b),                    // 1 * x == x
-        Mul(a, b) if k.is(b, 1) => Copy(a),                    // x * 1 == x
+        Add(a, b) if k.is(a, 0) => Copy(b), // 0 + x == x
+        Add(a, b) if k.is(b, 0) => Copy(a), // x + 0 == x
+        Sub(a, b) if a == b => Const(0),    // x - x == 0
+        Sub(a, b) if k.is(b, 0) => Copy(a), // x - 0 == x
+        Mul(a, b) if k.is(a, 0) || k.is(b, 0) => Const(0), // x * 0 == 0
+        Mul(a, b) if k.is(a, 1) => Copy(b), // 1 * x == x
+        Mul(a, b) if k.is(b, 1) => Copy(a), // x * 1 == x
         Shl(a, 0) | Shr(a, 0) | Sar(a, 0) | Rotl(a, 0) | Rotr(a, 0) => Copy(a), // x << 0 == x
         Shl(a, _) | Shr(a, _) | Rotl(a, _) | Rotr(a, _) if k.is(a, 0) => Const(0), // 0 << k == 0
         Rotl(a, _) | Rotr(a, _) | Sar(a, _) if k.is(a, ones) => Const(ones), // ~0 <<< k == ~0
@@ -146,20 +154,35 @@ fn ternlog(a: VarId, b: VarId, c: VarId, imm: u8, bits: u32, k: &Known) -> Optio
     }
     // The function of `vars` (bit j of `m` = value of vars[j]).
     let value = |m: usize| -> bool {
-        let bit = |x: VarId| fixed(x).unwrap_or_else(|| m >> vars.iter().position(|y| *y == x).unwrap_or(0) & 1 == 1) as u8;
+        let bit = |x: VarId| {
+            fixed(x).unwrap_or_else(|| m >> vars.iter().position(|y| *y == x).unwrap_or(0) & 1 == 1)
+                as u8
+        };
         imm >> (bit(a) << 2 | bit(b) << 1 | bit(c)) & 1 == 1
     };
     let n = vars.len();
-    let used: Vec<usize> = (0..n).filter(|&j| (0..1usize << n).any(|m| value(m) != value(m ^ 1 << j))).collect();
-    let at = |assign: &[(usize, bool)]| value(assign.iter().fold(0, |m, &(j, v)| m | (v as usize) << j));
+    let used: Vec<usize> = (0..n)
+        .filter(|&j| (0..1usize << n).any(|m| value(m) != value(m ^ 1 << j)))
+        .collect();
+    let at =
+        |assign: &[(usize, bool)]| value(assign.iter().fold(0, |m, &(j, v)| m | (v as usize) << j));
     use Op::*;
     match used.as_slice() {
         [] => Some(Const(if at(&[]) { ones } else { 0 })),
-        [i] => Some(if at(&[(*i, true)]) { Copy(vars[*i]) } else { Not(vars[*i]) }),
+        [i] => Some(if at(&[(*i, true)]) {
+            Copy(vars[*i])
+        } else {
+            Not(vars[*i])
+        }),
         [i, j] => {
             let (x, y) = (vars[*i], vars[*j]);
             let t = |p: bool, q: bool| at(&[(*i, p), (*j, q)]);
-            match (t(false, false), t(false, true), t(true, false), t(true, true)) {
+            match (
+                t(false, false),
+                t(false, true),
+                t(true, false),
+                t(true, true),
+            ) {
                 (false, false, false, true) => Some(And(x, y)),
                 (false, true, true, true) => Some(Or(x, y)),
                 (false, true, true, false) => Some(Xor(x, y)),

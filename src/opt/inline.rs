@@ -41,10 +41,21 @@ impl InlinePolicy {
     /// The policy that applies to a program of this slicing for this target, `loops_kept`
     /// saying whether some loop body stays a node (then vslice on avx512 inlines small nodes
     /// only).
-    pub fn resolve(self, slicing: crate::ir::Slicing, arch: crate::target::Arch, loops_kept: bool) -> InlinePolicy {
+    pub fn resolve(
+        self,
+        slicing: crate::ir::Slicing,
+        arch: crate::target::Arch,
+        loops_kept: bool,
+    ) -> InlinePolicy {
         match self {
-            InlinePolicy::Default if slicing != crate::ir::Slicing::V && arch != crate::target::Arch::Std => InlinePolicy::All,
-            InlinePolicy::Default if arch == crate::target::Arch::Avx512 && !loops_kept => InlinePolicy::All,
+            InlinePolicy::Default
+                if slicing != crate::ir::Slicing::V && arch != crate::target::Arch::Std =>
+            {
+                InlinePolicy::All
+            }
+            InlinePolicy::Default if arch == crate::target::Arch::Avx512 && !loops_kept => {
+                InlinePolicy::All
+            }
             InlinePolicy::Default => InlinePolicy::Small,
             p => p,
         }
@@ -62,7 +73,19 @@ fn should_inline(callee: &Node, policy: InlinePolicy, loop_bodies: &[String]) ->
             InlinePolicy::All => true,
             InlinePolicy::Marked => false,
             InlinePolicy::Default | InlinePolicy::Small => {
-                let ops = callee.body.iter().filter(|i| !matches!(i, Instr::Assign { op: Op::Copy(_) | Op::Const(_), .. })).count();
+                let ops = callee
+                    .body
+                    .iter()
+                    .filter(|i| {
+                        !matches!(
+                            i,
+                            Instr::Assign {
+                                op: Op::Copy(_) | Op::Const(_),
+                                ..
+                            }
+                        )
+                    })
+                    .count();
                 ops <= 4
             }
         },
@@ -88,7 +111,12 @@ pub fn run(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String]) -> 
 
 /// [`run`] with a bound on the instructions copied by all inlining together (calls past it
 /// are kept as calls).
-pub fn run_bounded(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[String], max_total: usize) -> Stats {
+pub fn run_bounded(
+    prog: &mut Program,
+    policy: InlinePolicy,
+    loop_bodies: &[String],
+    max_total: usize,
+) -> Stats {
     let mut st = Stats::default();
     let n = prog.nodes.len();
     let mut total_budget = max_total;
@@ -99,7 +127,11 @@ pub fn run_bounded(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[Stri
     for idx in 0..n {
         let (done, rest) = prog.nodes.split_at_mut(idx);
         let node = &mut rest[0];
-        if !node.body.iter().any(|i| matches!(i, Instr::Call { callee, .. } if inline[callee.0 as usize])) {
+        if !node
+            .body
+            .iter()
+            .any(|i| matches!(i, Instr::Call { callee, .. } if inline[callee.0 as usize]))
+        {
             inline.push(should_inline(node, policy, loop_bodies));
             continue;
         }
@@ -138,7 +170,10 @@ pub fn run_bounded(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[Stri
                     for (o, d) in outs.iter().zip(&dsts) {
                         if let Some(src) = map[o.0 as usize] {
                             if !defined[o.0 as usize] {
-                                body.push(Instr::Assign { dst: *d, op: Op::Copy(src) });
+                                body.push(Instr::Assign {
+                                    dst: *d,
+                                    op: Op::Copy(src),
+                                });
                             }
                         }
                     }
@@ -146,9 +181,15 @@ pub fn run_bounded(prog: &mut Program, policy: InlinePolicy, loop_bodies: &[Stri
                         // A copy to an atom of the callee that is not an output is folded: its
                         // uses read the source (a chain of nodes each calling the previous one
                         // would otherwise accumulate one copy per level: quadratic).
-                        if let Instr::Assign { dst, op: Op::Copy(src) } = ci {
+                        if let Instr::Assign {
+                            dst,
+                            op: Op::Copy(src),
+                        } = ci
+                        {
                             if out_slot[dst.0 as usize].is_none() {
-                                map[dst.0 as usize] = Some(map[src.0 as usize].expect("callee atom defined before use"));
+                                map[dst.0 as usize] = Some(
+                                    map[src.0 as usize].expect("callee atom defined before use"),
+                                );
                                 continue;
                             }
                         }

@@ -80,18 +80,52 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
 /// The k-interleaved version of node `idx`: returned for the entry (`is_entry`), pushed to
 /// `made` for callees (ids `first_new + position in made`).
 #[allow(clippy::too_many_arguments)]
-fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: bool, made: &mut Vec<Node>, memo: &mut HashMap<usize, NodeId>, first_new: usize) -> Node {
+fn interleave_node(
+    prog: &Program,
+    idx: usize,
+    k: usize,
+    g: usize,
+    is_entry: bool,
+    made: &mut Vec<Node>,
+    memo: &mut HashMap<usize, NodeId>,
+    first_new: usize,
+) -> Node {
     let old = &prog.nodes[idx];
     // An interleaved callee is `k` times its original: marked `_inline` (the C compiler's
     // inliner would otherwise stop inlining what it inlined at k = 1, and the calls would
     // pass their arguments through memory: Serpent -V std 2.7x slower), unless `_no_inline`.
-    let inline = if is_entry { old.inline } else { Some(old.inline != Some(false)) };
-    let mut node = Node { name: if is_entry { old.name.clone() } else { format!("{}_x{}", old.name, k) }, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline, lockstep: false };
+    let inline = if is_entry {
+        old.inline
+    } else {
+        Some(old.inline != Some(false))
+    };
+    let mut node = Node {
+        name: if is_entry {
+            old.name.clone()
+        } else {
+            format!("{}_x{}", old.name, k)
+        },
+        inputs: vec![],
+        outputs: vec![],
+        vars: vec![],
+        body: vec![],
+        inline,
+        lockstep: false,
+    };
     // map[c][v]: the atom of copy c for old atom v.
     let mut map: Vec<Vec<Option<VarId>>> = vec![vec![None; old.vars.len()]; k];
-    let copy_name = |name: &str, c: usize| if c == 0 { name.to_string() } else { format!("{}__{}", name, c + 1) };
+    let copy_name = |name: &str, c: usize| {
+        if c == 0 {
+            name.to_string()
+        } else {
+            format!("{}__{}", name, c + 1)
+        }
+    };
     let new_var = |node: &mut Node, v: &Var, c: usize| -> VarId {
-        node.vars.push(Var { name: copy_name(&v.name, c), bits: v.bits });
+        node.vars.push(Var {
+            name: copy_name(&v.name, c),
+            bits: v.bits,
+        });
         VarId(node.vars.len() as u32 - 1)
     };
     for (is_input, params) in [(true, &old.inputs), (false, &old.outputs)] {
@@ -116,7 +150,13 @@ fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: boo
                         }
                     })
                     .collect();
-                let np = Param { name: copy_name(&p.name, c), c_dims: p.c_dims.clone(), word_bits: p.word_bits, atoms, is_const: p.is_const && shared };
+                let np = Param {
+                    name: copy_name(&p.name, c),
+                    c_dims: p.c_dims.clone(),
+                    word_bits: p.word_bits,
+                    atoms,
+                    is_const: p.is_const && shared,
+                };
                 if is_input {
                     node.inputs.push(np);
                 } else {
@@ -161,9 +201,19 @@ fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: boo
                 flush(&mut pending, &mut body);
                 let cid = callee_xk(prog, callee.0 as usize, k, g, made, memo, first_new);
                 let c_old = &prog.nodes[callee.0 as usize];
-                body.push(Instr::Call { dsts: spread(&c_old.outputs, dsts, k, &m), callee: cid, args: spread(&c_old.inputs, args, k, &m) });
+                body.push(Instr::Call {
+                    dsts: spread(&c_old.outputs, dsts, k, &m),
+                    callee: cid,
+                    args: spread(&c_old.inputs, args, k, &m),
+                });
             }
-            Instr::Loop { callee, count, state, args, results } => {
+            Instr::Loop {
+                callee,
+                count,
+                state,
+                args,
+                results,
+            } => {
                 flush(&mut pending, &mut body);
                 let cid = callee_xk(prog, callee.0 as usize, k, g, made, memo, first_new);
                 let c_old = &prog.nodes[callee.0 as usize];
@@ -179,11 +229,23 @@ fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: boo
                     LoopArg::Same(x) => LoopArg::Same(m(c, *x)),
                     LoopArg::Each(xs) => LoopArg::Each(xs.iter().map(|x| m(c, *x)).collect()),
                 });
-                let new_results: Vec<LoopResult> = spread_items(&c_old.outputs, results, k, |r, c| match r {
-                    LoopResult::State { state, each } => LoopResult::State { state: *state * k as u32 + c as u32, each: each.iter().map(|x| m(c, *x)).collect() },
-                    LoopResult::Each(xs) => LoopResult::Each(xs.iter().map(|x| m(c, *x)).collect()),
+                let new_results: Vec<LoopResult> =
+                    spread_items(&c_old.outputs, results, k, |r, c| match r {
+                        LoopResult::State { state, each } => LoopResult::State {
+                            state: *state * k as u32 + c as u32,
+                            each: each.iter().map(|x| m(c, *x)).collect(),
+                        },
+                        LoopResult::Each(xs) => {
+                            LoopResult::Each(xs.iter().map(|x| m(c, *x)).collect())
+                        }
+                    });
+                body.push(Instr::Loop {
+                    callee: cid,
+                    count: *count,
+                    state: new_state,
+                    args: new_args,
+                    results: new_results,
                 });
-                body.push(Instr::Loop { callee: cid, count: *count, state: new_state, args: new_args, results: new_results });
             }
         }
     }
@@ -193,7 +255,15 @@ fn interleave_node(prog: &Program, idx: usize, k: usize, g: usize, is_entry: boo
 }
 
 /// The id of the interleaved version of callee `idx` (made once).
-fn callee_xk(prog: &Program, idx: usize, k: usize, g: usize, made: &mut Vec<Node>, memo: &mut HashMap<usize, NodeId>, first_new: usize) -> NodeId {
+fn callee_xk(
+    prog: &Program,
+    idx: usize,
+    k: usize,
+    g: usize,
+    made: &mut Vec<Node>,
+    memo: &mut HashMap<usize, NodeId>,
+    first_new: usize,
+) -> NodeId {
     if let Some(&id) = memo.get(&idx) {
         return id;
     }
@@ -206,11 +276,21 @@ fn callee_xk(prog: &Program, idx: usize, k: usize, g: usize, made: &mut Vec<Node
 
 /// The atoms of a call's flattened arguments (or results) in the interleaved callee's order:
 /// per parameter, copy 0's atoms, then copy 1's, ...
-fn spread(params: &[Param], flat: &[VarId], k: usize, m: &dyn Fn(usize, VarId) -> VarId) -> Vec<VarId> {
+fn spread(
+    params: &[Param],
+    flat: &[VarId],
+    k: usize,
+    m: &dyn Fn(usize, VarId) -> VarId,
+) -> Vec<VarId> {
     spread_items(params, flat, k, |v, c| m(c, *v))
 }
 
-fn spread_items<T, U>(params: &[Param], flat: &[T], k: usize, f: impl Fn(&T, usize) -> U) -> Vec<U> {
+fn spread_items<T, U>(
+    params: &[Param],
+    flat: &[T],
+    k: usize,
+    f: impl Fn(&T, usize) -> U,
+) -> Vec<U> {
     let mut out = Vec::with_capacity(flat.len() * k);
     let mut pos = 0;
     for p in params {

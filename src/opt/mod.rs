@@ -73,7 +73,19 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 11] = [PassId::Outline, PassId::CopyProp, PassId::Inline, PassId::Interleave, PassId::Fold, PassId::Cse, PassId::Reroll, PassId::Ternlog, PassId::SchedBits, PassId::SchedIlp, PassId::SchedPairs];
+    pub const ALL: [PassId; 11] = [
+        PassId::Outline,
+        PassId::CopyProp,
+        PassId::Inline,
+        PassId::Interleave,
+        PassId::Fold,
+        PassId::Cse,
+        PassId::Reroll,
+        PassId::Ternlog,
+        PassId::SchedBits,
+        PassId::SchedIlp,
+        PassId::SchedPairs,
+    ];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
     pub fn name(self) -> &'static str {
@@ -93,12 +105,19 @@ impl PassId {
     }
 
     pub fn parse(s: &str) -> Option<PassId> {
-        PassId::ALL.iter().copied().find(|p| p.name() == s || p.name().replace('-', "_") == s)
+        PassId::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == s || p.name().replace('-', "_") == s)
     }
 
     /// The valid names, for a usage error.
     pub fn names() -> String {
-        PassId::ALL.iter().map(|p| p.name()).collect::<Vec<_>>().join(", ")
+        PassId::ALL
+            .iter()
+            .map(|p| p.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -106,19 +125,19 @@ use PassId::*;
 
 /// The pipeline, in order; each line says why a pass sits where it does.
 pub const PIPELINE: &[PassId] = &[
-    Outline,        // first: loop hints are body positions as sema made them
-    CopyProp,       // copies gone before inlining, so it sees each node's real size
-    Inline,         // by policy; the default depends on slicing and target (see inline.rs)
-    Interleave,     // on the inlined entry; before fold/cse, which merge the copies' const work
-    Fold,           // after inlining: constants reach the callee bodies
-    Cse,            // after folding: folded operands expose more equal expressions
-    CopyProp,       // removes the copies fold and CSE leave, and what became dead
-    Reroll,         // needs the runs of calls in body order, after the body is final
-    Ternlog,        // target ops from here on (AVX-512 only); after CSE, which sees plain ops
-    CopyProp,       // removes the operations folded into ternlogs
-    SchedBits,      // last: nothing reorders after the schedulers (bitslice only)
-    SchedIlp,       // (vslice and hslice only)
-    SchedPairs,     // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
+    Outline,    // first: loop hints are body positions as sema made them
+    CopyProp,   // copies gone before inlining, so it sees each node's real size
+    Inline,     // by policy; the default depends on slicing and target (see inline.rs)
+    Interleave, // on the inlined entry; before fold/cse, which merge the copies' const work
+    Fold,       // after inlining: constants reach the callee bodies
+    Cse,        // after folding: folded operands expose more equal expressions
+    CopyProp,   // removes the copies fold and CSE leave, and what became dead
+    Reroll,     // needs the runs of calls in body order, after the body is final
+    Ternlog,    // target ops from here on (AVX-512 only); after CSE, which sees plain ops
+    CopyProp,   // removes the operations folded into ternlogs
+    SchedBits,  // last: nothing reorders after the schedulers (bitslice only)
+    SchedIlp,   // (vslice and hslice only)
+    SchedPairs, // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
 ];
 
 #[derive(Clone, Debug)]
@@ -285,10 +304,26 @@ impl Report {
     pub fn table(&self) -> String {
         let mut s = String::from("pass        time(ms)  instrs   atoms  max-live  rewrites\n");
         let i = self.initial;
-        s.push_str(&format!("{:10} {:9} {:7} {:7} {:9}\n", "(input)", "", i.instrs, i.atoms, i.max_live));
+        s.push_str(&format!(
+            "{:10} {:9} {:7} {:7} {:9}\n",
+            "(input)", "", i.instrs, i.atoms, i.max_live
+        ));
         for (p, t, st, sz) in &self.passes {
-            let what = st.0.iter().filter(|(_, n)| *n > 0).map(|(k, n)| format!("{} {}", k, n)).collect::<Vec<_>>().join(", ");
-            s.push_str(&format!("{:10} {:9.2} {:7} {:7} {:9}  {}\n", p.name(), t.as_secs_f64() * 1000.0, sz.instrs, sz.atoms, sz.max_live, what));
+            let what =
+                st.0.iter()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(k, n)| format!("{} {}", k, n))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            s.push_str(&format!(
+                "{:10} {:9.2} {:7} {:7} {:9}  {}\n",
+                p.name(),
+                t.as_secs_f64() * 1000.0,
+                sz.instrs,
+                sz.atoms,
+                sz.max_live,
+                what
+            ));
         }
         s
     }
@@ -303,7 +338,12 @@ pub struct PassError {
 
 impl std::fmt::Display for PassError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "internal error: the `{}` pass produced invalid IR: {}", self.pass.name(), self.error)
+        write!(
+            f,
+            "internal error: the `{}` pass produced invalid IR: {}",
+            self.pass.name(),
+            self.error
+        )
     }
 }
 
@@ -334,7 +374,14 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // In hslice only words of at most 16 bits: with 32- and 64-bit words it measured no gain
     // (Gimli 0.97x, Xoodoo, Ascon, Serpent, Clyde, ACE 1.00-1.02x), and hsliced additions
     // (BLAKE2s, ChaCha20 `-H`) expand to 10-15 MB of C once their rounds are unrolled.
-    if prog.slicing == Slicing::H && prog.entry().inputs.iter().chain(&prog.entry().outputs).any(|p| p.word_bits > 16) {
+    if prog.slicing == Slicing::H
+        && prog
+            .entry()
+            .inputs
+            .iter()
+            .chain(&prog.entry().outputs)
+            .any(|p| p.word_bits > 16)
+    {
         return Vec::new();
     }
     let passes_through = |n: &crate::ir::Node| {
@@ -343,7 +390,10 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
             .body
             .iter()
             .filter_map(|i| match i {
-                crate::ir::Instr::Assign { dst, op: crate::ir::Op::Copy(src) } => Some((*dst, *src)),
+                crate::ir::Instr::Assign {
+                    dst,
+                    op: crate::ir::Op::Copy(src),
+                } => Some((*dst, *src)),
                 _ => None,
             })
             .collect();
@@ -361,8 +411,13 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // registers they read, so unrolling folds nothing, and the unrolled body spilled more
     // (AES const rk: 14.7 against 8.1 spill loads and stores per block, 1.12x slower;
     // RECTANGLE 1.02x, Serpent and gift_v within noise; README, "On AVX-512 the unrolled code").
-    let consts: std::collections::HashSet<crate::ir::VarId> =
-        prog.entry().inputs.iter().filter(|p| p.is_const).flat_map(|p| p.atoms.iter().copied()).collect();
+    let consts: std::collections::HashSet<crate::ir::VarId> = prog
+        .entry()
+        .inputs
+        .iter()
+        .filter(|p| p.is_const)
+        .flat_map(|p| p.atoms.iter().copied())
+        .collect();
     let const_fed = |id: usize| {
         prog.slicing == Slicing::B
             && !consts.is_empty()
@@ -372,12 +427,23 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     };
     bodies
         .iter()
-        .filter(|b| prog.nodes.iter().position(|n| &n.name == *b).is_some_and(|id| !passes_through(&prog.nodes[id]) && !const_fed(id)))
+        .filter(|b| {
+            prog.nodes
+                .iter()
+                .position(|n| &n.name == *b)
+                .is_some_and(|id| !passes_through(&prog.nodes[id]) && !const_fed(id))
+        })
         .cloned()
         .collect()
 }
 
-pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptConfig, state: &mut PassState) -> Stats {
+pub fn run_pass(
+    pass: PassId,
+    prog: &mut Program,
+    hints: &LoopHints,
+    cfg: &OptConfig,
+    state: &mut PassState,
+) -> Stats {
     let loops = cfg.loops.resolve(prog.slicing);
     match pass {
         Outline => {
@@ -391,11 +457,15 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
         }
         CopyProp => copy_prop::run(prog),
         Inline => {
-            state.loop_bodies.retain(|b| !cfg.unrolled_loops.contains(b));
+            state
+                .loop_bodies
+                .retain(|b| !cfg.unrolled_loops.contains(b));
             let more = auto_unrolled(prog, &state.loop_bodies, cfg);
             state.loop_bodies.retain(|b| !more.contains(b));
             state.unrolled.extend(more);
-            let policy = cfg.inline.resolve(prog.slicing, cfg.arch, !state.loop_bodies.is_empty());
+            let policy = cfg
+                .inline
+                .resolve(prog.slicing, cfg.arch, !state.loop_bodies.is_empty());
             inline::run_bounded(prog, policy, &state.loop_bodies, cfg.max_ops)
         }
         Interleave => interleave::run(prog, cfg),
@@ -420,8 +490,16 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
         Reroll => {
             let mut st = Stats::default();
             if loops != LoopPolicy::Unroll {
-                let skip: Vec<String> = cfg.unrolled_loops.iter().chain(&state.unrolled).cloned().collect();
-                st.add("loops", reroll::run_except(prog, loops == LoopPolicy::All, &skip).loops);
+                let skip: Vec<String> = cfg
+                    .unrolled_loops
+                    .iter()
+                    .chain(&state.unrolled)
+                    .cloned()
+                    .collect();
+                st.add(
+                    "loops",
+                    reroll::run_except(prog, loops == LoopPolicy::All, &skip).loops,
+                );
             }
             st
         }
@@ -431,14 +509,27 @@ pub fn run_pass(pass: PassId, prog: &mut Program, hints: &LoopHints, cfg: &OptCo
 /// Puts `node.body` in the order `order` (a permutation of its positions); shared by the
 /// schedulers (`ir::verify` then checks definitions still come before uses).
 pub fn apply_order(node: &mut crate::ir::Node, order: &[usize]) {
-    let mut old: Vec<Option<crate::ir::Instr>> = std::mem::take(&mut node.body).into_iter().map(Some).collect();
-    node.body = order.iter().map(|&i| old[i].take().expect("each position once")).collect();
+    let mut old: Vec<Option<crate::ir::Instr>> = std::mem::take(&mut node.body)
+        .into_iter()
+        .map(Some)
+        .collect();
+    node.body = order
+        .iter()
+        .map(|&i| old[i].take().expect("each position once"))
+        .collect();
 }
 
 /// The optimisation pipeline. `hints` (from sema, for `prog` exactly as sema made it) say
 /// where the unrolled loops are; pass an empty map for a program from elsewhere.
-pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Result<Report, PassError> {
-    let mut report = Report { initial: IrSize::of(prog), ..Report::default() };
+pub fn optimize(
+    prog: &mut Program,
+    hints: &LoopHints,
+    cfg: &OptConfig,
+) -> Result<Report, PassError> {
+    let mut report = Report {
+        initial: IrSize::of(prog),
+        ..Report::default()
+    };
     let mut state = PassState::default();
     for &pass in PIPELINE {
         if !cfg.enabled(pass) {
@@ -448,7 +539,10 @@ pub fn optimize(prog: &mut Program, hints: &LoopHints, cfg: &OptConfig) -> Resul
         let stats = run_pass(pass, prog, hints, cfg, &mut state);
         let time = start.elapsed();
         if cfg.verify_each {
-            ir::verify(prog).map_err(|e| PassError { pass, error: e.to_string() })?;
+            ir::verify(prog).map_err(|e| PassError {
+                pass,
+                error: e.to_string(),
+            })?;
         }
         if cfg.dump_after.contains(&pass) {
             report.dumps.push((pass, ir::print::to_string(prog)));

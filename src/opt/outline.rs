@@ -66,15 +66,25 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
         sizes.push(w);
     }
     for idx in 0..n_orig {
-        let Some(hs) = hints.get(&prog.nodes[idx].name) else { continue };
+        let Some(hs) = hints.get(&prog.nodes[idx].name) else {
+            continue;
+        };
         let node = &mut prog.nodes[idx];
-        let mut body: Vec<Option<Instr>> = std::mem::take(&mut node.body).into_iter().map(Some).collect();
+        let mut body: Vec<Option<Instr>> = std::mem::take(&mut node.body)
+            .into_iter()
+            .map(Some)
+            .collect();
         // Positions inside a loop already outlined: the loops nested there stay unrolled in
         // the new node's body (as a hand-written round function unrolls its inner loops).
         let mut inside = vec![false; body.len()];
         // Outer loops first (sema lists inner loops first).
         for hint in hs.iter().rev() {
-            if hint.iterations.iter().flatten().any(|&p| inside.get(p).copied().unwrap_or(true)) {
+            if hint
+                .iterations
+                .iter()
+                .flatten()
+                .any(|&p| inside.get(p).copied().unwrap_or(true))
+            {
                 continue;
             }
             let made = NodeId((n_orig + new_nodes.len()) as u32);
@@ -115,10 +125,14 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
 fn work(body: &[Instr], sizes: &[usize]) -> usize {
     body.iter()
         .map(|ins| match ins {
-            Instr::Assign { op: Op::Copy(_), .. } => 0,
+            Instr::Assign {
+                op: Op::Copy(_), ..
+            } => 0,
             Instr::Assign { .. } => 1,
             Instr::Call { callee, .. } => sizes.get(callee.0 as usize).copied().unwrap_or(1),
-            Instr::Loop { callee, count, .. } => *count as usize * sizes.get(callee.0 as usize).copied().unwrap_or(1),
+            Instr::Loop { callee, count, .. } => {
+                *count as usize * sizes.get(callee.0 as usize).copied().unwrap_or(1)
+            }
         })
         .fold(0usize, |a, b| a.saturating_add(b))
 }
@@ -147,7 +161,18 @@ struct Iteration {
 /// `positions` (in the order sema made them) sorted so that every instruction comes after the
 /// ones of the list that define what it reads, otherwise keeping the given order.
 fn canonical_order(body: &[Option<Instr>], positions: &[usize]) -> Vec<usize> {
-    let index_of_def: HashMap<VarId, usize> = positions.iter().enumerate().flat_map(|(k, &p)| body[p].as_ref().unwrap().defs().into_iter().map(move |d| (d, k))).collect();
+    let index_of_def: HashMap<VarId, usize> = positions
+        .iter()
+        .enumerate()
+        .flat_map(|(k, &p)| {
+            body[p]
+                .as_ref()
+                .unwrap()
+                .defs()
+                .into_iter()
+                .map(move |d| (d, k))
+        })
+        .collect();
     let n = positions.len();
     let mut indeg = vec![0usize; n];
     let mut users: Vec<Vec<usize>> = vec![vec![]; n];
@@ -159,7 +184,10 @@ fn canonical_order(body: &[Option<Instr>], positions: &[usize]) -> Vec<usize> {
             }
         }
     }
-    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n).filter(|&k| indeg[k] == 0).map(std::cmp::Reverse).collect();
+    let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+        .filter(|&k| indeg[k] == 0)
+        .map(std::cmp::Reverse)
+        .collect();
     let mut out = Vec::with_capacity(n);
     while let Some(std::cmp::Reverse(k)) = ready.pop() {
         out.push(positions[k]);
@@ -188,13 +216,33 @@ pub const MIN_WORK_PER_ATOM: usize = 1;
 pub const UNROLLED_WORK_LIMIT: usize = 4096;
 
 #[allow(clippy::too_many_arguments)]
-fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id: NodeId, taken: &mut HashSet<String>, sizes: &[usize], maps: bool) -> Option<Node> {
-    let is_const = |ins: &Instr| matches!(ins, Instr::Assign { op: Op::Const(_), .. });
+fn outline_loop(
+    node: &mut Node,
+    body: &mut [Option<Instr>],
+    hint: &LoopHint,
+    id: NodeId,
+    taken: &mut HashSet<String>,
+    sizes: &[usize],
+    maps: bool,
+) -> Option<Node> {
+    let is_const = |ins: &Instr| {
+        matches!(
+            ins,
+            Instr::Assign {
+                op: Op::Const(_),
+                ..
+            }
+        )
+    };
     // Constants (shared by sema) get an input slot per occurrence: iterations that differ
     // only in constants (a round number) then agree, and pass them per iteration.
     let mut const_atom = vec![false; node.vars.len()];
     for ins in body.iter().flatten() {
-        if let Instr::Assign { dst, op: Op::Const(_) } = ins {
+        if let Instr::Assign {
+            dst,
+            op: Op::Const(_),
+        } = ins
+        {
             const_atom[dst.0 as usize] = true;
         }
     }
@@ -202,11 +250,29 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
         .iterations
         .iter()
         .map(|ps| {
-            let kept: Vec<usize> = ps.iter().copied().filter(|&p| body.get(p).and_then(|i| i.as_ref()).is_some_and(|i| !is_const(i))).collect();
-            Iteration { last: kept.iter().copied().max().unwrap_or(0), positions: canonical_order(body, &kept), outside: vec![], defs: HashMap::new() }
+            let kept: Vec<usize> = ps
+                .iter()
+                .copied()
+                .filter(|&p| {
+                    body.get(p)
+                        .and_then(|i| i.as_ref())
+                        .is_some_and(|i| !is_const(i))
+                })
+                .collect();
+            Iteration {
+                last: kept.iter().copied().max().unwrap_or(0),
+                positions: canonical_order(body, &kept),
+                outside: vec![],
+                defs: HashMap::new(),
+            }
         })
         .collect();
-    if iters.len() < 2 || iters[0].positions.is_empty() || iters.iter().any(|it| it.positions.len() != iters[0].positions.len()) {
+    if iters.len() < 2
+        || iters[0].positions.is_empty()
+        || iters
+            .iter()
+            .any(|it| it.positions.len() != iters[0].positions.len())
+    {
         return None;
     }
     // Same instruction sequence, atoms in the same roles.
@@ -222,7 +288,9 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
                     Some(&(instr, out)) => Role::Local { instr, out },
                     None if const_atom[u.0 as usize] => {
                         it.outside.push(u);
-                        Role::Outside { slot: it.outside.len() - 1 }
+                        Role::Outside {
+                            slot: it.outside.len() - 1,
+                        }
                     }
                     None => {
                         let next = it.outside.len();
@@ -246,19 +314,31 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
         }
     }
     // A chain: every iteration reads a result of the one before.
-    let chain = iters.windows(2).all(|w| w[1].outside.iter().any(|a| w[0].defs.contains_key(a)));
+    let chain = iters
+        .windows(2)
+        .all(|w| w[1].outside.iter().any(|a| w[0].defs.contains_key(a)));
     if !chain && !maps {
         return None;
     }
     let first = &iters[0];
     for it in &iters[1..] {
-        if it.outside.iter().zip(&first.outside).any(|(a, b)| node.bits(*a) != node.bits(*b)) {
+        if it
+            .outside
+            .iter()
+            .zip(&first.outside)
+            .any(|(a, b)| node.bits(*a) != node.bits(*b))
+        {
             return None;
         }
         for j in 0..len {
-            let (a, b) = (body[first.positions[j]].as_ref().unwrap(), body[it.positions[j]].as_ref().unwrap());
+            let (a, b) = (
+                body[first.positions[j]].as_ref().unwrap(),
+                body[it.positions[j]].as_ref().unwrap(),
+            );
             let same = match (a, b) {
-                (Instr::Assign { dst: da, op: oa }, Instr::Assign { dst: db, op: ob }) => node.bits(*da) == node.bits(*db) && op_shape(oa) == op_shape(ob),
+                (Instr::Assign { dst: da, op: oa }, Instr::Assign { dst: db, op: ob }) => {
+                    node.bits(*da) == node.bits(*db) && op_shape(oa) == op_shape(ob)
+                }
                 (Instr::Call { callee: ca, .. }, Instr::Call { callee: cb, .. }) => ca == cb,
                 _ => false,
             };
@@ -310,9 +390,15 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
         }
     }
     escaping.sort_unstable();
-    let fragment: Vec<Instr> = first.positions.iter().map(|&p| body[p].clone().unwrap()).collect();
+    let fragment: Vec<Instr> = first
+        .positions
+        .iter()
+        .map(|&p| body[p].clone().unwrap())
+        .collect();
     let w = work(&fragment, sizes);
-    if w < MIN_WORK_PER_ATOM * (first.outside.len() + escaping.len()) && w.saturating_mul(iters.len()) < UNROLLED_WORK_LIMIT {
+    if w < MIN_WORK_PER_ATOM * (first.outside.len() + escaping.len())
+        && w.saturating_mul(iters.len()) < UNROLLED_WORK_LIMIT
+    {
         return None;
     }
 
@@ -324,14 +410,28 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
     }
     name = format!("{}{}", name, n);
     taken.insert(name.clone());
-    let mut new = Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline: None, lockstep: false };
+    let mut new = Node {
+        name,
+        inputs: vec![],
+        outputs: vec![],
+        vars: vec![],
+        body: vec![],
+        inline: None,
+        lockstep: false,
+    };
     // Operands are renamed by their role (a constant read twice has two slots).
     let mut slot_var: Vec<VarId> = Vec::with_capacity(first.outside.len());
     for (s, &a) in first.outside.iter().enumerate() {
         let bits = node.bits(a);
         let v = new.new_var(format!("in{}", s), bits);
         slot_var.push(v);
-        new.inputs.push(Param { name: format!("in{}", s), c_dims: vec![], word_bits: bits, atoms: vec![v], is_const: false });
+        new.inputs.push(Param {
+            name: format!("in{}", s),
+            c_dims: vec![],
+            word_bits: bits,
+            atoms: vec![v],
+            is_const: false,
+        });
     }
     let mut result_var: HashMap<(usize, usize), VarId> = HashMap::new();
     for (j, &p) in first.positions.iter().enumerate() {
@@ -351,20 +451,32 @@ fn outline_loop(node: &mut Node, body: &mut [Option<Instr>], hint: &LoopHint, id
         });
         new.body.push(ins);
     }
-    let by_result: HashMap<(usize, usize), VarId> = first.defs.iter().map(|(&d, &r)| (r, d)).collect();
+    let by_result: HashMap<(usize, usize), VarId> =
+        first.defs.iter().map(|(&d, &r)| (r, d)).collect();
     for (i, r) in escaping.iter().enumerate() {
         let a = result_var[r];
-        new.outputs.push(Param { name: format!("out{}", i), c_dims: vec![], word_bits: node.bits(by_result[r]), atoms: vec![a], is_const: false });
+        new.outputs.push(Param {
+            name: format!("out{}", i),
+            c_dims: vec![],
+            word_bits: node.bits(by_result[r]),
+            atoms: vec![a],
+            is_const: false,
+        });
     }
 
     // Each iteration becomes a call at the place of its last instruction.
     for it in &iters {
-        let by_result: HashMap<(usize, usize), VarId> = it.defs.iter().map(|(&d, &r)| (r, d)).collect();
+        let by_result: HashMap<(usize, usize), VarId> =
+            it.defs.iter().map(|(&d, &r)| (r, d)).collect();
         let dsts = escaping.iter().map(|r| by_result[r]).collect();
         for &p in &it.positions {
             body[p] = None;
         }
-        body[it.last] = Some(Instr::Call { dsts, callee: id, args: it.outside.clone() });
+        body[it.last] = Some(Instr::Call {
+            dsts,
+            callee: id,
+            args: it.outside.clone(),
+        });
     }
     Some(new)
 }

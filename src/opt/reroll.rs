@@ -53,7 +53,13 @@ pub fn run(prog: &mut Program, maps: bool) -> Stats {
 /// [`run`], leaving runs of calls of the nodes named in `unrolled` unrolled (the autotuner's
 /// per-loop choice, `OptConfig::unrolled_loops`).
 pub fn run_except(prog: &mut Program, maps: bool, unrolled: &[String]) -> Stats {
-    let skip: Vec<NodeId> = prog.nodes.iter().enumerate().filter(|(_, n)| unrolled.contains(&n.name)).map(|(i, _)| NodeId(i as u32)).collect();
+    let skip: Vec<NodeId> = prog
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| unrolled.contains(&n.name))
+        .map(|(i, _)| NodeId(i as u32))
+        .collect();
     let mut stats = Stats::default();
     for node in &mut prog.nodes {
         run_node(node, maps, &skip, &mut stats);
@@ -76,7 +82,10 @@ struct Readers {
 }
 
 impl Readers {
-    const NONE: Readers = Readers { first: usize::MAX, second: usize::MAX };
+    const NONE: Readers = Readers {
+        first: usize::MAX,
+        second: usize::MAX,
+    };
     fn add(&mut self, at: usize) {
         if at < self.first {
             self.second = self.first;
@@ -124,7 +133,10 @@ fn run_node(node: &mut Node, maps: bool, skip: &[NodeId], stats: &mut Stats) {
             if skip.contains(callee) {
                 continue;
             }
-            by_callee.entry(*callee).or_default().push(CallRef { pos, dsts, args });
+            by_callee
+                .entry(*callee)
+                .or_default()
+                .push(CallRef { pos, dsts, args });
         }
     }
     let mut runs: Vec<Run> = Vec::new();
@@ -132,9 +144,14 @@ fn run_node(node: &mut Node, maps: bool, skip: &[NodeId], stats: &mut Stats) {
         let mut i = 0;
         while i < calls.len() {
             let len = grow_run(calls, i, &readers);
-            if len >= MIN_ITERATIONS && (maps || !links_between(&calls[i], &calls[i + 1]).is_empty()) {
+            if len >= MIN_ITERATIONS
+                && (maps || !links_between(&calls[i], &calls[i + 1]).is_empty())
+            {
                 let links = links_between(&calls[i], &calls[i + 1]);
-                runs.push(Run { positions: calls[i..i + len].iter().map(|c| c.pos).collect(), links });
+                runs.push(Run {
+                    positions: calls[i..i + len].iter().map(|c| c.pos).collect(),
+                    links,
+                });
             }
             i += len.max(1);
         }
@@ -178,7 +195,9 @@ fn sink_output_copies(node: &mut Node) {
         }
     }
     let sinkable = |ins: &Instr| matches!(ins, Instr::Assign { dst, op: crate::ir::Op::Copy(_) } if is_output[dst.0 as usize] && !read[dst.0 as usize]);
-    let (tail, mut body): (Vec<Instr>, Vec<Instr>) = std::mem::take(&mut node.body).into_iter().partition(|i| sinkable(i));
+    let (tail, mut body): (Vec<Instr>, Vec<Instr>) = std::mem::take(&mut node.body)
+        .into_iter()
+        .partition(|i| sinkable(i));
     body.extend(tail);
     node.body = body;
 }
@@ -189,13 +208,19 @@ fn links_between(prev: &CallRef, next: &CallRef) -> Vec<(usize, usize)> {
     for (o, d) in prev.dsts.iter().enumerate() {
         out_pos.insert(*d, o);
     }
-    next.args.iter().enumerate().filter_map(|(p, a)| out_pos.get(a).map(|&o| (p, o))).collect()
+    next.args
+        .iter()
+        .enumerate()
+        .filter_map(|(p, a)| out_pos.get(a).map(|&o| (p, o)))
+        .collect()
 }
 
 /// Length of the longest valid run starting at `calls[start]` (1 if none).
 fn grow_run(calls: &[CallRef], start: usize, readers: &[Readers]) -> usize {
     let first = &calls[start];
-    let Some(second) = calls.get(start + 1) else { return 1 };
+    let Some(second) = calls.get(start + 1) else {
+        return 1;
+    };
     let links = links_between(first, second);
     // A state entering at two argument positions must start as one atom.
     let mut init: BTreeMap<usize, VarId> = BTreeMap::new();
@@ -206,7 +231,9 @@ fn grow_run(calls: &[CallRef], start: usize, readers: &[Readers]) -> usize {
             }
         }
     }
-    let carried: Vec<bool> = (0..first.dsts.len()).map(|o| links.iter().any(|l| l.1 == o)).collect();
+    let carried: Vec<bool> = (0..first.dsts.len())
+        .map(|o| links.iter().any(|l| l.1 == o))
+        .collect();
     // Smallest position reading a result of the calls before the last one, other than the
     // next call reading its states.
     let mut min_each_reader = usize::MAX;
@@ -221,7 +248,13 @@ fn grow_run(calls: &[CallRef], start: usize, readers: &[Readers]) -> usize {
             .dsts
             .iter()
             .enumerate()
-            .map(|(o, d)| if carried[o] { readers[d.0 as usize].other_than(next.pos) } else { readers[d.0 as usize].first })
+            .map(|(o, d)| {
+                if carried[o] {
+                    readers[d.0 as usize].other_than(next.pos)
+                } else {
+                    readers[d.0 as usize].first
+                }
+            })
             .min()
             .unwrap_or(usize::MAX);
         let m = min_each_reader.min(prev_others);
@@ -256,7 +289,11 @@ fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
         let j = state_of_result[&o] as usize;
         state[j] = (first_args[p], last_dsts[o]);
     }
-    let arg_state: BTreeMap<usize, u32> = run.links.iter().map(|&(p, o)| (p, state_of_result[&o])).collect();
+    let arg_state: BTreeMap<usize, u32> = run
+        .links
+        .iter()
+        .map(|&(p, o)| (p, state_of_result[&o]))
+        .collect();
     let args = (0..first_args.len())
         .map(|p| match arg_state.get(&p) {
             Some(&j) => LoopArg::State(j),
@@ -276,11 +313,23 @@ fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
             Some(&j) => {
                 // A state read outside the loop after some iteration keeps its every value.
                 let steps: Vec<VarId> = calls[..n - 1].iter().map(|c| c.0[o]).collect();
-                let read_outside = steps.iter().zip(&run.positions[1..]).any(|(d, &next)| readers[d.0 as usize].other_than(next) != usize::MAX);
-                LoopResult::State { state: j, each: if read_outside { steps } else { vec![] } }
+                let read_outside = steps
+                    .iter()
+                    .zip(&run.positions[1..])
+                    .any(|(d, &next)| readers[d.0 as usize].other_than(next) != usize::MAX);
+                LoopResult::State {
+                    state: j,
+                    each: if read_outside { steps } else { vec![] },
+                }
             }
             None => LoopResult::Each(calls.iter().map(|c| c.0[o]).collect()),
         })
         .collect();
-    Instr::Loop { callee, count: calls.len() as u32, state, args, results }
+    Instr::Loop {
+        callee,
+        count: calls.len() as u32,
+        state,
+        args,
+        results,
+    }
 }

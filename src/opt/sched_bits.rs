@@ -56,18 +56,28 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         let mut best: Option<(usize, Vec<usize>)> = None;
         // (A memory-form body also tries the register-resident model's orders.)
         let models: &[bool] = if mem[c] { &[true, false] } else { &[false] };
-        for (h, m) in [Heuristic::Pressure, Heuristic::Frees].into_iter().flat_map(|h| models.iter().map(move |&m| (h, m))) {
+        for (h, m) in [Heuristic::Pressure, Heuristic::Frees]
+            .into_iter()
+            .flat_map(|h| models.iter().map(move |&m| (h, m)))
+        {
             let order = schedule(node, h, m);
             let mut trial = node.clone();
             super::apply_order(&mut trial, &order);
-            let e = if mem[c] { cost::spill_estimate_stored(&trial, n_regs) } else { cost::spill_estimate(&trial, n_regs) };
+            let e = if mem[c] {
+                cost::spill_estimate_stored(&trial, n_regs)
+            } else {
+                cost::spill_estimate(&trial, n_regs)
+            };
             if best.as_ref().map_or(true, |(be, _)| e < *be) {
                 best = Some((e, order));
             }
         }
         let a = match best {
             Some((e, order)) => {
-                st.add("moved", order.iter().enumerate().filter(|(i, o)| i != *o).count());
+                st.add(
+                    "moved",
+                    order.iter().enumerate().filter(|(i, o)| i != *o).count(),
+                );
                 super::apply_order(node, &order);
                 e
             }
@@ -87,7 +97,10 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
 /// Scheduled as if they sat in registers, such a body did all of RECTANGLE's 64 round-key
 /// XORs first and spilled their results (68 stack references per round, `-B` avx512).
 pub fn memory_form_bodies(prog: &Program, n_regs: usize, mem_loops: bool) -> Vec<bool> {
-    prog.sole_big_state_loop_sites(n_regs).iter().map(|s| mem_loops && s.is_some()).collect()
+    prog.sole_big_state_loop_sites(n_regs)
+        .iter()
+        .map(|s| mem_loops && s.is_some())
+        .collect()
 }
 
 /// How ready instructions are ranked (each gives one candidate order).
@@ -138,10 +151,26 @@ pub fn schedule(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
             remaining[o.0 as usize] += 1 << 20;
         }
     }
-    let mut waiting: Vec<u32> = operands.iter().map(|ops| ops.iter().filter(|&&v| def[v as usize].is_some()).count() as u32).collect();
-    let creates: Vec<i64> = node.body.iter().map(|ins| ins.defs().iter().filter(|d| remaining[d.0 as usize] > 0).count() as i64).collect();
+    let mut waiting: Vec<u32> = operands
+        .iter()
+        .map(|ops| ops.iter().filter(|&&v| def[v as usize].is_some()).count() as u32)
+        .collect();
+    let creates: Vec<i64> = node
+        .body
+        .iter()
+        .map(|ins| {
+            ins.defs()
+                .iter()
+                .filter(|d| remaining[d.0 as usize] > 0)
+                .count() as i64
+        })
+        .collect();
     let score = |i: usize, remaining: &[u32]| -> i64 {
-        let s = operands[i].iter().filter(|&&v| remaining[v as usize] == 1).count() as i64 - creates[i];
+        let s = operands[i]
+            .iter()
+            .filter(|&&v| remaining[v as usize] == 1)
+            .count() as i64
+            - creates[i];
         match h {
             Heuristic::Pressure => s,
             Heuristic::Frees => s.clamp(0, 1),
@@ -210,6 +239,10 @@ pub fn schedule(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
             }
         }
     }
-    debug_assert_eq!(order.len(), n, "every instruction scheduled (the body is acyclic)");
+    debug_assert_eq!(
+        order.len(),
+        n,
+        "every instruction scheduled (the body is acyclic)"
+    );
     order
 }

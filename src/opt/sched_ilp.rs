@@ -42,7 +42,9 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
     let t = cfg.target();
     let mut memo = Vec::new();
-    let lat: Vec<Vec<u64>> = (0..prog.nodes.len()).map(|i| latencies(prog, i, &t, &mut memo)).collect();
+    let lat: Vec<Vec<u64>> = (0..prog.nodes.len())
+        .map(|i| latencies(prog, i, &t, &mut memo))
+        .collect();
     let (mut before, mut after) = (0, 0);
     for (i, node) in prog.nodes.iter_mut().enumerate() {
         let identity: Vec<usize> = (0..node.body.len()).collect();
@@ -50,7 +52,10 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         let order = schedule(node, &lat[i], cfg.sched_window.max(1));
         let c = simulate(node, &lat[i], &order);
         if c < simulate(node, &lat[i], &identity) {
-            st.add("moved", order.iter().enumerate().filter(|(i, o)| i != *o).count());
+            st.add(
+                "moved",
+                order.iter().enumerate().filter(|(i, o)| i != *o).count(),
+            );
             super::apply_order(node, &order);
             after += c;
         } else {
@@ -68,9 +73,13 @@ fn latencies(prog: &Program, idx: usize, t: &Target, memo: &mut Vec<Option<u64>>
     node.body
         .iter()
         .map(|ins| match ins {
-            Instr::Assign { dst, op } => (t.cost(op, node.bits(*dst), prog.slicing).insns as u64).max(1),
+            Instr::Assign { dst, op } => {
+                (t.cost(op, node.bits(*dst), prog.slicing).insns as u64).max(1)
+            }
             Instr::Call { callee, .. } => cost::node_work(prog, callee.0 as usize, t, memo).max(1),
-            Instr::Loop { callee, count, .. } => (*count as u64 * cost::node_work(prog, callee.0 as usize, t, memo)).max(1),
+            Instr::Loop { callee, count, .. } => {
+                (*count as u64 * cost::node_work(prog, callee.0 as usize, t, memo)).max(1)
+            }
         })
         .collect()
 }
@@ -86,7 +95,12 @@ fn producers(node: &Node) -> Vec<Vec<usize>> {
     node.body
         .iter()
         .map(|ins| {
-            let mut p: Vec<usize> = ins.uses().iter().map(|u| def[u.0 as usize]).filter(|&d| d != usize::MAX).collect();
+            let mut p: Vec<usize> = ins
+                .uses()
+                .iter()
+                .map(|u| def[u.0 as usize])
+                .filter(|&d| d != usize::MAX)
+                .collect();
             p.sort_unstable();
             p.dedup();
             p
@@ -143,7 +157,12 @@ pub fn schedule(node: &Node, lat: &[u64], window: usize) -> Vec<usize> {
             if done_at[j].is_none() {
                 seen += 1;
                 if prod[j].iter().all(|&p| done_at[p].is_some()) {
-                    let ready = prod[j].iter().map(|&p| done_at[p].unwrap_or(0)).max().unwrap_or(0).max(cycle);
+                    let ready = prod[j]
+                        .iter()
+                        .map(|&p| done_at[p].unwrap_or(0))
+                        .max()
+                        .unwrap_or(0)
+                        .max(cycle);
                     let key = (ready, std::cmp::Reverse(height[j]), j);
                     if best.map_or(true, |b| key < b) {
                         best = Some(key);

@@ -65,10 +65,17 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     }
     let body_of_loop = prog.loop_bodies();
     let carried = spill::carried(prog);
-    let mem = |node: &Node, homes: &[spill::Home]| spill::plan_for(node, cfg.arch, prog.slicing, true, homes).map_or(0, |p| p.memory_ops());
+    let mem = |node: &Node, homes: &[spill::Home]| {
+        spill::plan_for(node, cfg.arch, prog.slicing, true, homes).map_or(0, |p| p.memory_ops())
+    };
     let mut reorder = Vec::new();
     for (i, node) in prog.nodes.iter().enumerate() {
-        if !body_of_loop[i] || node.body.iter().any(|ins| !matches!(ins, Instr::Assign { .. })) {
+        if !body_of_loop[i]
+            || node
+                .body
+                .iter()
+                .any(|ins| !matches!(ins, Instr::Assign { .. }))
+        {
             continue;
         }
         let (order, pairs) = schedule(node);
@@ -81,7 +88,10 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         st.add("spill-ops-before", before);
         if before > 0 && after <= before {
             st.add("pairs", pairs);
-            st.add("moved", order.iter().enumerate().filter(|(i, o)| i != *o).count());
+            st.add(
+                "moved",
+                order.iter().enumerate().filter(|(i, o)| i != *o).count(),
+            );
             st.add("spill-ops-after", after);
             reorder.push((i, order));
         } else {
@@ -107,7 +117,8 @@ pub fn schedule(node: &Node) -> (Vec<usize>, usize) {
     let mut chains: Vec<Vec<usize>> = Vec::new();
     for (k, ins) in node.body.iter().enumerate() {
         let cur = chains.len().wrapping_sub(1);
-        let continues = !chains.is_empty() && ins.uses().iter().any(|u| chain_of[u.0 as usize] == cur);
+        let continues =
+            !chains.is_empty() && ins.uses().iter().any(|u| chain_of[u.0 as usize] == cur);
         if !continues {
             chains.push(Vec::new());
         }
@@ -117,12 +128,22 @@ pub fn schedule(node: &Node) -> (Vec<usize>, usize) {
             chain_of[d.0 as usize] = c;
         }
     }
-    let reads_from = |later: usize, earlier: usize| chains[later].iter().any(|&k| node.body[k].uses().iter().any(|u| chain_of[u.0 as usize] == earlier));
+    let reads_from = |later: usize, earlier: usize| {
+        chains[later].iter().any(|&k| {
+            node.body[k]
+                .uses()
+                .iter()
+                .any(|u| chain_of[u.0 as usize] == earlier)
+        })
+    };
     let mut order = Vec::with_capacity(node.body.len());
     let mut pairs = 0;
     let mut c = 0;
     while c < chains.len() {
-        if c + 1 < chains.len() && chains[c].len().min(chains[c + 1].len()) >= MIN_CHAIN && !reads_from(c + 1, c) {
+        if c + 1 < chains.len()
+            && chains[c].len().min(chains[c + 1].len()) >= MIN_CHAIN
+            && !reads_from(c + 1, c)
+        {
             let (a, b) = (&chains[c], &chains[c + 1]);
             for j in 0..a.len().max(b.len()) {
                 order.extend(a.get(j));

@@ -46,7 +46,10 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
 }
 
 fn is_boolean(op: &Op) -> bool {
-    matches!(op, Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..))
+    matches!(
+        op,
+        Op::Not(_) | Op::And(..) | Op::Or(..) | Op::Xor(..) | Op::Andn(..) | Op::Ternlog(..)
+    )
 }
 
 /// A cone: its leaves (≤ 3, distinct) and the operations it absorbs besides its root.
@@ -70,9 +73,15 @@ struct Graph<'a> {
 impl Graph<'_> {
     /// The cones rooted at the operation `op`.
     fn cones(&self, op: &Op, depth: u32) -> Vec<Cone> {
-        let mut acc: Vec<Cone> = vec![Cone { leaves: vec![], absorbed: vec![] }];
+        let mut acc: Vec<Cone> = vec![Cone {
+            leaves: vec![],
+            absorbed: vec![],
+        }];
         for x in op.operands() {
-            let mut options = vec![Cone { leaves: vec![x], absorbed: vec![] }];
+            let mut options = vec![Cone {
+                leaves: vec![x],
+                absorbed: vec![],
+            }];
             let xi = x.0 as usize;
             if depth < 6 && self.readers[xi] == 1 && !self.absorbed[xi] {
                 if let Some(xop) = self.def[xi] {
@@ -150,9 +159,15 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 }
             }
         }
-        let mut g = Graph { def, readers, absorbed: vec![false; nv] };
+        let mut g = Graph {
+            def,
+            readers,
+            absorbed: vec![false; nv],
+        };
         for (pos, ins) in node.body.iter().enumerate().rev() {
-            let Instr::Assign { dst, op } = ins else { continue };
+            let Instr::Assign { dst, op } = ins else {
+                continue;
+            };
             if !is_boolean(op) || g.absorbed[dst.0 as usize] {
                 continue;
             }
@@ -171,8 +186,18 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 let vals = [(idx >> 2) as u64 & 1, (idx >> 1) as u64 & 1, idx as u64 & 1];
                 // A repeated (padding) leaf takes the first position's value: the immediate
                 // is then correct on the inputs that can occur.
-                let lv: Vec<u64> = (0..3).map(|k| if k >= cone.leaves.len() { vals[0] } else { vals[k] }).collect();
-                if k_consistent(&leaves, &cone.leaves, &vals) && g.eval_op(op, &cone.leaves, &lv) & 1 == 1 {
+                let lv: Vec<u64> = (0..3)
+                    .map(|k| {
+                        if k >= cone.leaves.len() {
+                            vals[0]
+                        } else {
+                            vals[k]
+                        }
+                    })
+                    .collect();
+                if k_consistent(&leaves, &cone.leaves, &vals)
+                    && g.eval_op(op, &cone.leaves, &lv) & 1 == 1
+                {
                     imm |= 1 << idx;
                 }
             }

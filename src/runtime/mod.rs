@@ -14,8 +14,8 @@
 //!
 //! On `std` the generated code uses plain C operators, so the prelude is only the includes.
 
-use crate::target::Arch;
 use crate::ir::Slicing;
+use crate::target::Arch;
 
 /// The runtime text for `arch`, `slicing` and the programs' word size (`word_bits`; 0 when
 /// words have mixed sizes, which only `std` vslice allows).
@@ -140,13 +140,21 @@ fn x86_vslice(arch: Arch, w: u32) -> String {
         s.push_str("#define NK_SET1_64(c) @P_set1_epi64x((long long)(uint64_t)(c))\n");
     }
     // Add / Sub exist for every lane size.
-    s.push_str(&format!("#define NK_ADD{w}(a, b) @P_add_epi{w}((a), (b))\n"));
-    s.push_str(&format!("#define NK_SUB{w}(a, b) @P_sub_epi{w}((a), (b))\n"));
+    s.push_str(&format!(
+        "#define NK_ADD{w}(a, b) @P_add_epi{w}((a), (b))\n"
+    ));
+    s.push_str(&format!(
+        "#define NK_SUB{w}(a, b) @P_sub_epi{w}((a), (b))\n"
+    ));
     match w {
         8 => {
             // No 8-bit shifts or multiplies on x86: 16-bit operations and byte masks.
-            s.push_str("#define NK_SHL8(a, k) NK_AND(@P_slli_epi16((a), (k)), NK_SET1_8(0xFF << (k)))\n");
-            s.push_str("#define NK_SHR8(a, k) NK_AND(@P_srli_epi16((a), (k)), NK_SET1_8(0xFF >> (k)))\n");
+            s.push_str(
+                "#define NK_SHL8(a, k) NK_AND(@P_slli_epi16((a), (k)), NK_SET1_8(0xFF << (k)))\n",
+            );
+            s.push_str(
+                "#define NK_SHR8(a, k) NK_AND(@P_srli_epi16((a), (k)), NK_SET1_8(0xFF >> (k)))\n",
+            );
             s.push_str("/* arithmetic shift: ((x >> k) ^ s) - s with s the shifted sign bit */\n");
             s.push_str("#define NK_SAR8(a, k) NK_SUB8(NK_XOR(NK_SHR8((a), (k)), NK_SET1_8(0x80 >> (k))), NK_SET1_8(0x80 >> (k)))\n");
             s.push_str(
@@ -196,8 +204,12 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         }
     }
     if arch == Arch::Avx512 && (w == 32 || w == 64) {
-        s.push_str(&format!("#define NK_ROTL{w}(a, k) @P_rol_epi{w}((a), (k))\n"));
-        s.push_str(&format!("#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"));
+        s.push_str(&format!(
+            "#define NK_ROTL{w}(a, k) @P_rol_epi{w}((a), (k))\n"
+        ));
+        s.push_str(&format!(
+            "#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"
+        ));
     } else if arch == Arch::Avx512 && w == 16 {
         // `vpshldw`/`vpshrdw` (AVX-512 VBMI2) when the C compiler targets a CPU that has it
         // (e.g. `-march=native` on Ice Lake and later, Zen 4): a 16-bit rotate in one instruction.
@@ -209,17 +221,25 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         s.push_str("#define NK_ROTR16(a, k) NK_OR(NK_SHR16((a), (k)), NK_SHL16((a), 16 - (k)))\n");
         s.push_str("#endif\n");
     } else {
-        s.push_str(&format!("#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"));
-        s.push_str(&format!("#define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"));
+        s.push_str(&format!(
+            "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"
+        ));
+        s.push_str(&format!(
+            "#define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"
+        ));
     }
     s.push_str("/* all ones where bit k (MSB-first) of the lane is set */\n");
-    s.push_str(&format!("#define NK_BITMASK{w}(a, k) NK_SAR{w}(NK_SHL{w}((a), (k)), {})\n", w - 1));
+    s.push_str(&format!(
+        "#define NK_BITMASK{w}(a, k) NK_SAR{w}(NK_SHL{w}((a), (k)), {})\n",
+        w - 1
+    ));
     s
 }
 
 /// `NK_CONST128` and `NK_PSHUFB` (byte shuffles inside 128-bit lanes).
 fn x86_pshufb(arch: Arch) -> String {
-    let mut t = String::from("/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */\n");
+    let mut t =
+        String::from("/* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */\n");
     t.push_str(match arch {
         Arch::Sse => "#define NK_CONST128(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))\n",
         Arch::Avx2 => "#define NK_CONST128(hi, lo) _mm256_set_epi64x((long long)(hi), (long long)(lo), (long long)(hi), (long long)(lo))\n",
@@ -235,7 +255,9 @@ fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
     let mut t = String::from(X86_LOGIC);
     if arch == Arch::Avx512 {
         t.push_str("/* any boolean function of three registers: bit 4a+2b+c of imm */\n");
-        t.push_str("#define NK_TERNLOG(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))\n");
+        t.push_str(
+            "#define NK_TERNLOG(a, b, c, imm) _mm512_ternarylogic_epi64((a), (b), (c), (imm))\n",
+        );
     }
     match slicing {
         Slicing::B => {}
@@ -274,7 +296,9 @@ fn neon_prelude(slicing: Slicing, word_bits: u32) -> String {
     s.push_str(&format!("#define NK_AND(a, b) vandq_{sfx}((a), (b))\n"));
     s.push_str(&format!("#define NK_OR(a, b) vorrq_{sfx}((a), (b))\n"));
     s.push_str(&format!("#define NK_XOR(a, b) veorq_{sfx}((a), (b))\n"));
-    s.push_str(&format!("#define NK_ANDN(a, b) vbicq_{sfx}((b), (a)) /* ~a & b */\n"));
+    s.push_str(&format!(
+        "#define NK_ANDN(a, b) vbicq_{sfx}((b), (a)) /* ~a & b */\n"
+    ));
     s.push_str(&format!("#define NK_ZERO vdupq_n_{sfx}(0)\n"));
     s.push_str(&format!("#define NK_NOT(a) veorq_{sfx}((a), NK_ONES)\n"));
     s.push_str(match sfx {
@@ -309,19 +333,29 @@ static inline {ty} nk_mul64({ty} a, {ty} b)
                 s.push_str(&format!("#define NK_MUL{w}(a, b) vmulq_{sfx}((a), (b))\n"));
             }
             // vshlq_n / vshrq_n need 0 < k (shr) and k < w (shl); k == 0 is emitted as a copy.
-            s.push_str(&format!("#define NK_SHL{w}(a, k) vshlq_n_{sfx}((a), (k))\n"));
-            s.push_str(&format!("#define NK_SHR{w}(a, k) vshrq_n_{sfx}((a), (k))\n"));
+            s.push_str(&format!(
+                "#define NK_SHL{w}(a, k) vshlq_n_{sfx}((a), (k))\n"
+            ));
+            s.push_str(&format!(
+                "#define NK_SHR{w}(a, k) vshrq_n_{sfx}((a), (k))\n"
+            ));
             s.push_str(&format!(
                 "#define NK_SAR{w}(a, k) vreinterpretq_{sfx}_{sw}(vshrq_n_{sw}(vreinterpretq_{sw}_{sfx}(a), (k)))\n"
             ));
-            s.push_str(&format!("#define NK_ROTL{w}(a, k) vsriq_n_{sfx}(vshlq_n_{sfx}((a), (k)), (a), {w} - (k))\n"));
-            s.push_str(&format!("#define NK_ROTR{w}(a, k) vsliq_n_{sfx}(vshrq_n_{sfx}((a), (k)), (a), {w} - (k))\n"));
+            s.push_str(&format!(
+                "#define NK_ROTL{w}(a, k) vsriq_n_{sfx}(vshlq_n_{sfx}((a), (k)), (a), {w} - (k))\n"
+            ));
+            s.push_str(&format!(
+                "#define NK_ROTR{w}(a, k) vsliq_n_{sfx}(vshrq_n_{sfx}((a), (k)), (a), {w} - (k))\n"
+            ));
             s.push_str(&format!(
                 "#define NK_BITMASK{w}(a, k) vtstq_{sfx}((a), vdupq_n_{sfx}((uint{w}_t)1 << ({} - (k))))\n",
                 w - 1
             ));
             if w >= 16 {
-                s.push_str("#define NK_CONST128(hi, lo) vcombine_u8(vcreate_u8(lo), vcreate_u8(hi))\n");
+                s.push_str(
+                    "#define NK_CONST128(hi, lo) vcombine_u8(vcreate_u8(lo), vcreate_u8(hi))\n",
+                );
                 s.push_str("/* byte shuffle (table lookup) inside the register */\n");
                 s.push_str(&format!(
                     "#define NK_PSHUFB(x, hi, lo) vreinterpretq_{sfx}_u8(vqtbl1q_u8(vreinterpretq_u8_{sfx}(x), NK_CONST128(hi, lo)))\n"

@@ -8,7 +8,11 @@ use std::fmt;
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Ty {
     Nat,
-    Words { dir: Slicing, bits: u32, shape: Vec<usize> },
+    Words {
+        dir: Slicing,
+        bits: u32,
+        shape: Vec<usize>,
+    },
 }
 
 impl Ty {

@@ -71,7 +71,11 @@ pub enum BaseType {
     Nat,
     /// `u<dir>m` words, `count` of them (`u16x4` → 4; `b8` → 8 words of 1 bit; `v4` → 4 words
     /// of size `'m`; plain `u32` → 1).
-    Word { dir: DirSpec, size: SizeSpec, count: Option<u32> },
+    Word {
+        dir: DirSpec,
+        size: SizeSpec,
+        count: Option<u32>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -130,7 +130,15 @@ pub struct Token {
     pub span: Span,
 }
 
-const ATTRS: [&str; 7] = ["inline", "no_inline", "unroll", "no_unroll", "interleave", "no_opt", "pipelined"];
+const ATTRS: [&str; 7] = [
+    "inline",
+    "no_inline",
+    "unroll",
+    "no_unroll",
+    "interleave",
+    "no_opt",
+    "pipelined",
+];
 
 pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
     let b = src.as_bytes();
@@ -172,31 +180,49 @@ pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
                 "include" => Tok::Include,
                 "const" => Tok::Const,
                 "lazyLift" => Tok::LazyLift,
-                w if w.starts_with('_') && ATTRS.contains(&&w[1..]) => Tok::Attr(w[1..].to_string()),
+                w if w.starts_with('_') && ATTRS.contains(&&w[1..]) => {
+                    Tok::Attr(w[1..].to_string())
+                }
                 w => Tok::Ident(w.to_string()),
             };
-            out.push(Token { tok, span: sp(start, i) });
+            out.push(Token {
+                tok,
+                span: sp(start, i),
+            });
             continue;
         }
         if c.is_ascii_digit() {
-            let (radix, digits_start) = if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'X')) {
-                (16, i + 2)
-            } else {
-                (10, i)
-            };
+            let (radix, digits_start) =
+                if c == b'0' && matches!(b.get(i + 1), Some(b'x') | Some(b'X')) {
+                    (16, i + 2)
+                } else {
+                    (10, i)
+                };
             i = digits_start;
-            while i < b.len() && (b[i].is_ascii_hexdigit() && (radix == 16 || b[i].is_ascii_digit())) {
+            while i < b.len()
+                && (b[i].is_ascii_hexdigit() && (radix == 16 || b[i].is_ascii_digit()))
+            {
                 i += 1;
             }
             let digits = &src[digits_start..i];
             match u64::from_str_radix(digits, radix) {
-                Ok(v) => out.push(Token { tok: Tok::Int(v), span: sp(start, i) }),
+                Ok(v) => out.push(Token {
+                    tok: Tok::Int(v),
+                    span: sp(start, i),
+                }),
                 Err(_) => {
                     diags.push(
                         Diagnostic::error(sp(start, i.max(start + 1)), "invalid integer literal")
-                            .label(if digits.is_empty() { "no digits after `0x`" } else { "does not fit in 64 bits" }),
+                            .label(if digits.is_empty() {
+                                "no digits after `0x`"
+                            } else {
+                                "does not fit in 64 bits"
+                            }),
                     );
-                    out.push(Token { tok: Tok::Int(0), span: sp(start, i) });
+                    out.push(Token {
+                        tok: Tok::Int(0),
+                        span: sp(start, i),
+                    });
                 }
             }
             continue;
@@ -207,11 +233,20 @@ pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
                 i += 1;
             }
             if i >= b.len() || b[i] != b'"' {
-                diags.push(Diagnostic::error(sp(start, i), "unterminated string").label("string starts here"));
-                out.push(Token { tok: Tok::Str(src[start + 1..i].to_string()), span: sp(start, i) });
+                diags.push(
+                    Diagnostic::error(sp(start, i), "unterminated string")
+                        .label("string starts here"),
+                );
+                out.push(Token {
+                    tok: Tok::Str(src[start + 1..i].to_string()),
+                    span: sp(start, i),
+                });
                 continue;
             }
-            out.push(Token { tok: Tok::Str(src[start + 1..i].to_string()), span: sp(start, i + 1) });
+            out.push(Token {
+                tok: Tok::Str(src[start + 1..i].to_string()),
+                span: sp(start, i + 1),
+            });
             i += 1;
             continue;
         }
@@ -222,10 +257,19 @@ pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
                 i += 1;
             }
             if i == s2 {
-                diags.push(Diagnostic::error(sp(start, start + 1), "a quote must be followed by a type variable name").label("here"));
+                diags.push(
+                    Diagnostic::error(
+                        sp(start, start + 1),
+                        "a quote must be followed by a type variable name",
+                    )
+                    .label("here"),
+                );
                 continue;
             }
-            out.push(Token { tok: Tok::TyVar(src[s2..i].to_string()), span: sp(start, i) });
+            out.push(Token {
+                tok: Tok::TyVar(src[s2..i].to_string()),
+                span: sp(start, i),
+            });
             continue;
         }
         // symbols, longest match first
@@ -280,7 +324,10 @@ pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
         let mut matched = false;
         for (text, tok) in table {
             if rest.starts_with(text.as_bytes()) {
-                out.push(Token { tok: tok.clone(), span: sp(i, i + text.len()) });
+                out.push(Token {
+                    tok: tok.clone(),
+                    span: sp(i, i + text.len()),
+                });
                 i += text.len();
                 matched = true;
                 break;
@@ -288,10 +335,19 @@ pub fn lex(file: u32, src: &str, diags: &mut Vec<Diagnostic>) -> Vec<Token> {
         }
         if !matched {
             let ch = src[i..].chars().next().unwrap_or('?');
-            diags.push(Diagnostic::error(sp(i, i + ch.len_utf8()), format!("unexpected character `{}`", ch.escape_default())).label("not part of Usuba"));
+            diags.push(
+                Diagnostic::error(
+                    sp(i, i + ch.len_utf8()),
+                    format!("unexpected character `{}`", ch.escape_default()),
+                )
+                .label("not part of Usuba"),
+            );
             i += ch.len_utf8();
         }
     }
-    out.push(Token { tok: Tok::Eof, span: sp(i.min(src.len()), i.min(src.len())) });
+    out.push(Token {
+        tok: Tok::Eof,
+        span: sp(i.min(src.len()), i.min(src.len())),
+    });
     out
 }

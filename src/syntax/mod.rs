@@ -84,7 +84,10 @@ pub struct MemLoader(pub HashMap<String, String>);
 
 impl Loader for MemLoader {
     fn read(&self, path: &str) -> Result<String, String> {
-        self.0.get(path).cloned().ok_or_else(|| "no such file".to_string())
+        self.0
+            .get(path)
+            .cloned()
+            .ok_or_else(|| "no such file".to_string())
     }
     fn exists(&self, path: &str) -> bool {
         self.0.contains_key(path)
@@ -117,17 +120,33 @@ pub fn parse_program(
 ) -> ast::Program {
     let mut decls = Vec::new();
     if let Err(e) = source_text(text.as_bytes().to_vec()) {
-        diags.push(Diagnostic::error_nospan(format!("cannot read `{}`: {}", name, e)));
+        diags.push(Diagnostic::error_nospan(format!(
+            "cannot read `{}`: {}",
+            name, e
+        )));
         return ast::Program { decls };
     }
     let canon = loader.canonical(name);
-    let mut inc = Includes { include_dirs, loader, stack: vec![canon.clone()], loaded: HashSet::new(), total_bytes: text.len() };
+    let mut inc = Includes {
+        include_dirs,
+        loader,
+        stack: vec![canon.clone()],
+        loaded: HashSet::new(),
+        total_bytes: text.len(),
+    };
     inc.loaded.insert(canon);
     parse_file(name, text.to_string(), &mut inc, sm, diags, &mut decls);
     ast::Program { decls }
 }
 
-fn parse_file(name: &str, text: String, inc: &mut Includes, sm: &mut SourceMap, diags: &mut Vec<Diagnostic>, decls: &mut Vec<ast::Decl>) {
+fn parse_file(
+    name: &str,
+    text: String,
+    inc: &mut Includes,
+    sm: &mut SourceMap,
+    diags: &mut Vec<Diagnostic>,
+    decls: &mut Vec<ast::Decl>,
+) {
     let file = sm.add(name, text);
     let toks = lexer::lex(file, sm.text(file), diags);
     let mut p = parser::Parser::new(&toks);
@@ -138,7 +157,9 @@ fn parse_file(name: &str, text: String, inc: &mut Includes, sm: &mut SourceMap, 
             parser::Item::Decl(d) => decls.push(d),
             parser::Item::Include(path, span) => {
                 let Some(found) = resolve_include(name, &path, inc.include_dirs, inc.loader) else {
-                    let mut d = Diagnostic::error(span, format!("cannot find included file `{}`", path)).label("not found");
+                    let mut d =
+                        Diagnostic::error(span, format!("cannot find included file `{}`", path))
+                            .label("not found");
                     d = d.help("paths are tried as written, then relative to this file, then in each `-I` folder");
                     diags.push(d);
                     continue;
@@ -146,27 +167,45 @@ fn parse_file(name: &str, text: String, inc: &mut Includes, sm: &mut SourceMap, 
                 let canon = inc.loader.canonical(&found);
                 if inc.stack.contains(&canon) {
                     diags.push(
-                        Diagnostic::error(span, format!("`{}` includes itself (include cycle)", path))
-                            .label("cyclic include")
-                            .note(format!("`{}` is `{}`, which is being included", path, canon)),
+                        Diagnostic::error(
+                            span,
+                            format!("`{}` includes itself (include cycle)", path),
+                        )
+                        .label("cyclic include")
+                        .note(format!(
+                            "`{}` is `{}`, which is being included",
+                            path, canon
+                        )),
                     );
                     continue;
                 }
                 if inc.stack.len() > 64 {
-                    diags.push(Diagnostic::error(span, "includes nested more than 64 deep").label("here"));
+                    diags.push(
+                        Diagnostic::error(span, "includes nested more than 64 deep").label("here"),
+                    );
                     continue;
                 }
                 if !inc.loaded.insert(canon.clone()) {
                     // Already loaded (include-once): its declarations are there.
                     continue;
                 }
-                match inc.loader.read(&found).and_then(|t| source_text(t.into_bytes())) {
+                match inc
+                    .loader
+                    .read(&found)
+                    .and_then(|t| source_text(t.into_bytes()))
+                {
                     Ok(t) => {
                         inc.total_bytes = inc.total_bytes.saturating_add(t.len());
                         if inc.total_bytes > MAX_TOTAL_SOURCE_BYTES {
                             diags.push(
-                                Diagnostic::error(span, format!("the program's source files total more than {} bytes", MAX_TOTAL_SOURCE_BYTES))
-                                    .label("this include passes the limit"),
+                                Diagnostic::error(
+                                    span,
+                                    format!(
+                                        "the program's source files total more than {} bytes",
+                                        MAX_TOTAL_SOURCE_BYTES
+                                    ),
+                                )
+                                .label("this include passes the limit"),
                             );
                             return;
                         }
@@ -174,14 +213,22 @@ fn parse_file(name: &str, text: String, inc: &mut Includes, sm: &mut SourceMap, 
                         parse_file(&found, t, inc, sm, diags, decls);
                         inc.stack.pop();
                     }
-                    Err(e) => diags.push(Diagnostic::error(span, format!("cannot read `{}`: {}", found, e)).label("here")),
+                    Err(e) => diags.push(
+                        Diagnostic::error(span, format!("cannot read `{}`: {}", found, e))
+                            .label("here"),
+                    ),
                 }
             }
         }
     }
 }
 
-fn resolve_include(from: &str, path: &str, include_dirs: &[String], loader: &dyn Loader) -> Option<String> {
+fn resolve_include(
+    from: &str,
+    path: &str,
+    include_dirs: &[String],
+    loader: &dyn Loader,
+) -> Option<String> {
     if loader.exists(path) {
         return Some(path.to_string());
     }

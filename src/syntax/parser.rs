@@ -28,7 +28,12 @@ type PResult<T> = Result<T, ()>;
 
 impl<'a> Parser<'a> {
     pub fn new(toks: &'a [Token]) -> Parser<'a> {
-        Parser { toks, pos: 0, diags: Vec::new(), nesting: 0 }
+        Parser {
+            toks,
+            pos: 0,
+            diags: Vec::new(),
+            nesting: 0,
+        }
     }
 
     fn peek(&self) -> &Tok {
@@ -61,7 +66,10 @@ impl<'a> Parser<'a> {
     fn error_here(&mut self, expected: &str) {
         let found = self.peek().describe();
         let sp = self.span();
-        self.diags.push(Diagnostic::error(sp, format!("expected {}, found {}", expected, found)).label(format!("expected {}", expected)));
+        self.diags.push(
+            Diagnostic::error(sp, format!("expected {}, found {}", expected, found))
+                .label(format!("expected {}", expected)),
+        );
     }
     fn expect(&mut self, t: Tok) -> PResult<Span> {
         if self.peek() == &t {
@@ -135,7 +143,14 @@ impl<'a> Parser<'a> {
         loop {
             match self.peek() {
                 Tok::Eof | Tok::Node | Tok::Table | Tok::Perm | Tok::Include => return,
-                Tok::Attr(_) if matches!(self.peek_at(1), Tok::Node | Tok::Table | Tok::Perm | Tok::Attr(_)) => return,
+                Tok::Attr(_)
+                    if matches!(
+                        self.peek_at(1),
+                        Tok::Node | Tok::Table | Tok::Perm | Tok::Attr(_)
+                    ) =>
+                {
+                    return
+                }
                 _ => {
                     self.bump();
                 }
@@ -221,7 +236,15 @@ impl<'a> Parser<'a> {
             }
         };
         let span = start.to(self.prev_span());
-        Ok(Decl { attrs, name, inputs, outputs, is_array, kind, span })
+        Ok(Decl {
+            attrs,
+            name,
+            inputs,
+            outputs,
+            is_array,
+            kind,
+            span,
+        })
     }
 
     fn brace_list(&mut self) -> PResult<Vec<Expr>> {
@@ -244,11 +267,19 @@ impl<'a> Parser<'a> {
 
     fn node_body(&mut self) -> PResult<NodeBody> {
         let start = self.span();
-        let vars = if self.eat(&Tok::Vars) { self.params(Tok::Let)? } else { Vec::new() };
+        let vars = if self.eat(&Tok::Vars) {
+            self.params(Tok::Let)?
+        } else {
+            Vec::new()
+        };
         self.expect(Tok::Let)?;
         let eqs = self.equations(&Tok::Tel);
         self.expect(Tok::Tel)?;
-        Ok(NodeBody { vars, eqs, span: start.to(self.prev_span()) })
+        Ok(NodeBody {
+            vars,
+            eqs,
+            span: start.to(self.prev_span()),
+        })
     }
 
     /// `group (, group)*` where `group := name (, name)* : [const] [lazyLift] type`.
@@ -276,10 +307,17 @@ impl<'a> Parser<'a> {
             }
             let ty = self.type_expr()?;
             for name in names {
-                out.push(Param { name, ty: ty.clone(), is_const, lazy_lift });
+                out.push(Param {
+                    name,
+                    ty: ty.clone(),
+                    is_const,
+                    lazy_lift,
+                });
             }
             // Groups are separated by `,` (and, leniently, by `;` in `vars`).
-            if self.peek() == &Tok::Comma || (self.peek() == &Tok::Semi && matches!(self.peek_at(1), Tok::Ident(_))) {
+            if self.peek() == &Tok::Comma
+                || (self.peek() == &Tok::Semi && matches!(self.peek_at(1), Tok::Ident(_)))
+            {
                 self.bump();
                 continue;
             }
@@ -327,11 +365,19 @@ impl<'a> Parser<'a> {
                 }
                 "b" => {
                     let n = self.int_tok("a number of bits")?;
-                    BaseType::Word { dir, size: SizeSpec::Known(1), count: Some(self.small(n, start)?) }
+                    BaseType::Word {
+                        dir,
+                        size: SizeSpec::Known(1),
+                        count: Some(self.small(n, start)?),
+                    }
                 }
                 _ => {
                     let n = self.int_tok("a number of words")?;
-                    BaseType::Word { dir, size: SizeSpec::Poly("m".into()), count: Some(self.small(n, start)?) }
+                    BaseType::Word {
+                        dir,
+                        size: SizeSpec::Poly("m".into()),
+                        count: Some(self.small(n, start)?),
+                    }
                 }
             }
         } else if let Some(b) = parse_word_type(&word) {
@@ -350,12 +396,22 @@ impl<'a> Parser<'a> {
             dims.push(self.expr()?);
             self.expect(Tok::RBrack)?;
         }
-        Ok(TypeExpr { base, dims, span: start.to(self.prev_span()) })
+        Ok(TypeExpr {
+            base,
+            dims,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn small(&mut self, n: u64, sp: Span) -> PResult<u32> {
         if n == 0 || n > 1 << 20 {
-            self.diags.push(Diagnostic::error(sp.to(self.prev_span()), format!("size {} is out of range", n)).label("invalid size"));
+            self.diags.push(
+                Diagnostic::error(
+                    sp.to(self.prev_span()),
+                    format!("size {} is out of range", n),
+                )
+                .label("invalid size"),
+            );
             return Err(());
         }
         Ok(n as u32)
@@ -378,7 +434,11 @@ impl<'a> Parser<'a> {
     fn vector_suffix(&mut self) -> PResult<Option<u32>> {
         if let Tok::Ident(s) = self.peek().clone() {
             let adjacent = self.span().lo == self.prev_span().hi;
-            if adjacent && s.starts_with('x') && s.len() > 1 && s[1..].bytes().all(|c| c.is_ascii_digit()) {
+            if adjacent
+                && s.starts_with('x')
+                && s.len() > 1
+                && s[1..].bytes().all(|c| c.is_ascii_digit())
+            {
                 let sp = self.bump().span;
                 let n: u64 = s[1..].parse().unwrap_or(0);
                 return Ok(Some(self.small(n, sp)?));
@@ -404,9 +464,12 @@ impl<'a> Parser<'a> {
             Tok::Int(n) => {
                 let sp = self.bump().span;
                 self.diags.push(
-                    Diagnostic::error(sp, format!("numeric slicing direction `<{}>` is not supported", n))
-                        .label("direction must be V, H, B or a type variable")
-                        .help("use `u<V>m` (vslice), `u<H>m` (hslice) or `u<B>m` (bitslice)"),
+                    Diagnostic::error(
+                        sp,
+                        format!("numeric slicing direction `<{}>` is not supported", n),
+                    )
+                    .label("direction must be V, H, B or a type variable")
+                    .help("use `u<V>m` (vslice), `u<H>m` (hslice) or `u<B>m` (bitslice)"),
                 );
                 Err(())
             }
@@ -456,7 +519,10 @@ impl<'a> Parser<'a> {
         let mut depth = 0i32;
         loop {
             let t = self.peek().clone();
-            if t == Tok::Eof || (depth <= 0 && (&t == end || matches!(t, Tok::Tel | Tok::Node | Tok::Table | Tok::Perm))) {
+            if t == Tok::Eof
+                || (depth <= 0
+                    && (&t == end || matches!(t, Tok::Tel | Tok::Node | Tok::Table | Tok::Perm)))
+            {
                 return;
             }
             match t {
@@ -494,10 +560,20 @@ impl<'a> Parser<'a> {
             let body = self.equations(&Tok::RBrace);
             self.leave();
             self.expect(Tok::RBrace)?;
-            return Ok(Equation::Forall { attrs, var, from, to, body, span: start.to(self.prev_span()) });
+            return Ok(Equation::Forall {
+                attrs,
+                var,
+                from,
+                to,
+                body,
+                span: start.to(self.prev_span()),
+            });
         }
         if let Some(a) = attrs.first() {
-            self.diags.push(Diagnostic::error(a.span, "attribute must precede `forall` or a declaration").label("misplaced attribute"));
+            self.diags.push(
+                Diagnostic::error(a.span, "attribute must precede `forall` or a declaration")
+                    .label("misplaced attribute"),
+            );
             return Err(());
         }
         let lhs = if self.peek() == &Tok::LParen {
@@ -516,7 +592,14 @@ impl<'a> Parser<'a> {
         let (kind, compound) = match op_tok.tok {
             Tok::Eq => (AssignKind::Def, None),
             Tok::ColonEq => (AssignKind::Redef, None),
-            Tok::Compound(c, redef) => (if redef { AssignKind::Redef } else { AssignKind::Def }, Some(c)),
+            Tok::Compound(c, redef) => (
+                if redef {
+                    AssignKind::Redef
+                } else {
+                    AssignKind::Def
+                },
+                Some(c),
+            ),
             other => {
                 self.pos -= 1;
                 let _ = other;
@@ -538,17 +621,35 @@ impl<'a> Parser<'a> {
                     '/' => BinOp::Div,
                     _ => BinOp::Mod,
                 };
-                let l = if lhs.len() == 1 { lhs[0].clone() } else { Expr { kind: ExprKind::Tuple(lhs.clone()), span: lhs_span } };
+                let l = if lhs.len() == 1 {
+                    lhs[0].clone()
+                } else {
+                    Expr {
+                        kind: ExprKind::Tuple(lhs.clone()),
+                        span: lhs_span,
+                    }
+                };
                 let span = lhs_span.to(e.span);
-                Expr { kind: ExprKind::Bin(op, Box::new(l), Box::new(e)), span }
+                Expr {
+                    kind: ExprKind::Bin(op, Box::new(l), Box::new(e)),
+                    span,
+                }
             }
         };
-        Ok(Equation::Assign { lhs, kind, rhs, span: start.to(self.prev_span()) })
+        Ok(Equation::Assign {
+            lhs,
+            kind,
+            rhs,
+            span: start.to(self.prev_span()),
+        })
     }
 
     fn lvalue(&mut self) -> PResult<Expr> {
         let id = self.ident()?;
-        let mut e = Expr { span: id.span, kind: ExprKind::Var(id) };
+        let mut e = Expr {
+            span: id.span,
+            kind: ExprKind::Var(id),
+        };
         while self.peek() == &Tok::LBrack {
             e = self.index_suffix(e)?;
         }
@@ -576,7 +677,10 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let r = self.add_expr()?;
-        if matches!(self.peek(), Tok::Shl | Tok::Shr | Tok::Sar | Tok::Rotl | Tok::Rotr) {
+        if matches!(
+            self.peek(),
+            Tok::Shl | Tok::Shr | Tok::Sar | Tok::Rotl | Tok::Rotr
+        ) {
             let sp = self.span();
             self.diags.push(
                 Diagnostic::error(sp, "shifts and rotations do not chain")
@@ -586,7 +690,10 @@ impl<'a> Parser<'a> {
             return Err(());
         }
         let span = l.span.to(r.span);
-        Ok(Expr { kind: ExprKind::Shift(op, Box::new(l), Box::new(r)), span })
+        Ok(Expr {
+            kind: ExprKind::Shift(op, Box::new(l), Box::new(r)),
+            span,
+        })
     }
 
     fn add_expr(&mut self) -> PResult<Expr> {
@@ -600,7 +707,10 @@ impl<'a> Parser<'a> {
             self.bump();
             let r = self.mul_expr()?;
             let span = l.span.to(r.span);
-            l = Expr { kind: ExprKind::Bin(op, Box::new(l), Box::new(r)), span };
+            l = Expr {
+                kind: ExprKind::Bin(op, Box::new(l), Box::new(r)),
+                span,
+            };
         }
     }
 
@@ -616,7 +726,10 @@ impl<'a> Parser<'a> {
             self.bump();
             let r = self.log_expr()?;
             let span = l.span.to(r.span);
-            l = Expr { kind: ExprKind::Bin(op, Box::new(l), Box::new(r)), span };
+            l = Expr {
+                kind: ExprKind::Bin(op, Box::new(l), Box::new(r)),
+                span,
+            };
         }
     }
 
@@ -632,7 +745,10 @@ impl<'a> Parser<'a> {
             self.bump();
             let r = self.unary()?;
             let span = l.span.to(r.span);
-            l = Expr { kind: ExprKind::Bin(op, Box::new(l), Box::new(r)), span };
+            l = Expr {
+                kind: ExprKind::Bin(op, Box::new(l), Box::new(r)),
+                span,
+            };
         }
     }
 
@@ -644,7 +760,10 @@ impl<'a> Parser<'a> {
             self.leave();
             let e = e?;
             let span = sp.to(e.span);
-            return Ok(Expr { kind: ExprKind::Not(Box::new(e)), span });
+            return Ok(Expr {
+                kind: ExprKind::Not(Box::new(e)),
+                span,
+            });
         }
         let mut e = self.primary()?;
         while self.peek() == &Tok::LBrack {
@@ -670,7 +789,10 @@ impl<'a> Parser<'a> {
         };
         self.expect(Tok::RBrack)?;
         let span = base.span.to(self.prev_span());
-        Ok(Expr { kind: ExprKind::Index(Box::new(base), idx), span })
+        Ok(Expr {
+            kind: ExprKind::Index(Box::new(base), idx),
+            span,
+        })
     }
 
     fn args(&mut self) -> PResult<Vec<Expr>> {
@@ -699,7 +821,10 @@ impl<'a> Parser<'a> {
                 } else {
                     None
                 };
-                Ok(Expr { kind: ExprKind::Int(n, ty), span: start.to(self.prev_span()) })
+                Ok(Expr {
+                    kind: ExprKind::Int(n, ty),
+                    span: start.to(self.prev_span()),
+                })
             }
             Tok::LParen => {
                 self.bump();
@@ -714,7 +839,10 @@ impl<'a> Parser<'a> {
                     e.span = span;
                     Ok(e)
                 } else {
-                    Ok(Expr { kind: ExprKind::Tuple(v), span })
+                    Ok(Expr {
+                        kind: ExprKind::Tuple(v),
+                        span,
+                    })
                 }
             }
             Tok::Ident(name) => {
@@ -736,43 +864,80 @@ impl<'a> Parser<'a> {
                         }
                         self.expect(Tok::RBrack)?;
                         self.expect(Tok::RParen)?;
-                        Ok(Expr { kind: ExprKind::Shuffle(Box::new(e), pat), span: start.to(self.prev_span()) })
+                        Ok(Expr {
+                            kind: ExprKind::Shuffle(Box::new(e), pat),
+                            span: start.to(self.prev_span()),
+                        })
                     }
                     ("Bitmask", Tok::LParen) | ("Pack", Tok::LParen) => {
                         let mut a = self.args()?;
                         if a.len() != 2 {
-                            self.diags.push(Diagnostic::error(start.to(self.prev_span()), format!("`{}` takes two arguments", name)).label(format!("{} given", a.len())));
+                            self.diags.push(
+                                Diagnostic::error(
+                                    start.to(self.prev_span()),
+                                    format!("`{}` takes two arguments", name),
+                                )
+                                .label(format!("{} given", a.len())),
+                            );
                             return Err(());
                         }
                         let b = a.pop().unwrap();
                         let e = a.pop().unwrap();
                         if name == "Bitmask" {
-                            Ok(Expr { kind: ExprKind::Bitmask(Box::new(e), Box::new(b)), span: start.to(self.prev_span()) })
+                            Ok(Expr {
+                                kind: ExprKind::Bitmask(Box::new(e), Box::new(b)),
+                                span: start.to(self.prev_span()),
+                            })
                         } else {
-                            let ty = if self.eat(&Tok::Colon) { Some(self.type_expr()?) } else { None };
-                            Ok(Expr { kind: ExprKind::Pack(Box::new(e), Box::new(b), ty), span: start.to(self.prev_span()) })
+                            let ty = if self.eat(&Tok::Colon) {
+                                Some(self.type_expr()?)
+                            } else {
+                                None
+                            };
+                            Ok(Expr {
+                                kind: ExprKind::Pack(Box::new(e), Box::new(b), ty),
+                                span: start.to(self.prev_span()),
+                            })
                         }
                     }
                     ("refresh", Tok::LParen) => {
                         let mut a = self.args()?;
                         if a.len() != 1 {
-                            self.diags.push(Diagnostic::error(start.to(self.prev_span()), "`refresh` takes one argument").label(format!("{} given", a.len())));
+                            self.diags.push(
+                                Diagnostic::error(
+                                    start.to(self.prev_span()),
+                                    "`refresh` takes one argument",
+                                )
+                                .label(format!("{} given", a.len())),
+                            );
                             return Err(());
                         }
-                        Ok(Expr { kind: ExprKind::Refresh(Box::new(a.pop().unwrap())), span: start.to(self.prev_span()) })
+                        Ok(Expr {
+                            kind: ExprKind::Refresh(Box::new(a.pop().unwrap())),
+                            span: start.to(self.prev_span()),
+                        })
                     }
                     (_, Tok::LParen) => {
                         let a = self.args()?;
-                        Ok(Expr { kind: ExprKind::Call(id, None, a), span: start.to(self.prev_span()) })
+                        Ok(Expr {
+                            kind: ExprKind::Call(id, None, a),
+                            span: start.to(self.prev_span()),
+                        })
                     }
                     (_, Tok::Lt) => {
                         self.bump();
                         let idx = self.add_expr()?;
                         self.expect(Tok::Gt)?;
                         let a = self.args()?;
-                        Ok(Expr { kind: ExprKind::Call(id, Some(Box::new(idx)), a), span: start.to(self.prev_span()) })
+                        Ok(Expr {
+                            kind: ExprKind::Call(id, Some(Box::new(idx)), a),
+                            span: start.to(self.prev_span()),
+                        })
                     }
-                    _ => Ok(Expr { span: id.span, kind: ExprKind::Var(id) }),
+                    _ => Ok(Expr {
+                        span: id.span,
+                        kind: ExprKind::Var(id),
+                    }),
                 }
             }
             _ => {
@@ -789,7 +954,11 @@ fn parse_word_type(w: &str) -> Option<BaseType> {
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) && s.len() < 8;
     if let Some(rest) = w.strip_prefix("u'") {
         if !rest.is_empty() && rest.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
-            return Some(BaseType::Word { dir: poly(), size: SizeSpec::Poly(rest.into()), count: None });
+            return Some(BaseType::Word {
+                dir: poly(),
+                size: SizeSpec::Poly(rest.into()),
+                count: None,
+            });
         }
         return None;
     }
@@ -809,7 +978,11 @@ fn parse_word_type(w: &str) -> Option<BaseType> {
         if m == 0 || count == Some(0) {
             return None;
         }
-        return Some(BaseType::Word { dir: poly(), size: SizeSpec::Known(m), count });
+        return Some(BaseType::Word {
+            dir: poly(),
+            size: SizeSpec::Known(m),
+            count,
+        });
     }
     if let Some(rest) = w.strip_prefix('b') {
         if digits(rest) {
@@ -817,7 +990,11 @@ fn parse_word_type(w: &str) -> Option<BaseType> {
             if n == 0 {
                 return None;
             }
-            return Some(BaseType::Word { dir: poly(), size: SizeSpec::Known(1), count: Some(n) });
+            return Some(BaseType::Word {
+                dir: poly(),
+                size: SizeSpec::Known(1),
+                count: Some(n),
+            });
         }
     }
     if let Some(rest) = w.strip_prefix('v') {
@@ -826,7 +1003,11 @@ fn parse_word_type(w: &str) -> Option<BaseType> {
             if n == 0 {
                 return None;
             }
-            return Some(BaseType::Word { dir: poly(), size: SizeSpec::Poly("m".into()), count: Some(n) });
+            return Some(BaseType::Word {
+                dir: poly(),
+                size: SizeSpec::Poly("m".into()),
+                count: Some(n),
+            });
         }
     }
     None

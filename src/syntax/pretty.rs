@@ -55,8 +55,15 @@ fn decl(s: &mut String, d: &Decl) {
             }
         }
         DeclKind::Table(lists) | DeclKind::Perm(lists) => {
-            let body: Vec<String> =
-                lists.iter().map(|l| format!("{{ {} }}", l.iter().map(expr).collect::<Vec<_>>().join(", "))).collect();
+            let body: Vec<String> = lists
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{{ {} }}",
+                        l.iter().map(expr).collect::<Vec<_>>().join(", ")
+                    )
+                })
+                .collect();
             if d.is_array {
                 let _ = writeln!(s, "[ {} ]", body.join(" ;\n  "));
             } else {
@@ -112,16 +119,35 @@ fn equation(s: &mut String, e: &Equation, indent: usize) {
     match e {
         Equation::Assign { lhs, kind, rhs, .. } => {
             let l: Vec<String> = lhs.iter().map(expr).collect();
-            let l = if l.len() == 1 { l[0].clone() } else { format!("({})", l.join(", ")) };
+            let l = if l.len() == 1 {
+                l[0].clone()
+            } else {
+                format!("({})", l.join(", "))
+            };
             let op = match kind {
                 AssignKind::Def => "=",
                 AssignKind::Redef => ":=",
             };
             let _ = writeln!(s, "{}{} {} {};", pad, l, op, expr(rhs));
         }
-        Equation::Forall { attrs, var, from, to, body, .. } => {
+        Equation::Forall {
+            attrs,
+            var,
+            from,
+            to,
+            body,
+            ..
+        } => {
             let a: String = attrs.iter().map(|a| format!("_{} ", a.name)).collect();
-            let _ = writeln!(s, "{}{}forall {} in [{}, {}] {{", pad, a, var.name, expr(from), expr(to));
+            let _ = writeln!(
+                s,
+                "{}{}forall {} in [{}, {}] {{",
+                pad,
+                a,
+                var.name,
+                expr(from),
+                expr(to)
+            );
             for e in body {
                 equation(s, e, indent + 1);
             }
@@ -175,7 +201,11 @@ pub fn expr(e: &Expr) -> String {
                 None => format!("{}({})", f.name, a),
             }
         }
-        ExprKind::Shuffle(a, p) => format!("Shuffle({}, [{}])", expr(a), p.iter().map(expr).collect::<Vec<_>>().join(", ")),
+        ExprKind::Shuffle(a, p) => format!(
+            "Shuffle({}, [{}])",
+            expr(a),
+            p.iter().map(expr).collect::<Vec<_>>().join(", ")
+        ),
         ExprKind::Bitmask(a, b) => format!("Bitmask({}, {})", expr(a), expr(b)),
         ExprKind::Pack(a, b, t) => match t {
             Some(t) => format!("Pack({}, {}):{}", expr(a), expr(b), type_expr(t)),

@@ -49,7 +49,11 @@ impl Target {
             Arch::Sse | Arch::Avx2 => 16,
             Arch::Avx512 | Arch::Neon => 32,
         };
-        Target { arch, reg_bits: arch.reg_bits(), n_regs }
+        Target {
+            arch,
+            reg_bits: arch.reg_bits(),
+            n_regs,
+        }
     }
 
     pub fn has(&self, f: Feature) -> bool {
@@ -87,7 +91,10 @@ impl Target {
             }
             Op::Rotl(..) | Op::Rotr(..) => match slicing {
                 Slicing::V => {
-                    if !simd || (self.has(Feature::Rotate32_64) && bits >= 32) || (bits == 16 && self.has(Feature::Rotate16)) {
+                    if !simd
+                        || (self.has(Feature::Rotate32_64) && bits >= 32)
+                        || (bits == 16 && self.has(Feature::Rotate16))
+                    {
                         1
                     } else {
                         3

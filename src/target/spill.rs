@@ -94,14 +94,23 @@ pub fn carried(prog: &Program) -> Vec<Vec<Home>> {
     prog.sole_loop_sites()
         .into_iter()
         .map(|site| {
-            let Some((ni, k)) = site else { return Vec::new() };
-            let Instr::Loop { args, results, .. } = &prog.nodes[ni].body[k] else { return Vec::new() };
+            let Some((ni, k)) = site else {
+                return Vec::new();
+            };
+            let Instr::Loop { args, results, .. } = &prog.nodes[ni].body[k] else {
+                return Vec::new();
+            };
             let mut homes = Vec::new();
             for (o, r) in results.iter().enumerate() {
                 if let LoopResult::State { state: j, each } = r {
-                    let ps: Vec<usize> = (0..args.len()).filter(|&p| args[p] == LoopArg::State(*j)).collect();
+                    let ps: Vec<usize> = (0..args.len())
+                        .filter(|&p| args[p] == LoopArg::State(*j))
+                        .collect();
                     if each.is_empty() && ps.len() == 1 {
-                        homes.push(Home { input: ps[0], output: o });
+                        homes.push(Home {
+                            input: ps[0],
+                            output: o,
+                        });
                     }
                 }
             }
@@ -134,7 +143,13 @@ impl Plan {
 /// Those the plan would store before their first use anyway get one: they then stay in
 /// memory across the iteration boundary instead of being reloaded into registers at its end
 /// and stored again at the start of the next (ChaCha20 `-V`: two `c` rows, as in OpenSSL).
-pub fn plan_for(node: &Node, arch: Arch, slicing: Slicing, loop_body: bool, carried: &[Home]) -> Option<Plan> {
+pub fn plan_for(
+    node: &Node,
+    arch: Arch,
+    slicing: Slicing,
+    loop_body: bool,
+    carried: &[Home],
+) -> Option<Plan> {
     if !applies(slicing, arch) || !loop_body {
         return None;
     }
@@ -143,7 +158,8 @@ pub fn plan_for(node: &Node, arch: Arch, slicing: Slicing, loop_body: bool, carr
     let plan0 = plan0?;
     let ins = node.flat_inputs();
     let outs = node.flat_outputs();
-    let defined: std::collections::HashSet<VarId> = node.body.iter().flat_map(|i| i.defs()).collect();
+    let defined: std::collections::HashSet<VarId> =
+        node.body.iter().flat_map(|i| i.defs()).collect();
     let homes: Vec<Home> = carried
         .iter()
         .copied()
@@ -276,14 +292,27 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
         }
     }
     let mut before: Vec<Vec<Action>> = vec![Vec::new(); n + 1];
-    let mut r = Regs { uses, cursor: vec![0; nv], live: Vec::new(), slot: vec![None; nv], slots: 0, regs, home_out: vec![None; nv], cold: Vec::new() };
+    let mut r = Regs {
+        uses,
+        cursor: vec![0; nv],
+        live: Vec::new(),
+        slot: vec![None; nv],
+        slots: 0,
+        regs,
+        home_out: vec![None; nv],
+        cold: Vec::new(),
+    };
     for (h, home) in homes.iter().enumerate() {
         r.slot[flat_ins[home.input].0 as usize] = Some(Loc::Home(h));
         r.home_out[flat_outs[home.output].0 as usize] = Some((h, flat_ins[home.input]));
     }
 
     // Inputs: the ones used soonest start in registers, the others are stored at once.
-    let mut ins: Vec<VarId> = flat_ins.iter().copied().filter(|a| !r.uses[a.0 as usize].is_empty() && r.slot[a.0 as usize].is_none()).collect();
+    let mut ins: Vec<VarId> = flat_ins
+        .iter()
+        .copied()
+        .filter(|a| !r.uses[a.0 as usize].is_empty() && r.slot[a.0 as usize].is_none())
+        .collect();
     ins.sort_by_key(|a| r.uses[a.0 as usize][0]);
     ins.dedup();
     for (i, a) in ins.iter().enumerate() {
@@ -294,7 +323,9 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
         }
     }
     for (k, ins) in node.body.iter().enumerate() {
-        let Instr::Assign { dst, op } = ins else { unreachable!() };
+        let Instr::Assign { dst, op } = ins else {
+            unreachable!()
+        };
         let mut ops = op.operands();
         ops.sort_unstable_by_key(|v| v.0);
         ops.dedup();
@@ -310,7 +341,10 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
         // Operands used for the last time free their registers for the result (a homed
         // output keeps its register until it is stored).
         let live = std::mem::take(&mut r.live);
-        r.live = live.into_iter().filter(|v| r.next_use(*v, k + 1) != NEVER || r.pending_home(*v)).collect();
+        r.live = live
+            .into_iter()
+            .filter(|v| r.next_use(*v, k + 1) != NEVER || r.pending_home(*v))
+            .collect();
         r.evict(1 + temps(op, arch), &[], k + 1, &mut acts);
         if r.next_use(*dst, k + 1) != NEVER || r.pending_home(*dst) {
             r.live.push(*dst);
@@ -318,7 +352,8 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
         // Homed outputs no instruction reads any more go home once it is free.
         for home in homes {
             let (v, a) = (flat_outs[home.output], flat_ins[home.input]);
-            if r.live.contains(&v) && r.next_use(v, k + 1) == NEVER && r.next_use(a, k + 1) == NEVER {
+            if r.live.contains(&v) && r.next_use(v, k + 1) == NEVER && r.next_use(a, k + 1) == NEVER
+            {
                 r.live.retain(|x| *x != v);
                 let mut after = Vec::new();
                 r.store(v, k + 1, &mut after);
@@ -335,7 +370,10 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
             Some(Loc::Home(g)) if g == h => {}
             s => {
                 if !r.live.contains(&v) {
-                    before[n].push(Action::Reload(v, s.expect("a value not in a register was spilled")));
+                    before[n].push(Action::Reload(
+                        v,
+                        s.expect("a value not in a register was spilled"),
+                    ));
                 }
                 before[n].push(Action::Spill(v, Loc::Home(h)));
             }
@@ -353,5 +391,12 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
     if r.slots == 0 && homes.is_empty() {
         return (None, cold);
     }
-    (Some(Plan { before, slots: r.slots, homes: homes.to_vec() }), cold)
+    (
+        Some(Plan {
+            before,
+            slots: r.slots,
+            homes: homes.to_vec(),
+        }),
+        cold,
+    )
 }

@@ -50,7 +50,10 @@ pub fn key(p: &KeyParts) -> String {
         text.push_str(&format!("file {} {}\n", name.len(), src.len()));
         text.push_str(src);
     }
-    text.push_str(&format!("\nflags {}\ncpu {}\ncompilers {}\n", p.flags, p.cpu, p.compilers));
+    text.push_str(&format!(
+        "\nflags {}\ncpu {}\ncompilers {}\n",
+        p.flags, p.cpu, p.compilers
+    ));
     let h1 = stable_hash(&text);
     let h2 = stable_hash(&format!("{}{}", text.len(), text));
     format!("{:016x}{:016x}", h1, h2)
@@ -71,7 +74,13 @@ const MAGIC: &str = "nakiri-tune-cache 1\n";
 /// Length-prefixed sections, so any text round-trips.
 pub fn encode(e: &Entry) -> String {
     let mut s = String::from(MAGIC);
-    for (name, body) in [("knobs", e.knobs.to_line()), ("c", e.c.clone()), ("h", e.h.clone()), ("report", e.report.clone()), ("svg", e.svg.clone())] {
+    for (name, body) in [
+        ("knobs", e.knobs.to_line()),
+        ("c", e.c.clone()),
+        ("h", e.h.clone()),
+        ("report", e.report.clone()),
+        ("svg", e.svg.clone()),
+    ] {
         s.push_str(&format!("{} {}\n", name, body.len()));
         s.push_str(&body);
         s.push('\n');
@@ -98,5 +107,11 @@ pub fn decode(s: &str) -> Option<Entry> {
         return None;
     }
     let knobs = Knobs::parse(&parts[0])?;
-    Some(Entry { knobs, c: parts[1].clone(), h: parts[2].clone(), report: parts[3].clone(), svg: parts[4].clone() })
+    Some(Entry {
+        knobs,
+        c: parts[1].clone(),
+        h: parts[2].clone(),
+        report: parts[3].clone(),
+        svg: parts[4].clone(),
+    })
 }

@@ -55,7 +55,13 @@ pub fn issue_width(arch: Arch) -> f64 {
 /// `nakiri bench` counts them.
 pub fn bytes_per_instance(prog: &Program) -> f64 {
     let e = prog.entry();
-    let bits: u64 = e.inputs.iter().filter(|p| !p.is_const).flat_map(|p| p.atoms.iter()).map(|a| e.bits(*a) as u64).sum();
+    let bits: u64 = e
+        .inputs
+        .iter()
+        .filter(|p| !p.is_const)
+        .flat_map(|p| p.atoms.iter())
+        .map(|a| e.bits(*a) as u64)
+        .sum();
     bits as f64 / 8.0 / prog.interleave.max(1) as f64
 }
 
@@ -65,7 +71,11 @@ fn critical_paths(prog: &Program, t: &Target) -> Vec<f64> {
         let mut ready = vec![0f64; node.vars.len()];
         let mut longest = 0f64;
         for ins in &node.body {
-            let start = ins.uses().iter().map(|u| ready[u.0 as usize]).fold(0f64, f64::max);
+            let start = ins
+                .uses()
+                .iter()
+                .map(|u| ready[u.0 as usize])
+                .fold(0f64, f64::max);
             let lat = match ins {
                 Instr::Assign { dst, op } => t.cost(op, node.bits(*dst), prog.slicing).insns as f64,
                 Instr::Call { callee, .. } => crit[callee.0 as usize],
@@ -93,7 +103,9 @@ fn executions(prog: &Program) -> Vec<f64> {
         for ins in &prog.nodes[idx].body {
             match ins {
                 Instr::Call { callee, .. } => ex[callee.0 as usize] += ex[idx],
-                Instr::Loop { callee, count, .. } => ex[callee.0 as usize] += ex[idx] * *count as f64,
+                Instr::Loop { callee, count, .. } => {
+                    ex[callee.0 as usize] += ex[idx] * *count as f64
+                }
                 _ => {}
             }
         }
@@ -129,15 +141,31 @@ pub fn estimate_with(prog: &Program, arch: Arch, instances: usize) -> Estimate {
     }
     let hot = ((insns + spills) / issue_width(arch)).max(crit[entry]);
     let cold = hot + static_insns * 4.0 / 64.0 * 20.0;
-    Estimate { instances, bytes_per_instance: bytes_per_instance(prog), insns, critical_path: crit[entry], spills, static_insns, hot_cycles: hot, cold_cycles: cold }
+    Estimate {
+        instances,
+        bytes_per_instance: bytes_per_instance(prog),
+        insns,
+        critical_path: crit[entry],
+        spills,
+        static_insns,
+        hot_cycles: hot,
+        cold_cycles: cold,
+    }
 }
 
 /// [`estimate_with`], instances per call from the target's register layout (× the
 /// interleaving factor).
 pub fn estimate(prog: &Program, arch: Arch) -> Estimate {
     let e = prog.entry();
-    let word = e.inputs.iter().chain(&e.outputs).map(|p| p.word_bits).max().unwrap_or(1);
-    let inst = crate::target::instances_per_call(arch, prog.slicing, word) * prog.interleave.max(1) as usize;
+    let word = e
+        .inputs
+        .iter()
+        .chain(&e.outputs)
+        .map(|p| p.word_bits)
+        .max()
+        .unwrap_or(1);
+    let inst = crate::target::instances_per_call(arch, prog.slicing, word)
+        * prog.interleave.max(1) as usize;
     estimate_with(prog, arch, inst)
 }
 
@@ -151,6 +179,11 @@ pub fn excess_spills(prog: &Program, arch: Arch) -> f64 {
         .iter()
         .enumerate()
         .filter(|(i, _)| ex[*i] > 0.0)
-        .map(|(i, n)| ex[i] * cost::spill_estimate(n, t.n_regs as usize).saturating_sub(cost::spill_estimate(n, usize::MAX / 4)) as f64)
+        .map(|(i, n)| {
+            ex[i]
+                * cost::spill_estimate(n, t.n_regs as usize)
+                    .saturating_sub(cost::spill_estimate(n, usize::MAX / 4))
+                    as f64
+        })
         .sum()
 }

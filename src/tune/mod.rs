@@ -218,7 +218,19 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 11] = [Dim::Loops, Dim::Inline, Dim::SchedBits, Dim::SchedIlp, Dim::Interleave, Dim::Ternlog, Dim::Spill, Dim::PackedInterleave, Dim::Cc, Dim::InlineNode, Dim::Loop];
+    pub const ALL: [Dim; 11] = [
+        Dim::Loops,
+        Dim::Inline,
+        Dim::SchedBits,
+        Dim::SchedIlp,
+        Dim::Interleave,
+        Dim::Ternlog,
+        Dim::Spill,
+        Dim::PackedInterleave,
+        Dim::Cc,
+        Dim::InlineNode,
+        Dim::Loop,
+    ];
     pub fn name(self) -> &'static str {
         match self {
             Dim::Loops => "loops",
@@ -238,7 +250,11 @@ impl Dim {
         Dim::ALL.iter().copied().find(|d| d.name() == s)
     }
     pub fn names() -> String {
-        Dim::ALL.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")
+        Dim::ALL
+            .iter()
+            .map(|d| d.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -275,13 +291,24 @@ impl Space {
                 _ => true,
             })
             .collect();
-        Space { slicing, arch, dims, ccs, allow_abi_change, max_node_candidates: 6 }
+        Space {
+            slicing,
+            arch,
+            dims,
+            ccs,
+            allow_abi_change,
+            max_node_candidates: 6,
+        }
     }
 
     /// Adds the dimensions only `goal` measures (`packed-interleave` for goal `packed`).
     pub fn for_goal(&mut self, goal: Goal) {
         if goal == Goal::Packed && !self.dims.contains(&Dim::PackedInterleave) {
-            let at = self.dims.iter().position(|d| *d == Dim::Cc).unwrap_or(self.dims.len());
+            let at = self
+                .dims
+                .iter()
+                .position(|d| *d == Dim::Cc)
+                .unwrap_or(self.dims.len());
             self.dims.insert(at, Dim::PackedInterleave);
         }
     }
@@ -289,7 +316,9 @@ impl Space {
     /// Keeps only `keep` (and the per-node/per-loop refinements of kept `Inline`/`Loops`).
     pub fn restrict(&mut self, keep: &[Dim]) {
         self.dims.retain(|d| {
-            keep.contains(d) || (*d == Dim::InlineNode && keep.contains(&Dim::Inline)) || (*d == Dim::Loop && keep.contains(&Dim::Loops))
+            keep.contains(d)
+                || (*d == Dim::InlineNode && keep.contains(&Dim::Inline))
+                || (*d == Dim::Loop && keep.contains(&Dim::Loops))
         });
     }
 
@@ -302,11 +331,19 @@ impl Space {
             inline: InlineKnob::of(opt.inline, self.slicing, self.arch),
             inline_nodes: vec![],
             // Passes that do not apply here are recorded as off (the same C either way).
-            sched_bits: opt.enabled(crate::opt::PassId::SchedBits) && opt.sched_bits_in.contains(self.slicing),
-            sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B { Some(opt.sched_window) } else { None },
+            sched_bits: opt.enabled(crate::opt::PassId::SchedBits)
+                && opt.sched_bits_in.contains(self.slicing),
+            sched_ilp: if opt.enabled(crate::opt::PassId::SchedIlp) && self.slicing != Slicing::B {
+                Some(opt.sched_window)
+            } else {
+                None
+            },
             interleave: (opt.interleave.max(1), opt.interleave_granularity),
             ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
-            spill: match (SpillKnob::applies(self.slicing, self.arch) && spill, opt.enabled(crate::opt::PassId::SchedPairs)) {
+            spill: match (
+                SpillKnob::applies(self.slicing, self.arch) && spill,
+                opt.enabled(crate::opt::PassId::SchedPairs),
+            ) {
                 (false, _) => SpillKnob::Off,
                 (true, false) => SpillKnob::Plan,
                 (true, true) => SpillKnob::Lockstep,
@@ -327,48 +364,90 @@ impl Space {
         };
         match d {
             Dim::Loops => {
-                for l in [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All] {
-                    push(Knobs { loops: l, unrolled_loops: vec![], ..cur.clone() });
+                for l in [
+                    LoopPolicyKnob::Unroll,
+                    LoopPolicyKnob::Chains,
+                    LoopPolicyKnob::All,
+                ] {
+                    push(Knobs {
+                        loops: l,
+                        unrolled_loops: vec![],
+                        ..cur.clone()
+                    });
                 }
                 // Unrolling pays when the bodies are inlined into the straight line, which a
                 // one-knob move cannot see: also unroll with everything inlined.
                 if cur.inline != InlineKnob::All {
-                    push(Knobs { loops: LoopPolicyKnob::Unroll, unrolled_loops: vec![], inline: InlineKnob::All, inline_nodes: vec![], ..cur.clone() });
+                    push(Knobs {
+                        loops: LoopPolicyKnob::Unroll,
+                        unrolled_loops: vec![],
+                        inline: InlineKnob::All,
+                        inline_nodes: vec![],
+                        ..cur.clone()
+                    });
                 }
             }
             Dim::Inline => {
                 for i in [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked] {
-                    push(Knobs { inline: i, inline_nodes: vec![], ..cur.clone() });
+                    push(Knobs {
+                        inline: i,
+                        inline_nodes: vec![],
+                        ..cur.clone()
+                    });
                 }
             }
-            Dim::SchedBits => push(Knobs { sched_bits: !cur.sched_bits, ..cur.clone() }),
+            Dim::SchedBits => push(Knobs {
+                sched_bits: !cur.sched_bits,
+                ..cur.clone()
+            }),
             Dim::SchedIlp => {
                 for w in [None, Some(3), Some(10), Some(30)] {
-                    push(Knobs { sched_ilp: w, ..cur.clone() });
+                    push(Knobs {
+                        sched_ilp: w,
+                        ..cur.clone()
+                    });
                 }
             }
-            Dim::Ternlog => push(Knobs { ternlog: !cur.ternlog, ..cur.clone() }),
+            Dim::Ternlog => push(Knobs {
+                ternlog: !cur.ternlog,
+                ..cur.clone()
+            }),
             Dim::Spill => {
                 for s in SpillKnob::ALL {
-                    push(Knobs { spill: s, ..cur.clone() });
+                    push(Knobs {
+                        spill: s,
+                        ..cur.clone()
+                    });
                 }
             }
             Dim::Interleave => {
-                push(Knobs { interleave: (1, cur.interleave.1), ..cur.clone() });
+                push(Knobs {
+                    interleave: (1, cur.interleave.1),
+                    ..cur.clone()
+                });
                 for k in 2..=4u32 {
                     for g in [1usize, 10, 50] {
-                        push(Knobs { interleave: (k, g), ..cur.clone() });
+                        push(Knobs {
+                            interleave: (k, g),
+                            ..cur.clone()
+                        });
                     }
                 }
             }
             Dim::PackedInterleave => {
                 for p in [None, Some(1), Some(2), Some(3)] {
-                    push(Knobs { packed_interleave: p, ..cur.clone() });
+                    push(Knobs {
+                        packed_interleave: p,
+                        ..cur.clone()
+                    });
                 }
             }
             Dim::Cc => {
                 for c in &self.ccs {
-                    push(Knobs { cc: c.clone(), ..cur.clone() });
+                    push(Knobs {
+                        cc: c.clone(),
+                        ..cur.clone()
+                    });
                 }
             }
             Dim::InlineNode | Dim::Loop => {}
@@ -386,13 +465,31 @@ impl Knobs {
             s.push_str(&format!(" unroll-loops={}", self.unrolled_loops.join(",")));
         }
         if !self.inline_nodes.is_empty() {
-            let v: Vec<String> = self.inline_nodes.iter().map(|(n, b)| format!("{}{}", if *b { "+" } else { "-" }, n)).collect();
+            let v: Vec<String> = self
+                .inline_nodes
+                .iter()
+                .map(|(n, b)| format!("{}{}", if *b { "+" } else { "-" }, n))
+                .collect();
             s.push_str(&format!(" inline-nodes={}", v.join(",")));
         }
-        s.push_str(&format!(" sched-bits={}", if self.sched_bits { "on" } else { "off" }));
-        s.push_str(&format!(" sched-ilp={}", self.sched_ilp.map(|w| w.to_string()).unwrap_or_else(|| "off".into())));
-        s.push_str(&format!(" interleave={}x{}", self.interleave.0, self.interleave.1));
-        s.push_str(&format!(" ternlog={}", if self.ternlog { "on" } else { "off" }));
+        s.push_str(&format!(
+            " sched-bits={}",
+            if self.sched_bits { "on" } else { "off" }
+        ));
+        s.push_str(&format!(
+            " sched-ilp={}",
+            self.sched_ilp
+                .map(|w| w.to_string())
+                .unwrap_or_else(|| "off".into())
+        ));
+        s.push_str(&format!(
+            " interleave={}x{}",
+            self.interleave.0, self.interleave.1
+        ));
+        s.push_str(&format!(
+            " ternlog={}",
+            if self.ternlog { "on" } else { "off" }
+        ));
         s.push_str(&format!(" spill={}", self.spill.name()));
         if let Some(p) = self.packed_interleave {
             s.push_str(&format!(" packed-interleave={}", p));
@@ -416,7 +513,10 @@ impl Knobs {
             ternlog: false,
             spill: SpillKnob::Off,
             packed_interleave: None,
-            cc: Cc { name: String::new(), flags: vec![] },
+            cc: Cc {
+                name: String::new(),
+                flags: vec![],
+            },
         };
         let on = |v: &str| match v {
             "on" => Some(true),
@@ -426,8 +526,26 @@ impl Knobs {
         for kv in line.split_whitespace() {
             let (key, v) = kv.split_once('=')?;
             match key {
-                "loops" => k.loops = [LoopPolicyKnob::Unroll, LoopPolicyKnob::Chains, LoopPolicyKnob::All, LoopPolicyKnob::Auto].into_iter().find(|l| l.name() == v)?,
-                "inline" => k.inline = [InlineKnob::Small, InlineKnob::All, InlineKnob::Marked, InlineKnob::Default].into_iter().find(|l| l.name() == v)?,
+                "loops" => {
+                    k.loops = [
+                        LoopPolicyKnob::Unroll,
+                        LoopPolicyKnob::Chains,
+                        LoopPolicyKnob::All,
+                        LoopPolicyKnob::Auto,
+                    ]
+                    .into_iter()
+                    .find(|l| l.name() == v)?
+                }
+                "inline" => {
+                    k.inline = [
+                        InlineKnob::Small,
+                        InlineKnob::All,
+                        InlineKnob::Marked,
+                        InlineKnob::Default,
+                    ]
+                    .into_iter()
+                    .find(|l| l.name() == v)?
+                }
                 "unroll-loops" => k.unrolled_loops = v.split(',').map(String::from).collect(),
                 "inline-nodes" => {
                     for n in v.split(',') {
@@ -436,14 +554,22 @@ impl Knobs {
                     }
                 }
                 "sched-bits" => k.sched_bits = on(v)?,
-                "sched-ilp" => k.sched_ilp = if v == "off" { None } else { Some(v.parse().ok()?) },
+                "sched-ilp" => {
+                    k.sched_ilp = if v == "off" {
+                        None
+                    } else {
+                        Some(v.parse().ok()?)
+                    }
+                }
                 "interleave" => {
                     let (a, b) = v.split_once('x')?;
                     k.interleave = (a.parse().ok()?, b.parse().ok()?);
                 }
                 "ternlog" => k.ternlog = on(v)?,
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
-                "packed-interleave" => k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?),
+                "packed-interleave" => {
+                    k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?)
+                }
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,

@@ -36,8 +36,18 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
     let def = &o.visits[o.default_id];
     let chosen = &o.visits[o.chosen_id];
     let mut s = String::new();
-    s.push_str(&format!("# nakiri tune: `{}` (-{} --arch {}, goal {})\n\n", cx.file, cx.slicing, cx.arch, cx.goal.name()));
-    s.push_str(&format!("- machine: {}; C compilers: {}\n", cx.cpu, cx.compilers.join("; ")));
+    s.push_str(&format!(
+        "# nakiri tune: `{}` (-{} --arch {}, goal {})\n\n",
+        cx.file,
+        cx.slicing,
+        cx.arch,
+        cx.goal.name()
+    ));
+    s.push_str(&format!(
+        "- machine: {}; C compilers: {}\n",
+        cx.cpu,
+        cx.compilers.join("; ")
+    ));
     s.push_str(&format!(
         "- budget {} s, used {:.1} s; {} candidates visited, {} measured in {} batches (each batch in one process, variants in alternating windows)\n",
         cx.budget_s,
@@ -52,14 +62,36 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
         _ => "TSC cycles/byte of the raw entry, hot loop (minimum over windows)",
     };
     s.push_str(&format!("- metric: {}\n", unit));
-    s.push_str(&format!("- knobs searched, in order: {}\n", cx.dims.iter().map(|d| d.name()).collect::<Vec<_>>().join(", ")));
+    s.push_str(&format!(
+        "- knobs searched, in order: {}\n",
+        cx.dims
+            .iter()
+            .map(|d| d.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     if !cx.allow_abi_change {
         s.push_str("- interleaving not searched: it changes the raw entry's ABI; the packed entry keeps its signature (`--allow-abi-change` searches it)\n");
     }
-    s.push_str(&format!("- **chosen**: `{}` (#{}), build with `{}`\n", chosen.knobs.diff(&def.knobs), chosen.id, chosen.knobs.cc.label()));
+    s.push_str(&format!(
+        "- **chosen**: `{}` (#{}), build with `{}`\n",
+        chosen.knobs.diff(&def.knobs),
+        chosen.id,
+        chosen.knobs.cc.label()
+    ));
     match (o.final_metrics, cx.goal) {
-        (Some((d, c)), Goal::Size) => s.push_str(&format!("- final check: fastest {:.4}, chosen {:.4} (within 5%: {})\n", d, c, c <= d * 1.05)),
-        (Some((d, c)), _) => s.push_str(&format!("- final check against the default, one batch: default {:.4}, chosen {:.4}: {:.3}x\n", d, c, d / c)),
+        (Some((d, c)), Goal::Size) => s.push_str(&format!(
+            "- final check: fastest {:.4}, chosen {:.4} (within 5%: {})\n",
+            d,
+            c,
+            c <= d * 1.05
+        )),
+        (Some((d, c)), _) => s.push_str(&format!(
+            "- final check against the default, one batch: default {:.4}, chosen {:.4}: {:.3}x\n",
+            d,
+            c,
+            d / c
+        )),
         (None, _) => {}
     }
     for n in &o.notes {
@@ -72,11 +104,16 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
     s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
     for v in &o.visits {
         let m = v.measurement.as_ref();
-        let est = v.estimate.as_ref().map(|e| super::search::estimated(e, cx.goal));
+        let est = v
+            .estimate
+            .as_ref()
+            .map(|e| super::search::estimated(e, cx.goal));
         let status = match &v.status {
             Status::Measured if v.id == o.chosen_id => "**chosen**".to_string(),
             Status::Measured => "measured".into(),
-            Status::Pruned { estimate, bound } => format!("pruned: estimate {:.3} > {:.3}", estimate, bound),
+            Status::Pruned { estimate, bound } => {
+                format!("pruned: estimate {:.3} > {:.3}", estimate, bound)
+            }
             Status::Duplicate(of) => format!("same C as #{}", of),
             Status::Failed(e) => format!("failed: {}", e.replace('|', "/")),
             Status::OverBudget => "not measured (budget)".into(),
@@ -89,7 +126,9 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
             num(est, 3),
             num(m.and_then(|m| m.hot_cpb), 3),
             num(m.and_then(|m| m.cold_cycles), 0),
-            m.and_then(|m| m.code_bytes).map(|b| b.to_string()).unwrap_or_else(|| "-".into()),
+            m.and_then(|m| m.code_bytes)
+                .map(|b| b.to_string())
+                .unwrap_or_else(|| "-".into()),
             num(m.and_then(|m| m.spills_per_block), 1),
             num(v.vs_incumbent, 3),
             num(v.relative, 3),
@@ -119,7 +158,10 @@ fn colour(d: Option<Dim>) -> &'static str {
 }
 
 fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 /// The SVG plot: one dot per measured candidate (x = visiting order, y = goal metric relative
@@ -128,7 +170,10 @@ fn esc(s: &str) -> String {
 pub fn svg(o: &Outcome, cx: &Context) -> String {
     let (w, h) = (760.0f64, 420.0f64);
     let (l, r, t, b) = (70.0, 170.0, 40.0, 50.0);
-    let def_est = o.visits[o.default_id].estimate.as_ref().map(|e| super::search::estimated(e, cx.goal));
+    let def_est = o.visits[o.default_id]
+        .estimate
+        .as_ref()
+        .map(|e| super::search::estimated(e, cx.goal));
     let mut pts: Vec<(usize, f64, Option<Dim>, bool)> = Vec::new(); // (id, y, dim, measured)
     for v in &o.visits {
         if let Some(rel) = v.relative.filter(|_| v.measurement.is_some()) {
@@ -137,15 +182,31 @@ pub fn svg(o: &Outcome, cx: &Context) -> String {
             pts.push((v.id, estimate / de, v.dim, false));
         }
     }
-    let ys: Vec<f64> = pts.iter().map(|p| p.1).chain([1.0]).filter(|y| y.is_finite() && *y > 0.0).collect();
-    let lo = ys.iter().cloned().fold(f64::INFINITY, f64::min).min(0.95).ln();
+    let ys: Vec<f64> = pts
+        .iter()
+        .map(|p| p.1)
+        .chain([1.0])
+        .filter(|y| y.is_finite() && *y > 0.0)
+        .collect();
+    let lo = ys
+        .iter()
+        .cloned()
+        .fold(f64::INFINITY, f64::min)
+        .min(0.95)
+        .ln();
     let hi = ys.iter().cloned().fold(0.0, f64::max).max(1.05).ln();
     let n = o.visits.len().max(2) as f64;
     let x_of = |i: usize| l + (w - l - r) * i as f64 / (n - 1.0);
     let y_of = |v: f64| t + (h - t - b) * (hi - v.max(1e-9).ln()) / (hi - lo).max(1e-9);
     let mut s = format!("<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n");
-    s.push_str(&format!("<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"));
-    let metric = if cx.goal == Goal::Cold { "cold cycles" } else { "cycles/byte" };
+    s.push_str(&format!(
+        "<rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n"
+    ));
+    let metric = if cx.goal == Goal::Cold {
+        "cold cycles"
+    } else {
+        "cycles/byte"
+    };
     s.push_str(&format!(
         "<text x=\"{}\" y=\"22\" font-size=\"14\">{} -{} {} (goal {}): {} relative to the default</text>\n",
         l,
@@ -156,19 +217,44 @@ pub fn svg(o: &Outcome, cx: &Context) -> String {
         metric
     ));
     // Axes and gridlines at round ratios.
-    s.push_str(&format!("<line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"#444\"/>\n", h - b));
-    s.push_str(&format!("<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\"/>\n", h - b, w - r, h - b));
+    s.push_str(&format!(
+        "<line x1=\"{l}\" y1=\"{t}\" x2=\"{l}\" y2=\"{}\" stroke=\"#444\"/>\n",
+        h - b
+    ));
+    s.push_str(&format!(
+        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\"/>\n",
+        h - b,
+        w - r,
+        h - b
+    ));
     for g in [0.25, 0.5, 0.75, 0.9, 1.0, 1.1, 1.25, 1.5, 2.0, 3.0, 4.0] {
         let ln = f64::ln(g);
         if ln < lo || ln > hi {
             continue;
         }
         let y = y_of(g);
-        let style = if g == 1.0 { "stroke=\"#000\" stroke-dasharray=\"6,4\"" } else { "stroke=\"#ddd\"" };
-        s.push_str(&format!("<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" {style}/>\n", w - r));
-        s.push_str(&format!("<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}{}</text>\n", l - 6.0, y + 4.0, g, if g == 1.0 { " (default)" } else { "" }));
+        let style = if g == 1.0 {
+            "stroke=\"#000\" stroke-dasharray=\"6,4\""
+        } else {
+            "stroke=\"#ddd\""
+        };
+        s.push_str(&format!(
+            "<line x1=\"{l}\" y1=\"{y:.1}\" x2=\"{}\" y2=\"{y:.1}\" {style}/>\n",
+            w - r
+        ));
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}{}</text>\n",
+            l - 6.0,
+            y + 4.0,
+            g,
+            if g == 1.0 { " (default)" } else { "" }
+        ));
     }
-    s.push_str(&format!("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">candidate (visiting order)</text>\n", (l + w - r) / 2.0, h - 15.0));
+    s.push_str(&format!(
+        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">candidate (visiting order)</text>\n",
+        (l + w - r) / 2.0,
+        h - 15.0
+    ));
     for &(id, y, dim, measured) in &pts {
         let (cx_, cy) = (x_of(id), y_of(y));
         let c = colour(dim);
@@ -195,12 +281,26 @@ pub fn svg(o: &Outcome, cx: &Context) -> String {
     }
     let mut y = t + 6.0;
     for d in dims {
-        s.push_str(&format!("<circle cx=\"{}\" cy=\"{:.1}\" r=\"4.5\" fill=\"{}\"/>\n", w - r + 18.0, y, colour(d)));
-        s.push_str(&format!("<text x=\"{}\" y=\"{:.1}\">{}</text>\n", w - r + 28.0, y + 4.0, d.map(|d| d.name()).unwrap_or("default")));
+        s.push_str(&format!(
+            "<circle cx=\"{}\" cy=\"{:.1}\" r=\"4.5\" fill=\"{}\"/>\n",
+            w - r + 18.0,
+            y,
+            colour(d)
+        ));
+        s.push_str(&format!(
+            "<text x=\"{}\" y=\"{:.1}\">{}</text>\n",
+            w - r + 28.0,
+            y + 4.0,
+            d.map(|d| d.name()).unwrap_or("default")
+        ));
         y += 18.0;
     }
     s.push_str(&format!("<circle cx=\"{}\" cy=\"{:.1}\" r=\"9\" fill=\"none\" stroke=\"#000\"/><text x=\"{}\" y=\"{:.1}\">chosen</text>\n", w - r + 18.0, y + 4.0, w - r + 32.0, y + 8.0));
-    s.push_str(&format!("<text x=\"{}\" y=\"{:.1}\">x = pruned (estimate)</text>\n", w - r + 10.0, y + 30.0));
+    s.push_str(&format!(
+        "<text x=\"{}\" y=\"{:.1}\">x = pruned (estimate)</text>\n",
+        w - r + 10.0,
+        y + 30.0
+    ));
     s.push_str("</svg>\n");
     s
 }

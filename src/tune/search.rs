@@ -73,7 +73,13 @@ pub struct Params {
 
 impl Params {
     pub fn new(goal: Goal, budget_s: f64) -> Params {
-        Params { goal, budget_s, prune_factor: 1.5, noise: 0.02, max_passes: 2 }
+        Params {
+            goal,
+            budget_s,
+            prune_factor: 1.5,
+            noise: 0.02,
+            max_passes: 2,
+        }
     }
 }
 
@@ -81,7 +87,10 @@ impl Params {
 pub enum Status {
     Measured,
     /// Estimate worse than the bound (both in the goal's estimated unit).
-    Pruned { estimate: f64, bound: f64 },
+    Pruned {
+        estimate: f64,
+        bound: f64,
+    },
     /// Same C (and compiler) as visit `.0`.
     Duplicate(usize),
     Failed(String),
@@ -193,10 +202,24 @@ impl State<'_> {
         self.compiles += 1;
         let (status, est, comp) = match c {
             Ok(c) => (Status::Measured, Some(c.estimate.clone()), Some(c)),
-            Err(e) => (Status::Failed(e.lines().next().unwrap_or("").to_string()), None, None),
+            Err(e) => (
+                Status::Failed(e.lines().next().unwrap_or("").to_string()),
+                None,
+                None,
+            ),
         };
         self.by_knobs.insert(knobs.clone(), id);
-        self.visits.push(Visit { id, dim, knobs, estimate: est, status, measurement: None, batch: None, vs_incumbent: None, relative: None });
+        self.visits.push(Visit {
+            id,
+            dim,
+            knobs,
+            estimate: est,
+            status,
+            measurement: None,
+            batch: None,
+            vs_incumbent: None,
+            relative: None,
+        });
         self.compiled.push(comp);
         id
     }
@@ -205,7 +228,14 @@ impl State<'_> {
     /// the goal metric of each (`None`: failed).
     fn batch(&mut self, ids: &[usize], measurer: &mut dyn Measurer) -> Vec<Option<f64>> {
         let goal = self.params.goal;
-        let refs: Vec<&Compiled> = ids.iter().map(|&i| self.compiled[i].as_ref().expect("measured candidates compiled")).collect();
+        let refs: Vec<&Compiled> = ids
+            .iter()
+            .map(|&i| {
+                self.compiled[i]
+                    .as_ref()
+                    .expect("measured candidates compiled")
+            })
+            .collect();
         let t0 = self.clock.elapsed();
         let res = measurer.measure(&refs, goal);
         self.measure_time += self.clock.elapsed() - t0;
@@ -223,7 +253,8 @@ impl State<'_> {
                 }
                 Some(Err(e)) => {
                     out.push(None);
-                    self.visits[i].status = Status::Failed(e.lines().next().unwrap_or("").to_string());
+                    self.visits[i].status =
+                        Status::Failed(e.lines().next().unwrap_or("").to_string());
                 }
                 None => {
                     out.push(None);
@@ -246,15 +277,36 @@ impl State<'_> {
 }
 
 /// Runs the search from `default` (which must compile).
-pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mut dyn Measurer, clock: &dyn Clock, params: &Params, progress: &mut dyn FnMut(&Progress)) -> Result<Outcome, String> {
+pub fn run(
+    space: &Space,
+    default: Knobs,
+    prep: &mut dyn Preparer,
+    measurer: &mut dyn Measurer,
+    clock: &dyn Clock,
+    params: &Params,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Outcome, String> {
     let goal = params.goal;
-    let mut st = State { params, clock, visits: vec![], compiled: vec![], by_knobs: HashMap::new(), by_hash: HashMap::new(), measure_time: 0.0, slots: 0, compile_time: 0.0, compiles: 0, batches: 0 };
+    let mut st = State {
+        params,
+        clock,
+        visits: vec![],
+        compiled: vec![],
+        by_knobs: HashMap::new(),
+        by_hash: HashMap::new(),
+        measure_time: 0.0,
+        slots: 0,
+        compile_time: 0.0,
+        compiles: 0,
+        batches: 0,
+    };
     let mut notes = Vec::new();
     let def = st.add(None, default.clone(), prep);
     if let Status::Failed(e) = &st.visits[def].status {
         return Err(format!("the default configuration does not compile: {}", e));
     }
-    st.by_hash.insert(st.compiled[def].as_ref().unwrap().c_hash, def);
+    st.by_hash
+        .insert(st.compiled[def].as_ref().unwrap().c_hash, def);
     st.visits[def].relative = Some(1.0);
     let m = st.batch(&[def], measurer);
     if m[0].is_none() {
@@ -283,7 +335,10 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
             let cur = st.visits[inc].knobs.clone();
             let alts: Vec<Knobs> = match dim {
                 Dim::InlineNode => {
-                    let flips = prep.inline_flips(st.compiled[inc].as_ref().unwrap(), space.max_node_candidates);
+                    let flips = prep.inline_flips(
+                        st.compiled[inc].as_ref().unwrap(),
+                        space.max_node_candidates,
+                    );
                     flips
                         .into_iter()
                         .filter(|(n, _)| !cur.inline_nodes.iter().any(|(m, _)| m == n))
@@ -296,7 +351,10 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                         .collect()
                 }
                 Dim::Loop if cur.loops != LoopPolicyKnob::Unroll => prep
-                    .loops(st.compiled[inc].as_ref().unwrap(), space.max_node_candidates)
+                    .loops(
+                        st.compiled[inc].as_ref().unwrap(),
+                        space.max_node_candidates,
+                    )
                     .into_iter()
                     .filter(|l| !cur.unrolled_loops.contains(l))
                     .map(|l| {
@@ -309,7 +367,11 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                 Dim::Loop => vec![],
                 d => space.alternatives(d, &cur),
             };
-            let inc_est = st.visits[inc].estimate.as_ref().map(|e| estimated(e, goal)).unwrap_or(f64::INFINITY);
+            let inc_est = st.visits[inc]
+                .estimate
+                .as_ref()
+                .map(|e| estimated(e, goal))
+                .unwrap_or(f64::INFINITY);
             let mut cands: Vec<usize> = Vec::new();
             for k in alts {
                 if st.by_knobs.contains_key(&k) {
@@ -320,7 +382,9 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                     break;
                 }
                 let id = st.add(Some(dim), k, prep);
-                let Some(c) = st.compiled[id].as_ref() else { continue };
+                let Some(c) = st.compiled[id].as_ref() else {
+                    continue;
+                };
                 let e = estimated(&c.estimate, goal);
                 let bound = params.prune_factor * inc_est;
                 if e > bound {
@@ -337,7 +401,11 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
             }
             // What fits: (1 + n) slots now, and 2 for the final check.
             let slot = st.slot_cost();
-            let fit = if slot > 0.0 { ((st.remaining() - 2.0 * slot) / slot).floor() as i64 - 1 } else { cands.len() as i64 };
+            let fit = if slot > 0.0 {
+                ((st.remaining() - 2.0 * slot) / slot).floor() as i64 - 1
+            } else {
+                cands.len() as i64
+            };
             if fit < cands.len() as i64 {
                 out_of_budget = true;
             }
@@ -347,7 +415,12 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                 ids.extend(&cands);
                 let ms = st.batch(&ids, measurer);
                 if let Some(inc_m) = ms[0] {
-                    let best = ids.iter().zip(&ms).skip(1).filter_map(|(&i, m)| m.map(|m| (i, m))).min_by(|a, b| a.1.total_cmp(&b.1));
+                    let best = ids
+                        .iter()
+                        .zip(&ms)
+                        .skip(1)
+                        .filter_map(|(&i, m)| m.map(|m| (i, m)))
+                        .min_by(|a, b| a.1.total_cmp(&b.1));
                     if let Some((i, m)) = best {
                         if m < inc_m * (1.0 - params.noise) {
                             inc = i;
@@ -358,7 +431,11 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
                 report(&st, inc, progress);
             }
             if out_of_budget {
-                notes.push(format!("the budget ({} s) ended the search during knob `{}`", params.budget_s, dim.name()));
+                notes.push(format!(
+                    "the budget ({} s) ended the search during knob `{}`",
+                    params.budget_s,
+                    dim.name()
+                ));
                 break 'passes;
             }
         }
@@ -372,13 +449,23 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
     let mut final_metrics = None;
     let mut gain = None;
     if goal == Goal::Size {
-        let fastest = st.visits.iter().filter(|v| v.measurement.is_some()).filter_map(|v| v.relative.map(|r| (v.id, r))).min_by(|a, b| a.1.total_cmp(&b.1));
+        let fastest = st
+            .visits
+            .iter()
+            .filter(|v| v.measurement.is_some())
+            .filter_map(|v| v.relative.map(|r| (v.id, r)))
+            .min_by(|a, b| a.1.total_cmp(&b.1));
         if let Some((fast, fast_rel)) = fastest {
             let smallest = st
                 .visits
                 .iter()
                 .filter(|v| v.relative.is_some_and(|r| r <= fast_rel * 1.05))
-                .filter_map(|v| v.measurement.as_ref().and_then(|m| m.code_bytes).map(|b| (v.id, b)))
+                .filter_map(|v| {
+                    v.measurement
+                        .as_ref()
+                        .and_then(|m| m.code_bytes)
+                        .map(|b| (v.id, b))
+                })
                 .min_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)));
             chosen = fast;
             if let Some((small, _)) = smallest {
@@ -413,6 +500,18 @@ pub fn run(space: &Space, default: Knobs, prep: &mut dyn Preparer, measurer: &mu
         gain = Some(1.0);
     }
     report(&st, chosen, progress);
-    let chosen_c = st.compiled[chosen].clone().expect("the chosen candidate compiled");
-    Ok(Outcome { visits: st.visits, default_id: def, chosen_id: chosen, chosen: chosen_c, gain_vs_default: gain, final_metrics, batches: st.batches, elapsed: clock.elapsed(), notes })
+    let chosen_c = st.compiled[chosen]
+        .clone()
+        .expect("the chosen candidate compiled");
+    Ok(Outcome {
+        visits: st.visits,
+        default_id: def,
+        chosen_id: chosen,
+        chosen: chosen_c,
+        gain_vs_default: gain,
+        final_metrics,
+        batches: st.batches,
+        elapsed: clock.elapsed(),
+        notes,
+    })
 }

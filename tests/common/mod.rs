@@ -29,7 +29,12 @@ pub fn cc() -> String {
 /// Writes `files` (name, contents) into a scratch dir, compiles every `.c` among them with
 /// `cc -O0 <extra flags>` (tests check behaviour, not speed; -O0 keeps gcc fast on huge straight-line code) into one executable, runs it with `stdin`, returns stdout.
 /// Panics with the compiler's or program's stderr on failure.
-pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], stdin: &str) -> String {
+pub fn build_and_run(
+    tag: &str,
+    files: &[(&str, &str)],
+    extra_flags: &[&str],
+    stdin: &str,
+) -> String {
     let dir = scratch_dir(tag);
     let mut cfiles = Vec::new();
     for (name, text) in files {
@@ -40,7 +45,13 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
     }
     let exe = dir.join("prog");
     let mut cmd = Command::new(cc());
-    cmd.args(["-O0", "-std=gnu11", "-Wall", "-Wno-unused-function", "-Wno-unused-variable"]);
+    cmd.args([
+        "-O0",
+        "-std=gnu11",
+        "-Wall",
+        "-Wno-unused-function",
+        "-Wno-unused-variable",
+    ]);
     if let Some(h) = precompiled_header() {
         cmd.arg("-include").arg(h);
     }
@@ -52,7 +63,11 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
         .output()
         .expect("running the C compiler");
     if !out.status.success() {
-        panic!("C compilation failed in {}:\n{}", dir.display(), String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "C compilation failed in {}:\n{}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     use std::io::Write;
     let mut child = Command::new(&exe)
@@ -71,7 +86,12 @@ pub fn build_and_run(tag: &str, files: &[(&str, &str)], extra_flags: &[&str], st
     let out = child.wait_with_output().unwrap();
     let _ = writer.join();
     if !out.status.success() {
-        panic!("program in {} failed ({}):\n{}", dir.display(), out.status, String::from_utf8_lossy(&out.stderr));
+        panic!(
+            "program in {} failed ({}):\n{}",
+            dir.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     String::from_utf8(out.stdout).unwrap()
 }
@@ -143,7 +163,14 @@ pub fn root() -> PathBuf {
 
 /// Compiles Usuba source text to optimised IR; panics with the rendered diagnostics on error.
 pub fn lower_src(name: &str, src: &str, slicing: Slicing) -> Program {
-    lower_src_cfg(name, src, &Config { slicing, ..Config::default() })
+    lower_src_cfg(
+        name,
+        src,
+        &Config {
+            slicing,
+            ..Config::default()
+        },
+    )
 }
 
 /// Like [`lower_src`], with every option given.
@@ -151,24 +178,39 @@ pub fn lower_src_cfg(name: &str, src: &str, cfg: &Config) -> Program {
     let (front, prog) = driver::lower(name, src, cfg, &Fs);
     match prog {
         Some(p) => p,
-        None => panic!("{} failed to compile ({:?}):\n{}", name, cfg.slicing, front.render_diags()),
+        None => panic!(
+            "{} failed to compile ({:?}):\n{}",
+            name,
+            cfg.slicing,
+            front.render_diags()
+        ),
     }
 }
 
 /// Compiles a `.ua` file (path relative to the crate root).
 pub fn lower_file(path: &str, slicing: Slicing) -> Program {
-    lower_file_cfg(path, &Config { slicing, ..Config::default() })
+    lower_file_cfg(
+        path,
+        &Config {
+            slicing,
+            ..Config::default()
+        },
+    )
 }
 
 /// Like [`lower_file`], with every option given.
 pub fn lower_file_cfg(path: &str, cfg: &Config) -> Program {
-    let src = std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{}: {}", path, e));
+    let src =
+        std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{}: {}", path, e));
     lower_src_cfg(path, &src, cfg)
 }
 
 /// Runs instances through the interpreter.
 pub fn run_interp(prog: &Program, insts: &[Instance]) -> Vec<Instance> {
-    insts.iter().map(|i| nakiri::interp::run_entry(prog, i)).collect()
+    insts
+        .iter()
+        .map(|i| nakiri::interp::run_entry(prog, i))
+        .collect()
 }
 
 /// The archs this CPU runs; prints the skipped ones.
@@ -222,21 +264,45 @@ fn unpack_bits(bytes: &[u64], n_words: usize, m: u32) -> Vec<u64> {
 /// (instances sharing the same `const` parameters go in one call), returns the outputs.
 pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
     use nakiri::codegen::{generate, CodegenConfig};
-    let out = generate(prog, &CodegenConfig { arch, header_name: "out.h".into(), banner: "test".into(), spill: nakiri::codegen::SPILL_DEFAULT, mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT })
-        .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
+    let out = generate(
+        prog,
+        &CodegenConfig {
+            arch,
+            header_name: "out.h".into(),
+            banner: "test".into(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+        },
+    )
+    .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
     run_native_out(prog, &out, arch, insts)
 }
 
 /// [`run_native`] on C already generated for `prog` (header named `out.h`), e.g. by
 /// `driver::compile` with an interleaved kernel behind the packed entry.
-pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch, insts: &[Instance]) -> Vec<Instance> {
+pub fn run_native_out(
+    prog: &Program,
+    out: &nakiri::codegen::COutput,
+    arch: Arch,
+    insts: &[Instance],
+) -> Vec<Instance> {
     use std::fmt::Write as _;
     let entry = prog.entry();
     let name = &entry.name;
-    let ctype = |m: u32| if is_native_word(m) { format!("uint{}_t", m) } else { "uint8_t".to_string() };
+    let ctype = |m: u32| {
+        if is_native_word(m) {
+            format!("uint{}_t", m)
+        } else {
+            "uint8_t".to_string()
+        }
+    };
     let per_inst = |p: &nakiri::ir::Param| -> usize {
         let w = nakiri::interp::param_words(prog.slicing, p);
-        if is_native_word(p.word_bits) { w } else { (w * p.word_bits as usize + 7) / 8 }
+        if is_native_word(p.word_bits) {
+            w
+        } else {
+            (w * p.word_bits as usize + 7) / 8
+        }
     };
     let fmt = |m: u32| match m {
         64 => "%llx",
@@ -244,17 +310,35 @@ pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch
     };
     let mut d = String::new();
     // One translation unit (the generated C is included): the system headers are read once.
-    d.push_str("#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include \"out.c.inc\"\n");
+    d.push_str(
+        "#include <stdio.h>\n#include <stdlib.h>\n#include <stdint.h>\n#include \"out.c.inc\"\n",
+    );
     d.push_str("int main(void) {\n  size_t n;\n  while (scanf(\"%zu\", &n) == 1) {\n");
     for (i, p) in entry.inputs.iter().enumerate() {
-        let cnt = if p.is_const { format!("{}", per_inst(p)) } else { format!("n*{}", per_inst(p)) };
-        let _ = writeln!(d, "    size_t c_in{i} = {cnt};\n    {t} *in{i} = malloc(c_in{i} * sizeof({t}) + 8);", t = ctype(p.word_bits));
+        let cnt = if p.is_const {
+            format!("{}", per_inst(p))
+        } else {
+            format!("n*{}", per_inst(p))
+        };
+        let _ = writeln!(
+            d,
+            "    size_t c_in{i} = {cnt};\n    {t} *in{i} = malloc(c_in{i} * sizeof({t}) + 8);",
+            t = ctype(p.word_bits)
+        );
         let _ = writeln!(d, "    for (size_t k = 0; k < c_in{i}; k++) {{ unsigned long long v; if (scanf(\"{f}\", &v) != 1) return 2; in{i}[k] = ({t})v; }}", f = fmt(p.word_bits), t = ctype(p.word_bits));
     }
     for (i, p) in entry.outputs.iter().enumerate() {
-        let _ = writeln!(d, "    size_t c_out{i} = n*{};\n    {t} *out{i} = malloc(c_out{i} * sizeof({t}) + 8);", per_inst(p), t = ctype(p.word_bits));
+        let _ = writeln!(
+            d,
+            "    size_t c_out{i} = n*{};\n    {t} *out{i} = malloc(c_out{i} * sizeof({t}) + 8);",
+            per_inst(p),
+            t = ctype(p.word_bits)
+        );
     }
-    let args: Vec<String> = (0..entry.inputs.len()).map(|i| format!("in{}", i)).chain((0..entry.outputs.len()).map(|i| format!("out{}", i))).collect();
+    let args: Vec<String> = (0..entry.inputs.len())
+        .map(|i| format!("in{}", i))
+        .chain((0..entry.outputs.len()).map(|i| format!("out{}", i)))
+        .collect();
     let _ = writeln!(d, "    {}__packed(n, {});", name, args.join(", "));
     for (i, _) in entry.outputs.iter().enumerate() {
         let _ = writeln!(d, "    for (size_t k = 0; k < c_out{i}; k++) printf(\"%llx \", (unsigned long long)out{i}[k]);\n    printf(\"\\n\");");
@@ -267,7 +351,13 @@ pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch
     }
     d.push_str("  }\n  return 0;\n}\n");
     // Group instances by their const parameters.
-    let const_idx: Vec<usize> = entry.inputs.iter().enumerate().filter(|(_, p)| p.is_const).map(|(i, _)| i).collect();
+    let const_idx: Vec<usize> = entry
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_const)
+        .map(|(i, _)| i)
+        .collect();
     let mut groups: Vec<(Vec<Vec<u64>>, Vec<usize>)> = Vec::new();
     for (k, inst) in insts.iter().enumerate() {
         let key: Vec<Vec<u64>> = const_idx.iter().map(|&i| inst[i].clone()).collect();
@@ -277,13 +367,21 @@ pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch
         }
     }
     let enc = |p: &nakiri::ir::Param, words: &[u64]| -> Vec<u64> {
-        if is_native_word(p.word_bits) { words.to_vec() } else { pack_bits(words, p.word_bits) }
+        if is_native_word(p.word_bits) {
+            words.to_vec()
+        } else {
+            pack_bits(words, p.word_bits)
+        }
     };
     let mut input = String::new();
     for (_, members) in &groups {
         let _ = write!(input, "{}\n", members.len());
         for (i, p) in entry.inputs.iter().enumerate() {
-            let list: Vec<&usize> = if p.is_const { members.iter().take(1).collect() } else { members.iter().collect() };
+            let list: Vec<&usize> = if p.is_const {
+                members.iter().take(1).collect()
+            } else {
+                members.iter().collect()
+            };
             for &&k in &list {
                 for v in enc(p, &insts[k][i]) {
                     let _ = write!(input, "{:x} ", v);
@@ -292,18 +390,34 @@ pub fn run_native_out(prog: &Program, out: &nakiri::codegen::COutput, arch: Arch
             input.push('\n');
         }
     }
-    let stdout = build_and_run(&format!("native-{}", arch), &[("out.c.inc", &out.c), ("out.h", &out.h), ("driver.c", &d)], &[], &input);
+    let stdout = build_and_run(
+        &format!("native-{}", arch),
+        &[("out.c.inc", &out.c), ("out.h", &out.h), ("driver.c", &d)],
+        &[],
+        &input,
+    );
     let mut lines = stdout.lines();
     let mut results: Vec<Instance> = vec![Vec::new(); insts.len()];
     for (_, members) in &groups {
         for p in &entry.outputs {
             let line = lines.next().expect("driver printed too few lines");
-            let vals: Vec<u64> = line.split_whitespace().map(|x| u64::from_str_radix(x, 16).unwrap()).collect();
+            let vals: Vec<u64> = line
+                .split_whitespace()
+                .map(|x| u64::from_str_radix(x, 16).unwrap())
+                .collect();
             let per = per_inst(p);
             assert_eq!(vals.len(), per * members.len(), "output size");
             for (j, &k) in members.iter().enumerate() {
                 let chunk = &vals[j * per..(j + 1) * per];
-                let words = if is_native_word(p.word_bits) { chunk.to_vec() } else { unpack_bits(chunk, nakiri::interp::param_words(prog.slicing, p), p.word_bits) };
+                let words = if is_native_word(p.word_bits) {
+                    chunk.to_vec()
+                } else {
+                    unpack_bits(
+                        chunk,
+                        nakiri::interp::param_words(prog.slicing, p),
+                        p.word_bits,
+                    )
+                };
                 results[k].push(words);
             }
         }
@@ -318,7 +432,11 @@ pub fn run_everywhere(what: &str, prog: &Program, insts: &[Instance]) -> Vec<Ins
     for arch in native_archs(what) {
         let got = run_native(prog, arch, insts);
         for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
-            assert_eq!(g, r, "{}: {} ({:?}) instance {} differs from the interpreter (inputs {:x?})", what, arch, prog.slicing, k, insts[k]);
+            assert_eq!(
+                g, r,
+                "{}: {} ({:?}) instance {} differs from the interpreter (inputs {:x?})",
+                what, arch, prog.slicing, k, insts[k]
+            );
         }
     }
     reference

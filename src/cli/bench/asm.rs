@@ -56,7 +56,10 @@ pub struct Stats {
     pub approx: bool,
 }
 
-const PREFIXES: &[&str] = &["rep", "repz", "repe", "repnz", "repne", "lock", "cs", "ds", "ss", "es", "fs", "gs", "data16", "notrack", "bnd", "addr32"];
+const PREFIXES: &[&str] = &[
+    "rep", "repz", "repe", "repnz", "repne", "lock", "cs", "ds", "ss", "es", "fs", "gs", "data16",
+    "notrack", "bnd", "addr32",
+];
 
 fn is_hex_byte(s: &str) -> bool {
     s.len() == 2 && s.chars().all(|c| c.is_ascii_hexdigit())
@@ -71,23 +74,36 @@ pub fn parse(text: &str) -> Vec<Func> {
         if let Some(rest) = t.strip_suffix(">:") {
             if let Some((addr, name)) = rest.split_once(" <") {
                 if u64::from_str_radix(addr.trim(), 16).is_ok() {
-                    funcs.push(Func { name: name.to_string(), insns: Vec::new() });
+                    funcs.push(Func {
+                        name: name.to_string(),
+                        insns: Vec::new(),
+                    });
                     continue;
                 }
             }
         }
         let Some(f) = funcs.last_mut() else { continue };
         let trimmed = t.trim_start();
-        let Some((addr_s, rest)) = trimmed.split_once(':') else { continue };
-        let Ok(addr) = u64::from_str_radix(addr_s.trim(), 16) else { continue };
+        let Some((addr_s, rest)) = trimmed.split_once(':') else {
+            continue;
+        };
+        let Ok(addr) = u64::from_str_radix(addr_s.trim(), 16) else {
+            continue;
+        };
         let rest = rest.trim_start();
         // Relocation line: "1f: R_X86_64_PLT32\tmemcpy-0x4"
         if rest.starts_with("R_") {
             let sym = rest.split_whitespace().nth(1).unwrap_or("");
             let sym = sym.split(['+', '-']).next().unwrap_or("").to_string();
             if let Some(last) = f.insns.last_mut() {
-                let is_branch = last.mnemonic.starts_with("call") || last.mnemonic.starts_with("jmp");
-                if is_branch && addr > last.addr && addr < last.addr + last.size && !sym.is_empty() && !sym.starts_with('.') {
+                let is_branch =
+                    last.mnemonic.starts_with("call") || last.mnemonic.starts_with("jmp");
+                if is_branch
+                    && addr > last.addr
+                    && addr < last.addr + last.size
+                    && !sym.is_empty()
+                    && !sym.starts_with('.')
+                {
                     last.target_fn = Some(sym);
                     last.target_addr = None;
                 }
@@ -99,7 +115,10 @@ pub fn parse(text: &str) -> Vec<Func> {
             Some((b, a)) => (b, a.trim()),
             None => (rest, ""),
         };
-        let size = bytes_s.split_whitespace().filter(|b| is_hex_byte(b)).count() as u64;
+        let size = bytes_s
+            .split_whitespace()
+            .filter(|b| is_hex_byte(b))
+            .count() as u64;
         if size == 0 {
             continue;
         }
@@ -141,7 +160,14 @@ pub fn parse(text: &str) -> Vec<Func> {
                 }
             }
         }
-        f.insns.push(Insn { addr, size, mnemonic, operands, target_fn, target_addr });
+        f.insns.push(Insn {
+            addr,
+            size,
+            mnemonic,
+            operands,
+            target_fn,
+            target_addr,
+        });
     }
     for f in &mut funcs {
         while f.insns.last().is_some_and(|i| is_padding(i)) {
@@ -221,7 +247,11 @@ fn loc(o: &str) -> Option<String> {
 /// `decl`/`subq`/`movl`/`cmpl`… → `dec`/`sub`/`mov`/`cmp` (the ALU mnemonics loops use).
 fn alu(b: &str) -> &str {
     for base in ["add", "sub", "inc", "dec", "cmp", "mov", "xor"] {
-        if b == base || (b.len() == base.len() + 1 && b.starts_with(base) && b.ends_with(['b', 'w', 'l', 'q'])) {
+        if b == base
+            || (b.len() == base.len() + 1
+                && b.starts_with(base)
+                && b.ends_with(['b', 'w', 'l', 'q']))
+        {
             return base;
         }
     }
@@ -244,9 +274,20 @@ fn imm(s: &str) -> Option<i64> {
 /// Instructions that do not write the flags (skipped when looking for a loop's counter).
 fn keeps_flags(i: &Insn) -> bool {
     let b = base_mnemonic(i);
-    b.starts_with('v') || b.starts_with('p') || b.starts_with("mov") || b == "lea" || b.starts_with("nop") || b.starts_with("cmov")
-        || b.starts_with("set") || b.starts_with("kmov") || b.ends_with("ps") || b.ends_with("pd")
-        || ["rorx", "sarx", "shlx", "shrx", "mulx", "bswap", "not", "notl", "notq"].contains(&b)
+    b.starts_with('v')
+        || b.starts_with('p')
+        || b.starts_with("mov")
+        || b == "lea"
+        || b.starts_with("nop")
+        || b.starts_with("cmov")
+        || b.starts_with("set")
+        || b.starts_with("kmov")
+        || b.ends_with("ps")
+        || b.ends_with("pd")
+        || [
+            "rorx", "sarx", "shlx", "shrx", "mulx", "bswap", "not", "notl", "notq",
+        ]
+        .contains(&b)
 }
 
 /// Initial value of register family `fam` set before instruction index `before`: a constant
@@ -267,7 +308,11 @@ fn init_value_at(insns: &[Insn], before: usize, fam: &str) -> Option<(Option<Str
                 if base.contains(',') {
                     return None;
                 }
-                let d = if disp.is_empty() { 0 } else { imm(&format!("${}", disp))? };
+                let d = if disp.is_empty() {
+                    0
+                } else {
+                    imm(&format!("${}", disp))?
+                };
                 return Some((Some(base.trim_end_matches(')').to_string()), d));
             }
             return None;
@@ -309,7 +354,12 @@ fn trip_count(insns: &[Insn], start: usize, j: usize) -> Option<u64> {
             _ => None,
         }
     };
-    let trip = if b == "cmp" && ops.len() == 2 && loc(ops[0]).is_some() && !ops[0].contains('(') && !ops[1].contains('(') {
+    let trip = if b == "cmp"
+        && ops.len() == 2
+        && loc(ops[0]).is_some()
+        && !ops[0].contains('(')
+        && !ops[1].contains('(')
+    {
         // cmp %r1,%r2 ; one stepped in the loop up to the other (pointers walking an array:
         // both set by `lea D(%base)` from the same base, or both constants)
         let (f0, f1) = (loc(ops[0])?, loc(ops[1])?);
@@ -361,7 +411,12 @@ fn trip_count(insns: &[Insn], start: usize, j: usize) -> Option<u64> {
 fn multipliers(f: &Func) -> (Vec<f64>, bool) {
     let mut mult = vec![1.0; f.insns.len()];
     let mut approx = false;
-    let index: HashMap<u64, usize> = f.insns.iter().enumerate().map(|(k, i)| (i.addr, k)).collect();
+    let index: HashMap<u64, usize> = f
+        .insns
+        .iter()
+        .enumerate()
+        .map(|(k, i)| (i.addr, k))
+        .collect();
     for (j, i) in f.insns.iter().enumerate() {
         let b = base_mnemonic(i);
         if !b.starts_with('j') || b == "jmp" {
@@ -388,20 +443,38 @@ fn multipliers(f: &Func) -> (Vec<f64>, bool) {
 }
 
 fn uses_frame_pointer(f: &Func) -> bool {
-    f.insns.iter().take(8).any(|i| base_mnemonic(i) == "mov" && i.operands.replace(' ', "") == "%rsp,%rbp")
+    f.insns
+        .iter()
+        .take(8)
+        .any(|i| base_mnemonic(i) == "mov" && i.operands.replace(' ', "") == "%rsp,%rbp")
 }
 
 /// (load, store) spill counts of one instruction.
 fn spill_kind(i: &Insn, frame: bool) -> (u32, u32) {
     let b = base_mnemonic(i);
-    if b == "lea" || b.starts_with("push") || b.starts_with("pop") || b.starts_with("nop") || b.starts_with("prefetch") {
+    if b == "lea"
+        || b.starts_with("push")
+        || b.starts_with("pop")
+        || b.starts_with("nop")
+        || b.starts_with("prefetch")
+    {
         return (0, 0);
     }
     let ops = split_operands(&i.operands);
     let is_stack = |o: &str| o.contains("(%rsp") || (frame && o.contains("(%rbp"));
-    let Some(pos) = ops.iter().rposition(|o| is_stack(o)) else { return (0, 0) };
-    let read_only = b.starts_with("cmp") || b.starts_with("test") || b.contains("ucomis") || b.contains("comis") || b.ends_with("ptest") || b == "bt";
-    let rmw1 = ops.len() == 1 && ["inc", "dec", "neg", "not"].iter().any(|m| b.starts_with(m));
+    let Some(pos) = ops.iter().rposition(|o| is_stack(o)) else {
+        return (0, 0);
+    };
+    let read_only = b.starts_with("cmp")
+        || b.starts_with("test")
+        || b.contains("ucomis")
+        || b.contains("comis")
+        || b.ends_with("ptest")
+        || b == "bt";
+    let rmw1 = ops.len() == 1
+        && ["inc", "dec", "neg", "not"]
+            .iter()
+            .any(|m| b.starts_with(m));
     if rmw1 || (pos + 1 == ops.len() && ops.len() > 1 && !read_only) {
         (0, 1)
     } else {
@@ -423,7 +496,9 @@ impl<'a> Analyzer<'a> {
         if let Some(c) = self.memo.get(name) {
             return *c;
         }
-        let Some(f) = self.by_name.get(name).copied() else { return (0.0, 0.0, 0.0) };
+        let Some(f) = self.by_name.get(name).copied() else {
+            return (0.0, 0.0, 0.0);
+        };
         if self.seen.insert(name.to_string()) {
             self.reached.push(name.to_string());
         }
@@ -463,10 +538,35 @@ impl<'a> Analyzer<'a> {
 pub fn analyze(funcs: &[Func], entry: &str) -> Option<Stats> {
     let by_name: HashMap<&str, &Func> = funcs.iter().map(|f| (f.name.as_str(), f)).collect();
     by_name.get(entry)?;
-    let mut a = Analyzer { by_name, memo: HashMap::new(), reached: Vec::new(), seen: HashSet::new(), external: Vec::new(), approx: false };
+    let mut a = Analyzer {
+        by_name,
+        memo: HashMap::new(),
+        reached: Vec::new(),
+        seen: HashSet::new(),
+        external: Vec::new(),
+        approx: false,
+    };
     let (n, ld, st) = a.cost(entry, &mut Vec::new());
-    let code_bytes = a.reached.iter().map(|f| a.by_name[f.as_str()].insns.iter().map(|i| i.size).sum::<u64>()).sum();
-    Some(Stats { insns: n, spill_loads: ld, spill_stores: st, code_bytes, functions: a.reached, external: a.external, approx: a.approx })
+    let code_bytes = a
+        .reached
+        .iter()
+        .map(|f| {
+            a.by_name[f.as_str()]
+                .insns
+                .iter()
+                .map(|i| i.size)
+                .sum::<u64>()
+        })
+        .sum();
+    Some(Stats {
+        insns: n,
+        spill_loads: ld,
+        spill_stores: st,
+        code_bytes,
+        functions: a.reached,
+        external: a.external,
+        approx: a.approx,
+    })
 }
 
 #[cfg(test)]
@@ -519,12 +619,19 @@ Disassembly of section .text:
     #[test]
     fn parses_functions_sizes_and_targets() {
         let f = parse(SNIPPET);
-        assert_eq!(f.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(), ["helper", "E__", "other"]);
+        assert_eq!(
+            f.iter().map(|f| f.name.as_str()).collect::<Vec<_>>(),
+            ["helper", "E__", "other"]
+        );
         assert_eq!(f[0].insns.len(), 8, "trailing nopl is padding");
         assert_eq!(f[0].insns[2].size, 6);
         assert_eq!(f[1].insns[3].target_fn.as_deref(), Some("helper"));
         assert_eq!(f[1].insns[6].target_addr, Some(0x26));
-        assert_eq!(f[1].insns[12].target_fn.as_deref(), Some("memcpy"), "callee from the relocation");
+        assert_eq!(
+            f[1].insns[12].target_fn.as_deref(),
+            Some("memcpy"),
+            "callee from the relocation"
+        );
         assert_eq!(f[1].insns.len(), 15);
     }
 
@@ -580,7 +687,10 @@ Disassembly of section .text:
 
     #[test]
     fn operand_helpers() {
-        assert_eq!(split_operands("0x8(%rsp,%rax,8),%ymm1"), ["0x8(%rsp,%rax,8)", "%ymm1"]);
+        assert_eq!(
+            split_operands("0x8(%rsp,%rax,8),%ymm1"),
+            ["0x8(%rsp,%rax,8)", "%ymm1"]
+        );
         assert_eq!(reg_family("%r8d").as_deref(), Some("r8"));
         assert_eq!(reg_family("%eax").as_deref(), Some("a"));
         assert_eq!(reg_family("%rsi").as_deref(), Some("si"));

@@ -29,27 +29,153 @@ use Slicing::{B, H, V};
 pub const CIPHERS: &[Cipher] = &[
     // aes.ua and aes_planes.ua take a key per instance and expand it per block: not the work of
     // AES-CTR under one key, so only aes_rk.ua (const round keys) is compared with bsaes.
-    Cipher { name: "AES-128", file: "ciphers/aes/aes.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "AES-128 planes", file: "ciphers/aes/aes_planes.ua", slicings: &[H, V, B], peer: None, std_only: &[] },
-    Cipher { name: "AES-128 const rk", file: "ciphers/aes/aes_rk.ua", slicings: &[H, V, B], peer: Some("aes"), std_only: &[] },
-    Cipher { name: "DES", file: "ciphers/des/des.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "ChaCha20", file: "ciphers/chacha20/chacha20.ua", slicings: &[V, B], peer: Some("chacha20"), std_only: &[] },
-    Cipher { name: "Gimli", file: "ciphers/gimli/gimli.ua", slicings: &[V, H, B], peer: None, std_only: &[] },
-    Cipher { name: "Xoodoo[12]", file: "ciphers/xoodoo/xoodoo.ua", slicings: &[V, H, B], peer: None, std_only: &[] },
-    Cipher { name: "Ascon p12", file: "ciphers/ascon/ascon.ua", slicings: &[V, H, B], peer: None, std_only: &[] },
-    Cipher { name: "RECTANGLE-80", file: "ciphers/rectangle/rectangle.ua", slicings: &[V, H, B], peer: None, std_only: &[] },
-    Cipher { name: "Serpent-128", file: "ciphers/serpent/serpent.ua", slicings: &[V, B], peer: Some("serpent"), std_only: &[] },
-    Cipher { name: "PRESENT-80", file: "ciphers/present/present.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "GIFT-128", file: "ciphers/gift/gift.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "GIFT-128 fixsliced", file: "ciphers/gift/gift_v.ua", slicings: &[V], peer: None, std_only: &[] },
-    Cipher { name: "SKINNY-128-256", file: "ciphers/skinny128_256/skinny128_256.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "Pyjamask-128", file: "ciphers/pyjamask128/pyjamask128.ua", slicings: &[V, B], peer: None, std_only: &[] },
-    Cipher { name: "Clyde-128", file: "ciphers/clyde128/clyde128.ua", slicings: &[V, B], peer: None, std_only: &[] },
-    Cipher { name: "PHOTON-256", file: "ciphers/photon256/photon256.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "Spongent-pi[160]", file: "ciphers/spongent160/spongent160.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "Subterranean blank8", file: "ciphers/subterranean/subterranean.ua", slicings: &[B], peer: None, std_only: &[] },
-    Cipher { name: "BLAKE2s compress", file: "ciphers/blake2s/blake2s.ua", slicings: &[V], peer: None, std_only: &[] },
-    Cipher { name: "ACE", file: "ciphers/ace/ace.ua", slicings: &[V, B], peer: None, std_only: &[] },
+    Cipher {
+        name: "AES-128",
+        file: "ciphers/aes/aes.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "AES-128 planes",
+        file: "ciphers/aes/aes_planes.ua",
+        slicings: &[H, V, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "AES-128 const rk",
+        file: "ciphers/aes/aes_rk.ua",
+        slicings: &[H, V, B],
+        peer: Some("aes"),
+        std_only: &[],
+    },
+    Cipher {
+        name: "DES",
+        file: "ciphers/des/des.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "ChaCha20",
+        file: "ciphers/chacha20/chacha20.ua",
+        slicings: &[V, B],
+        peer: Some("chacha20"),
+        std_only: &[],
+    },
+    Cipher {
+        name: "Gimli",
+        file: "ciphers/gimli/gimli.ua",
+        slicings: &[V, H, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Xoodoo[12]",
+        file: "ciphers/xoodoo/xoodoo.ua",
+        slicings: &[V, H, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Ascon p12",
+        file: "ciphers/ascon/ascon.ua",
+        slicings: &[V, H, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "RECTANGLE-80",
+        file: "ciphers/rectangle/rectangle.ua",
+        slicings: &[V, H, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Serpent-128",
+        file: "ciphers/serpent/serpent.ua",
+        slicings: &[V, B],
+        peer: Some("serpent"),
+        std_only: &[],
+    },
+    Cipher {
+        name: "PRESENT-80",
+        file: "ciphers/present/present.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "GIFT-128",
+        file: "ciphers/gift/gift.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "GIFT-128 fixsliced",
+        file: "ciphers/gift/gift_v.ua",
+        slicings: &[V],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "SKINNY-128-256",
+        file: "ciphers/skinny128_256/skinny128_256.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Pyjamask-128",
+        file: "ciphers/pyjamask128/pyjamask128.ua",
+        slicings: &[V, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Clyde-128",
+        file: "ciphers/clyde128/clyde128.ua",
+        slicings: &[V, B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "PHOTON-256",
+        file: "ciphers/photon256/photon256.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Spongent-pi[160]",
+        file: "ciphers/spongent160/spongent160.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "Subterranean blank8",
+        file: "ciphers/subterranean/subterranean.ua",
+        slicings: &[B],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "BLAKE2s compress",
+        file: "ciphers/blake2s/blake2s.ua",
+        slicings: &[V],
+        peer: None,
+        std_only: &[],
+    },
+    Cipher {
+        name: "ACE",
+        file: "ciphers/ace/ace.ua",
+        slicings: &[V, B],
+        peer: None,
+        std_only: &[],
+    },
 ];
 
 const ARCHS: [Arch; 4] = [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
@@ -80,10 +206,20 @@ pub struct Row {
     pub peer: Option<(String, f64)>,
 }
 
-fn measure_one(c: &Cipher, s: Slicing, arch: Arch, effort: harness::Effort) -> Result<Measured, String> {
+fn measure_one(
+    c: &Cipher,
+    s: Slicing,
+    arch: Arch,
+    effort: harness::Effort,
+) -> Result<Measured, String> {
     let path = super::super::demo_path(c.file);
     let file = path.to_string_lossy().into_owned();
-    let cfg = Config { slicing: s, arch, flags_text: format!("-{} --arch {}", s, arch), ..Config::default() };
+    let cfg = Config {
+        slicing: s,
+        arch,
+        flags_text: format!("-{} --arch {}", s, arch),
+        ..Config::default()
+    };
     let dir = Scratch::new("ciphers")?;
     let b = harness::build(&dir.0, "a", &file, &cfg)?;
     let run = harness::measure(&dir.0, &[&b], effort)?;
@@ -188,11 +324,18 @@ pub fn peer_json(p: &PeerRow, date: &str, machine: &str) -> String {
 
 /// Today's UTC date, YYYY-MM-DD.
 pub fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
     let mut days = (secs / 86400) as i64;
     let mut year = 1970;
     loop {
-        let len = if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 { 366 } else { 365 };
+        let len = if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 {
+            366
+        } else {
+            365
+        };
         if days < len {
             break;
         }
@@ -200,7 +343,20 @@ pub fn today() -> String {
         year += 1;
     }
     let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let months = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    let months = [
+        31,
+        if leap { 29 } else { 28 },
+        31,
+        30,
+        31,
+        30,
+        31,
+        31,
+        30,
+        31,
+        30,
+        31,
+    ];
     let mut month = 0;
     while days >= months[month] {
         days -= months[month];
@@ -213,9 +369,16 @@ pub fn today() -> String {
 pub fn machine() -> String {
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     format!("{}, {} cores", model, cores)
 }
 
@@ -247,34 +410,56 @@ pub fn run(args: &[String]) -> i32 {
                     archs = vec![ar];
                     i += 1;
                 }
-                None => return super::super::usage_error("`--arch` takes std, sse, avx2 or avx512"),
+                None => {
+                    return super::super::usage_error("`--arch` takes std, sse, avx2 or avx512")
+                }
             },
             "--slicing" => {
                 let v: Option<Vec<Slicing>> = next.as_deref().map(|s| {
-                    s.chars().filter_map(|c| match c {
-                        'B' | 'b' => Some(B),
-                        'V' | 'v' => Some(V),
-                        'H' | 'h' => Some(H),
-                        _ => None,
-                    }).collect()
+                    s.chars()
+                        .filter_map(|c| match c {
+                            'B' | 'b' => Some(B),
+                            'V' | 'v' => Some(V),
+                            'H' | 'h' => Some(H),
+                            _ => None,
+                        })
+                        .collect()
                 });
                 match v.filter(|v| !v.is_empty()) {
                     Some(v) => {
                         slicings = Some(v);
                         i += 1;
                     }
-                    None => return super::super::usage_error("`--slicing` takes B, V, H or a combination (BV)"),
+                    None => {
+                        return super::super::usage_error(
+                            "`--slicing` takes B, V, H or a combination (BV)",
+                        )
+                    }
                 }
             }
             "--scaling" => scaling = true,
             "--only" => match next {
                 Some(v) => {
-                    only = Some(v.split(',').map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).collect());
+                    only = Some(
+                        v.split(',')
+                            .map(|w| w.trim().to_lowercase())
+                            .filter(|w| !w.is_empty())
+                            .collect(),
+                    );
                     i += 1;
                 }
-                None => return super::super::usage_error("`--only` needs a comma-separated list of names"),
+                None => {
+                    return super::super::usage_error(
+                        "`--only` needs a comma-separated list of names",
+                    )
+                }
             },
-            _ => return super::super::usage_error(&format!("unknown option `{}` for `bench ciphers`", a)),
+            _ => {
+                return super::super::usage_error(&format!(
+                    "unknown option `{}` for `bench ciphers`",
+                    a
+                ))
+            }
         }
         i += 1;
     }
@@ -285,7 +470,10 @@ pub fn run(args: &[String]) -> i32 {
     for c in CIPHERS {
         if let Some(o) = &only {
             let (n, f) = (c.name.to_lowercase(), c.file.to_lowercase());
-            if !o.iter().any(|w| n.contains(w.as_str()) || f.contains(w.as_str())) {
+            if !o
+                .iter()
+                .any(|w| n.contains(w.as_str()) || f.contains(w.as_str()))
+            {
                 continue;
             }
         }
@@ -305,7 +493,14 @@ pub fn run(args: &[String]) -> i32 {
                     eprintln!("measuring {} -{} {} ...", c.name, s, arch);
                     measure_one(c, s, arch, opts.effort)
                 };
-                rows.push(Row { cipher: c.name, file: c.file, slicing: s, arch, result, peer: None });
+                rows.push(Row {
+                    cipher: c.name,
+                    file: c.file,
+                    slicing: s,
+                    arch,
+                    result,
+                    peer: None,
+                });
             }
         }
     }
@@ -316,7 +511,10 @@ pub fn run(args: &[String]) -> i32 {
     eprintln!("measuring the peers ...");
     let peers = peers::measure_all(opts.effort);
     for r in &mut rows {
-        let key = CIPHERS.iter().find(|c| c.file == r.file).and_then(|c| c.peer);
+        let key = CIPHERS
+            .iter()
+            .find(|c| c.file == r.file)
+            .and_then(|c| c.peer);
         if let Some(p) = key.and_then(|k| peers::peer_for(&peers, k, r.arch)) {
             r.peer = p.cpb.as_ref().ok().map(|c| (p.name.clone(), *c));
         }
@@ -343,11 +541,24 @@ pub fn run(args: &[String]) -> i32 {
     0
 }
 
-fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effort: harness::Effort) {
-    let mut ratios: Vec<f64> = rows.iter().filter_map(|r| r.result.as_ref().ok().map(|m| m.tsc_ratio)).filter(|r| r.is_finite()).collect();
+fn print_table(
+    rows: &[Row],
+    peers: &[PeerRow],
+    date: &str,
+    machine: &str,
+    effort: harness::Effort,
+) {
+    let mut ratios: Vec<f64> = rows
+        .iter()
+        .filter_map(|r| r.result.as_ref().ok().map(|m| m.tsc_ratio))
+        .filter(|r| r.is_finite())
+        .collect();
     ratios.sort_by(|a, b| a.total_cmp(b));
     let ratio = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
-    println!("nakiri bench ciphers — {}, {}; cc -O3 -march=native, default flags", date, machine);
+    println!(
+        "nakiri bench ciphers — {}, {}; cc -O3 -march=native, default flags",
+        date, machine
+    );
     println!(
         "TSC cycles/byte (minimum over up to {} windows); TSC/core-clock ratio {} (median over rows; core cycles = TSC / ratio)",
         effort.windows,
@@ -371,7 +582,9 @@ fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effor
                         short_peer(n),
                         fmt_num(*c, 2),
                         fmt_num(m.raw_cpb / c, 2),
-                        m.packed_cpb.map(|p| fmt_num(p / c, 2)).unwrap_or_else(|| "-".into()),
+                        m.packed_cpb
+                            .map(|p| fmt_num(p / c, 2))
+                            .unwrap_or_else(|| "-".into()),
                     ),
                     None => ("-".into(), "-".into(), "-".into(), "-".into()),
                 };
@@ -381,11 +594,17 @@ fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effor
                     r.slicing,
                     r.arch,
                     fmt_num(m.raw_cpb, 2),
-                    m.packed_cpb.map(|p| fmt_num(p, 2)).unwrap_or_else(|| "-".into()),
+                    m.packed_cpb
+                        .map(|p| fmt_num(p, 2))
+                        .unwrap_or_else(|| "-".into()),
                     ap,
-                    m.insns_per_block.map(|v| fmt_num(v, 0)).unwrap_or_else(|| "-".into()),
+                    m.insns_per_block
+                        .map(|v| fmt_num(v, 0))
+                        .unwrap_or_else(|| "-".into()),
                     spills,
-                    m.code_bytes.map(|c| c.to_string()).unwrap_or_else(|| "-".into()),
+                    m.code_bytes
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| "-".into()),
                     pn,
                     pc,
                     rr,
@@ -394,8 +613,15 @@ fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effor
             }
             Err(e) => {
                 let msg = e.lines().next().unwrap_or("");
-                let msg = if msg.starts_with("skipped") { msg.to_string() } else { format!("FAILED: {}", msg) };
-                println!("| {} | -{} | {} | {} | | | | | | | | |", r.cipher, r.slicing, r.arch, msg);
+                let msg = if msg.starts_with("skipped") {
+                    msg.to_string()
+                } else {
+                    format!("FAILED: {}", msg)
+                };
+                println!(
+                    "| {} | -{} | {} | {} | | | | | | | | |",
+                    r.cipher, r.slicing, r.arch, msg
+                );
             }
         }
     }
@@ -409,7 +635,13 @@ fn print_table(rows: &[Row], peers: &[PeerRow], date: &str, machine: &str, effor
             None => "(reference)".into(),
         };
         match &p.cpb {
-            Ok(c) => println!("| {} | {} | {} | {} |", p.name, with, fmt_num(*c, 2), p.path),
+            Ok(c) => println!(
+                "| {} | {} | {} | {} |",
+                p.name,
+                with,
+                fmt_num(*c, 2),
+                p.path
+            ),
             Err(e) => println!("| {} | {} | {} | |", p.name, with, e),
         }
     }
@@ -422,7 +654,10 @@ fn short_peer(n: &str) -> String {
 /// `bench ciphers --scaling`: per cipher and slicing, raw cycles/byte on each target and the
 /// speedup of each wider register over GP registers (std), as usubac's evaluation shows it.
 fn print_scaling(rows: &[Row], date: &str, machine: &str) {
-    println!("nakiri bench ciphers --scaling — {}, {}; raw entry, TSC cycles/byte, default flags", date, machine);
+    println!(
+        "nakiri bench ciphers --scaling — {}, {}; raw entry, TSC cycles/byte, default flags",
+        date, machine
+    );
     println!("speedup = std c/B / target c/B (> 1: the wider registers pay)");
     println!();
     println!("| cipher | slicing | std | sse | avx2 | avx512 | sse/std | avx2/std | avx512/std | avx2/sse |");
@@ -435,7 +670,11 @@ fn print_scaling(rows: &[Row], date: &str, machine: &str) {
     }
     for (c, s) in keys {
         let cpb = |a: Arch| -> Result<f64, String> {
-            match rows.iter().find(|r| r.cipher == c && r.slicing == s && r.arch == a).map(|r| &r.result) {
+            match rows
+                .iter()
+                .find(|r| r.cipher == c && r.slicing == s && r.arch == a)
+                .map(|r| &r.result)
+            {
                 Some(Ok(m)) => Ok(m.raw_cpb),
                 Some(Err(e)) if e.starts_with("skipped") => Err("skipped".into()),
                 Some(Err(_)) => Err("failed".into()),
@@ -451,6 +690,18 @@ fn print_scaling(rows: &[Row], date: &str, machine: &str) {
             _ => "-".into(),
         };
         let [st, ss, av, a5] = [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512].map(cpb);
-        println!("| {} | -{} | {} | {} | {} | {} | {} | {} | {} | {} |", c, s, cell(&st), cell(&ss), cell(&av), cell(&a5), ratio(&st, &ss), ratio(&st, &av), ratio(&st, &a5), ratio(&ss, &av));
+        println!(
+            "| {} | -{} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            c,
+            s,
+            cell(&st),
+            cell(&ss),
+            cell(&av),
+            cell(&a5),
+            ratio(&st, &ss),
+            ratio(&st, &av),
+            ratio(&st, &a5),
+            ratio(&ss, &av)
+        );
     }
 }

@@ -29,8 +29,16 @@ pub struct Effort {
 }
 
 impl Effort {
-    pub const FULL: Effort = Effort { windows: 400, window_ticks: 100_000, budget_s: 1.5 };
-    pub const QUICK: Effort = Effort { windows: 8, window_ticks: 20_000, budget_s: 0.2 };
+    pub const FULL: Effort = Effort {
+        windows: 400,
+        window_ticks: 100_000,
+        budget_s: 1.5,
+    };
+    pub const QUICK: Effort = Effort {
+        windows: 8,
+        window_ticks: 20_000,
+        budget_s: 0.2,
+    };
 }
 
 /// Bytes of data one instance reads: the sum of the bits of its non-`const` inputs, over 8.
@@ -39,14 +47,22 @@ impl Effort {
 /// copies' instances: one instance reads one copy's inputs.
 pub fn bytes_per_instance(prog: &crate::ir::Program) -> f64 {
     let e = prog.entry();
-    let bits: u64 = e.inputs.iter().filter(|p| !p.is_const).flat_map(|p| p.atoms.iter()).map(|a| e.bits(*a) as u64).sum();
+    let bits: u64 = e
+        .inputs
+        .iter()
+        .filter(|p| !p.is_const)
+        .flat_map(|p| p.atoms.iter())
+        .map(|a| e.bits(*a) as u64)
+        .sum();
     bits as f64 / 8.0 / prog.interleave.max(1) as f64
 }
 
 /// `E__INSTANCES` as the generated header defines it.
 pub fn instances_from_header(h: &str, entry_fn: &str) -> Option<usize> {
     let key = format!("#define {}INSTANCES ", entry_fn);
-    h.lines().find_map(|l| l.strip_prefix(&key)).and_then(|v| v.trim().parse().ok())
+    h.lines()
+        .find_map(|l| l.strip_prefix(&key))
+        .and_then(|v| v.trim().parse().ok())
 }
 
 /// Instances the packed entry is timed on: about `PACKED_BYTES` of data, a multiple of 512
@@ -89,7 +105,12 @@ impl Scratch {
     pub fn new(tag: &str) -> Result<Scratch, String> {
         use std::sync::atomic::{AtomicUsize, Ordering};
         static N: AtomicUsize = AtomicUsize::new(0);
-        let d = std::env::temp_dir().join(format!("nakiri-bench-{}-{}-{}", tag, std::process::id(), N.fetch_add(1, Ordering::Relaxed)));
+        let d = std::env::temp_dir().join(format!(
+            "nakiri-bench-{}-{}-{}",
+            tag,
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).map_err(|e| format!("cannot create {}: {}", d.display(), e))?;
         Ok(Scratch(d))
@@ -107,12 +128,22 @@ impl Drop for Scratch {
 }
 
 pub fn cc() -> String {
-    std::env::var("CC").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "cc".into())
+    std::env::var("CC")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "cc".into())
 }
 
 /// Writes the timing `main` (`main_c`) as `dir/main_name`, links it with the variants' objects
 /// into `dir/exe_name` and runs it with `args`; its standard output.
-fn link_and_run(dir: &Path, main_name: &str, main_c: &str, exe_name: &str, built: &[&Built], args: &[String]) -> Result<String, String> {
+fn link_and_run(
+    dir: &Path,
+    main_name: &str,
+    main_c: &str,
+    exe_name: &str,
+    built: &[&Built],
+    args: &[String],
+) -> Result<String, String> {
     let mc = dir.join(main_name);
     std::fs::write(&mc, main_c).map_err(|e| format!("cannot write C: {}", e))?;
     let exe = dir.join(exe_name);
@@ -127,11 +158,18 @@ fn link_and_run(dir: &Path, main_name: &str, main_c: &str, exe_name: &str, built
 
 /// Runs a command; `Err` with its stderr (shortened) when it fails or cannot start.
 pub fn run_tool(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.output().map_err(|e| format!("cannot run `{:?}`: {}", cmd.get_program(), e))?;
+    let out = cmd
+        .output()
+        .map_err(|e| format!("cannot run `{:?}`: {}", cmd.get_program(), e))?;
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let short: String = err.lines().take(15).collect::<Vec<_>>().join("\n");
-        return Err(format!("`{}` failed ({}):\n{}", cmd.get_program().to_string_lossy(), out.status, short));
+        return Err(format!(
+            "`{}` failed ({}):\n{}",
+            cmd.get_program().to_string_lossy(),
+            out.status,
+            short
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -146,18 +184,26 @@ pub struct CcSpec {
 impl Default for CcSpec {
     /// `$CC` (or `cc`) `-O3 -march=native`: what `nakiri bench` measures.
     fn default() -> CcSpec {
-        CcSpec { cc: cc(), flags: vec!["-O3".into(), "-march=native".into()] }
+        CcSpec {
+            cc: cc(),
+            flags: vec!["-O3".into(), "-march=native".into()],
+        }
     }
 }
 
 /// Compiles `file` with `cfg` to C, builds its kernel and driver objects under `dir` with the
 /// symbol prefix `prefix`, and analyses the kernel's disassembly.
 pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
+    let text =
+        std::fs::read_to_string(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
     let h_name = format!("k_{}.h", prefix);
     let (front, out) = driver::compile(file, &text, cfg, &super::super::FsLoader, &h_name);
     let Some(out) = out else {
-        return Err(format!("`{}` does not compile with these flags:\n{}", file, front.render_diags().trim_end()));
+        return Err(format!(
+            "`{}` does not compile with these flags:\n{}",
+            file,
+            front.render_diags().trim_end()
+        ));
     };
     let (_, prog) = driver::lower(file, &text, cfg, &super::super::FsLoader);
     let prog = prog.ok_or_else(|| format!("`{}`: no IR", file))?;
@@ -168,56 +214,134 @@ pub fn build(dir: &Path, prefix: &str, file: &str, cfg: &Config) -> Result<Built
 /// (`bench compare --b-nakiri`: the same program before and after a change to the
 /// compiler). The program's interface (instances, layout) is taken from this build's
 /// lowering of `cfg`: the two must agree on it.
-pub fn build_with_binary(dir: &Path, prefix: &str, file: &str, cfg: &Config, bin: &str, flags: &[String]) -> Result<Built, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
+pub fn build_with_binary(
+    dir: &Path,
+    prefix: &str,
+    file: &str,
+    cfg: &Config,
+    bin: &str,
+    flags: &[String],
+) -> Result<Built, String> {
+    let text =
+        std::fs::read_to_string(file).map_err(|e| format!("cannot read `{}`: {}", file, e))?;
     let kc = dir.join(format!("k_{}.c", prefix));
-    let r = Command::new(bin).arg(file).args(flags).arg("-o").arg(&kc).output().map_err(|e| format!("cannot run `{}`: {}", bin, e))?;
+    let r = Command::new(bin)
+        .arg(file)
+        .args(flags)
+        .arg("-o")
+        .arg(&kc)
+        .output()
+        .map_err(|e| format!("cannot run `{}`: {}", bin, e))?;
     if !r.status.success() {
-        return Err(format!("`{}` failed on `{}`:\n{}", bin, file, String::from_utf8_lossy(&r.stderr).trim_end()));
+        return Err(format!(
+            "`{}` failed on `{}`:\n{}",
+            bin,
+            file,
+            String::from_utf8_lossy(&r.stderr).trim_end()
+        ));
     }
-    let read = |p: std::path::PathBuf| std::fs::read_to_string(&p).map_err(|e| format!("cannot read `{}`: {}", p.display(), e));
+    let read = |p: std::path::PathBuf| {
+        std::fs::read_to_string(&p).map_err(|e| format!("cannot read `{}`: {}", p.display(), e))
+    };
     let c = read(kc.clone())?;
     let h = read(kc.with_extension("h"))?;
     // (its header is `k_<prefix>.h` already: the output's name)
     let (_, prog) = driver::lower(file, &text, cfg, &super::super::FsLoader);
     let prog = prog.ok_or_else(|| format!("`{}`: no IR", file))?;
-    build_from_c(dir, prefix, &prog, &crate::codegen::COutput { c, h }, cfg.arch, &CcSpec::default())
+    build_from_c(
+        dir,
+        prefix,
+        &prog,
+        &crate::codegen::COutput { c, h },
+        cfg.arch,
+        &CcSpec::default(),
+    )
 }
 
 /// [`build`] from C already generated for `prog` (whose header `out.h` is written as
 /// `k_<prefix>.h`: generate it with that header name), with the kernel built by `spec`.
-pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &crate::codegen::COutput, arch: crate::codegen::Arch, spec: &CcSpec) -> Result<Built, String> {
+pub fn build_from_c(
+    dir: &Path,
+    prefix: &str,
+    prog: &crate::ir::Program,
+    out: &crate::codegen::COutput,
+    arch: crate::codegen::Arch,
+    spec: &CcSpec,
+) -> Result<Built, String> {
     let h_name = format!("k_{}.h", prefix);
     let entry_fn = format!("{}__", crate::codegen::c_emit::sanitize(&prog.entry().name));
-    let instances = instances_from_header(&out.h, &entry_fn).ok_or_else(|| format!("no `{}INSTANCES` in the generated header", entry_fn))?;
+    let instances = instances_from_header(&out.h, &entry_fn)
+        .ok_or_else(|| format!("no `{}INSTANCES` in the generated header", entry_fn))?;
     let bpi = bytes_per_instance(prog);
     let has_packed = out.h.contains(&format!(" {}packed(", entry_fn));
-    let packed_layout = if has_packed { crate::codegen::packed::layout(prog, arch).ok() } else { None };
+    let packed_layout = if has_packed {
+        crate::codegen::packed::layout(prog, arch).ok()
+    } else {
+        None
+    };
     let packed_n = packed_layout.as_ref().map(|_| packed_instances(bpi));
-    let packed_kernel = (2..=8u32).find(|k| out.c.contains(&format!("static NK_TARGET void {}x{}(", entry_fn, k))).unwrap_or(1);
+    let packed_kernel = (2..=8u32)
+        .find(|k| {
+            out.c
+                .contains(&format!("static NK_TARGET void {}x{}(", entry_fn, k))
+        })
+        .unwrap_or(1);
 
     let kc = dir.join(format!("k_{}.c", prefix));
-    std::fs::write(&kc, &out.c).and_then(|_| std::fs::write(dir.join(&h_name), &out.h)).map_err(|e| format!("cannot write C: {}", e))?;
+    std::fs::write(&kc, &out.c)
+        .and_then(|_| std::fs::write(dir.join(&h_name), &out.h))
+        .map_err(|e| format!("cannot write C: {}", e))?;
     let ko = dir.join(format!("k_{}.o", prefix));
-    run_tool(Command::new(&spec.cc).args(&spec.flags).arg("-c").arg(&kc).arg("-o").arg(&ko))?;
-    let dis = run_tool(Command::new("objdump").args(["-dwr"]).arg(&ko)).map_err(|e| format!("{} (objdump comes with binutils: run scripts/install-peers.sh)", e))?;
+    run_tool(
+        Command::new(&spec.cc)
+            .args(&spec.flags)
+            .arg("-c")
+            .arg(&kc)
+            .arg("-o")
+            .arg(&ko),
+    )?;
+    let dis = run_tool(Command::new("objdump").args(["-dwr"]).arg(&ko)).map_err(|e| {
+        format!(
+            "{} (objdump comes with binutils: run scripts/install-peers.sh)",
+            e
+        )
+    })?;
     let stats = asm::analyze(&asm::parse(&dis), &entry_fn);
 
     // The driver: timing loops around both entries.
     let e = prog.entry();
     let mut d = String::new();
     d.push_str("#include <stdint.h>\n#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n#include <x86intrin.h>\n");
-    d.push_str(&format!("#include \"{}\"\n#define NK_ALIGN __attribute__((aligned(64)))\n", h_name));
+    d.push_str(&format!(
+        "#include \"{}\"\n#define NK_ALIGN __attribute__((aligned(64)))\n",
+        h_name
+    ));
     d.push_str("static uint64_t nk_rng = 0x9e3779b97f4a7c15ull;\n");
     d.push_str("static void nk_fill(void *p, size_t len) { unsigned char *c = p; for (size_t i = 0; i < len; i++) { nk_rng ^= nk_rng << 13; nk_rng ^= nk_rng >> 7; nk_rng ^= nk_rng << 17; c[i] = (unsigned char)(nk_rng >> 32); } }\n");
-    let all: Vec<(&crate::ir::Param, bool)> = e.inputs.iter().map(|p| (p, true)).chain(e.outputs.iter().map(|p| (p, false))).collect();
+    let all: Vec<(&crate::ir::Param, bool)> = e
+        .inputs
+        .iter()
+        .map(|p| (p, true))
+        .chain(e.outputs.iter().map(|p| (p, false)))
+        .collect();
     for (k, (p, _)) in all.iter().enumerate() {
-        d.push_str(&format!("static unsigned char nk_r{}[{} * sizeof({}DATATYPE)] NK_ALIGN;\n", k, p.atoms.len().max(1), entry_fn));
+        d.push_str(&format!(
+            "static unsigned char nk_r{}[{} * sizeof({}DATATYPE)] NK_ALIGN;\n",
+            k,
+            p.atoms.len().max(1),
+            entry_fn
+        ));
     }
     let raw_args: Vec<String> = all
         .iter()
         .enumerate()
-        .map(|(k, (p, is_in))| if *is_in && p.c_dims.is_empty() { format!("*({}DATATYPE *)nk_r{}", entry_fn, k) } else { format!("(void *)nk_r{}", k) })
+        .map(|(k, (p, is_in))| {
+            if *is_in && p.c_dims.is_empty() {
+                format!("*({}DATATYPE *)nk_r{}", entry_fn, k)
+            } else {
+                format!("(void *)nk_r{}", k)
+            }
+        })
         .collect();
     let mut init = String::new();
     let mut digest = String::new();
@@ -235,11 +359,16 @@ pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &c
         let mut args = vec![format!("(size_t){}", n)];
         for (k, pp) in l.params.iter().enumerate() {
             let count = if pp.is_const { 1 } else { n };
-            let bytes = format!("((size_t){} * {} * sizeof({}))", count, pp.elems, pp.elem_type);
+            let bytes = format!(
+                "((size_t){} * {} * sizeof({}))",
+                count, pp.elems, pp.elem_type
+            );
             d.push_str(&format!("static unsigned char *nk_p{};\n", k));
             init.push_str(&format!("    nk_p{k} = aligned_alloc(64, ({bytes} + 63) / 64 * 64); if (!nk_p{k}) abort(); nk_fill(nk_p{k}, {bytes});\n"));
             if !pp.is_input {
-                digest.push_str(&format!("    for (size_t i = 0; i < 64 && i < {bytes}; i++) h = h * 31 + nk_p{k}[i];\n"));
+                digest.push_str(&format!(
+                    "    for (size_t i = 0; i < 64 && i < {bytes}; i++) h = h * 31 + nk_p{k}[i];\n"
+                ));
             }
             args.push(format!("(void *)nk_p{}", k));
         }
@@ -252,24 +381,42 @@ pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &c
             args.join(", ")
         );
     }
-    d.push_str(&format!("void {p}_init(void) {{\n{init}}}\n", p = prefix, init = init));
+    d.push_str(&format!(
+        "void {p}_init(void) {{\n{init}}}\n",
+        p = prefix,
+        init = init
+    ));
     d.push_str(&format!(
         "uint64_t {p}_raw(uint64_t calls) {{\n    _mm_lfence(); uint64_t t0 = __rdtsc(); _mm_lfence();\n    for (uint64_t c = 0; c < calls; c++) {e}({a});\n    _mm_lfence(); uint64_t t1 = __rdtsc(); _mm_lfence();\n    return t1 - t0;\n}}\n",
         p = prefix,
         e = entry_fn,
         a = raw_args.join(", ")
     ));
-    d.push_str(&format!("uint64_t {p}_packed(uint64_t calls) {{\n{b}}}\n", p = prefix, b = packed_fn));
+    d.push_str(&format!(
+        "uint64_t {p}_packed(uint64_t calls) {{\n{b}}}\n",
+        p = prefix,
+        b = packed_fn
+    ));
     d.push_str(&format!(
         "uint64_t {p}_cold(void) {{\n    _mm_lfence(); uint64_t t0 = __rdtsc(); _mm_lfence();\n    {c};\n    _mm_lfence(); uint64_t t1 = __rdtsc(); _mm_lfence();\n    return t1 - t0;\n}}\n",
         p = prefix,
         c = cold_call
     ));
-    d.push_str(&format!("uint64_t {p}_digest(void) {{\n    uint64_t h = 0;\n{d}    return h;\n}}\n", p = prefix, d = digest));
+    d.push_str(&format!(
+        "uint64_t {p}_digest(void) {{\n    uint64_t h = 0;\n{d}    return h;\n}}\n",
+        p = prefix,
+        d = digest
+    ));
     let dc = dir.join(format!("d_{}.c", prefix));
     std::fs::write(&dc, d).map_err(|e| format!("cannot write C: {}", e))?;
     let dobj = dir.join(format!("d_{}.o", prefix));
-    run_tool(Command::new(cc()).args(["-O2", "-march=native", "-c"]).arg(&dc).arg("-o").arg(&dobj))?;
+    run_tool(
+        Command::new(cc())
+            .args(["-O2", "-march=native", "-c"])
+            .arg(&dc)
+            .arg("-o")
+            .arg(&dobj),
+    )?;
 
     // Rename the kernel's global symbols in both objects.
     let nm = run_tool(Command::new("nm").args(["-g", "--defined-only"]).arg(&ko))?;
@@ -283,7 +430,17 @@ pub fn build_from_c(dir: &Path, prefix: &str, prog: &crate::ir::Program, out: &c
     for o in [&ko, &dobj] {
         run_tool(Command::new("objcopy").args(&objcopy_args).arg(o))?;
     }
-    Ok(Built { prefix: prefix.to_string(), entry_fn, instances, bytes_per_instance: bpi, packed_n, stats, objects: vec![ko, dobj], c_lines: out.c.lines().count(), packed_kernel })
+    Ok(Built {
+        prefix: prefix.to_string(),
+        entry_fn,
+        instances,
+        bytes_per_instance: bpi,
+        packed_n,
+        stats,
+        objects: vec![ko, dobj],
+        c_lines: out.c.lines().count(),
+        packed_kernel,
+    })
 }
 
 /// Per-call timings of one variant (TSC ticks per call, minimum over windows).
@@ -335,8 +492,22 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
         }
     }
     let k = fns.len();
-    m.push_str(&format!("static nk_fn fns[{}] = {{{}}};\n", k, fns.iter().map(|f| f.0.clone()).collect::<Vec<_>>().join(", ")));
-    m.push_str(&format!("static uint64_t (*digests[{}])(void) = {{{}}};\n", k, fns.iter().map(|f| f.1.clone()).collect::<Vec<_>>().join(", ")));
+    m.push_str(&format!(
+        "static nk_fn fns[{}] = {{{}}};\n",
+        k,
+        fns.iter()
+            .map(|f| f.0.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    m.push_str(&format!(
+        "static uint64_t (*digests[{}])(void) = {{{}}};\n",
+        k,
+        fns.iter()
+            .map(|f| f.1.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     m.push_str("static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec; }\n");
     m.push_str("int main(int argc, char **argv) {\n    if (argc < 4) return 2;\n    int windows = atoi(argv[1]); uint64_t target = strtoull(argv[2], 0, 10); double budget = atof(argv[3]);\n");
     for b in built {
@@ -368,7 +539,18 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
 }}
 "#
     ));
-    let out = link_and_run(dir, "main.c", &m, "bench", built, &[effort.windows.to_string(), effort.window_ticks.to_string(), format!("{}", effort.budget_s)])?;
+    let out = link_and_run(
+        dir,
+        "main.c",
+        &m,
+        "bench",
+        built,
+        &[
+            effort.windows.to_string(),
+            effort.window_ticks.to_string(),
+            format!("{}", effort.budget_s),
+        ],
+    )?;
     let mut ratio = None;
     let mut windows = 0;
     let mut ticks: Vec<f64> = Vec::new();
@@ -382,16 +564,32 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
         }
     }
     if ticks.len() != k {
-        return Err(format!("the harness printed {} timings, expected {}:\n{}", ticks.len(), k, out));
+        return Err(format!(
+            "the harness printed {} timings, expected {}:\n{}",
+            ticks.len(),
+            k,
+            out
+        ));
     }
     let mut timings = Vec::new();
     let mut it = ticks.into_iter();
     for b in built {
         let raw = it.next().unwrap_or(f64::NAN);
-        let packed = if b.packed_n.is_some() { it.next() } else { None };
-        timings.push(Timing { raw_ticks: raw, packed_ticks: packed });
+        let packed = if b.packed_n.is_some() {
+            it.next()
+        } else {
+            None
+        };
+        timings.push(Timing {
+            raw_ticks: raw,
+            packed_ticks: packed,
+        });
     }
-    Ok(Run { tsc_ratio: ratio.unwrap_or(f64::NAN), windows, timings })
+    Ok(Run {
+        tsc_ratio: ratio.unwrap_or(f64::NAN),
+        windows,
+        timings,
+    })
 }
 
 /// Cycles of one call on one block (the packed entry with n = 1, else one raw call) with cold
@@ -400,16 +598,37 @@ pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, Stri
 /// code, constants and stack are fetched again. Variants alternate; the median over `trials`
 /// calls per variant (TSC ticks) is returned, in the order of `built`.
 pub fn measure_cold(dir: &Path, built: &[&Built], trials: u32) -> Result<Vec<f64>, String> {
-    let mut m = String::from("#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <x86intrin.h>\n");
+    let mut m = String::from(
+        "#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <x86intrin.h>\n",
+    );
     m.push_str("static volatile uint64_t nk_sink;\nstatic unsigned char nk_junk[1 << 20];\n");
     m.push_str("__attribute__((noinline)) static void nk_evict(void) {\n    __asm__ volatile(\".rept 65536\\n\\tadd $1, %%eax\\n\\tadd $1, %%ecx\\n\\t.endr\" ::: \"eax\", \"ecx\", \"cc\");\n    for (size_t i = 0; i < sizeof nk_junk; i += 64) nk_junk[i]++;\n    nk_sink ^= nk_junk[4096];\n}\n");
     m.push_str("static int nk_cmp(const void *a, const void *b) { uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b; return x < y ? -1 : x > y; }\n");
     for b in built {
-        m.push_str(&format!("void {p}_init(void); uint64_t {p}_cold(void); uint64_t {p}_digest(void);\n", p = b.prefix));
+        m.push_str(&format!(
+            "void {p}_init(void); uint64_t {p}_cold(void); uint64_t {p}_digest(void);\n",
+            p = b.prefix
+        ));
     }
     let k = built.len();
-    m.push_str(&format!("typedef uint64_t (*nk_fn)(void);\nstatic nk_fn fns[{}] = {{{}}};\n", k, built.iter().map(|b| format!("{}_cold", b.prefix)).collect::<Vec<_>>().join(", ")));
-    m.push_str(&format!("static nk_fn digests[{}] = {{{}}};\n", k, built.iter().map(|b| format!("{}_digest", b.prefix)).collect::<Vec<_>>().join(", ")));
+    m.push_str(&format!(
+        "typedef uint64_t (*nk_fn)(void);\nstatic nk_fn fns[{}] = {{{}}};\n",
+        k,
+        built
+            .iter()
+            .map(|b| format!("{}_cold", b.prefix))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    m.push_str(&format!(
+        "static nk_fn digests[{}] = {{{}}};\n",
+        k,
+        built
+            .iter()
+            .map(|b| format!("{}_digest", b.prefix))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
     m.push_str("int main(int argc, char **argv) {\n    if (argc < 2) return 2;\n    int trials = atoi(argv[1]); if (trials < 1) trials = 1;\n");
     for b in built {
         m.push_str(&format!("    {}_init();\n", b.prefix));
@@ -433,10 +652,26 @@ pub fn measure_cold(dir: &Path, built: &[&Built], trials: u32) -> Result<Vec<f64
 }}
 "#
     ));
-    let out = link_and_run(dir, "main_cold.c", &m, "bench_cold", built, &[trials.to_string()])?;
-    let v: Vec<f64> = out.lines().filter_map(|l| l.strip_prefix("cold ")).filter_map(|r| r.split_whitespace().nth(1)?.parse().ok()).collect();
+    let out = link_and_run(
+        dir,
+        "main_cold.c",
+        &m,
+        "bench_cold",
+        built,
+        &[trials.to_string()],
+    )?;
+    let v: Vec<f64> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("cold "))
+        .filter_map(|r| r.split_whitespace().nth(1)?.parse().ok())
+        .collect();
     if v.len() != k {
-        return Err(format!("the cold harness printed {} timings, expected {}:\n{}", v.len(), k, out));
+        return Err(format!(
+            "the cold harness printed {} timings, expected {}:\n{}",
+            v.len(),
+            k,
+            out
+        ));
     }
     Ok(v)
 }
@@ -467,17 +702,50 @@ mod tests {
             (Slicing::B, Arch::Std, 64),
         ];
         for (s, arch, inst) in cases {
-            let cfg = Config { slicing: s, arch, ..Config::default() };
-            let (front, prog) = driver::lower("t.ua", SRC, &cfg, &crate::syntax::MemLoader::default());
+            let cfg = Config {
+                slicing: s,
+                arch,
+                ..Config::default()
+            };
+            let (front, prog) =
+                driver::lower("t.ua", SRC, &cfg, &crate::syntax::MemLoader::default());
             let prog = prog.unwrap_or_else(|| panic!("{}", front.render_diags()));
             assert_eq!(bytes_per_instance(&prog), 16.0, "-{} {}", s, arch);
-            let (_, out) = driver::compile("t.ua", SRC, &cfg, &crate::syntax::MemLoader::default(), "t.h");
+            let (_, out) = driver::compile(
+                "t.ua",
+                SRC,
+                &cfg,
+                &crate::syntax::MemLoader::default(),
+                "t.h",
+            );
             let out = out.unwrap();
             let n = instances_from_header(&out.h, "f__").unwrap();
             assert_eq!(n, inst, "-{} {}: instances per call", s, arch);
-            let b = Built { prefix: "a".into(), entry_fn: "f__".into(), instances: n, bytes_per_instance: 16.0, packed_n: Some(packed_instances(16.0)), stats: None, objects: vec![], c_lines: 0, packed_kernel: 1 };
-            assert_eq!(b.raw_bytes_per_call(), inst as f64 * 16.0, "-{} {}", s, arch);
-            assert_eq!(b.packed_bytes_per_call(), Some(PACKED_BYTES as f64), "-{} {}: 4096 instances of 16 bytes", s, arch);
+            let b = Built {
+                prefix: "a".into(),
+                entry_fn: "f__".into(),
+                instances: n,
+                bytes_per_instance: 16.0,
+                packed_n: Some(packed_instances(16.0)),
+                stats: None,
+                objects: vec![],
+                c_lines: 0,
+                packed_kernel: 1,
+            };
+            assert_eq!(
+                b.raw_bytes_per_call(),
+                inst as f64 * 16.0,
+                "-{} {}",
+                s,
+                arch
+            );
+            assert_eq!(
+                b.packed_bytes_per_call(),
+                Some(PACKED_BYTES as f64),
+                "-{} {}: 4096 instances of 16 bytes",
+                s,
+                arch
+            );
         }
     }
 
@@ -486,11 +754,20 @@ mod tests {
         // b64 plain (64 one-bit words) and b80 key per instance: 18 bytes per instance
         let src = "node p (x:b64, k:b80) returns (y:b64) let y = x ^ k[0..63] tel\n";
         for s in [Slicing::B, Slicing::V] {
-            let cfg = Config { slicing: s, arch: Arch::Avx2, ..Config::default() };
-            let (front, prog) = driver::lower("t.ua", src, &cfg, &crate::syntax::MemLoader::default());
+            let cfg = Config {
+                slicing: s,
+                arch: Arch::Avx2,
+                ..Config::default()
+            };
+            let (front, prog) =
+                driver::lower("t.ua", src, &cfg, &crate::syntax::MemLoader::default());
             let prog = prog.unwrap_or_else(|| panic!("{}", front.render_diags()));
             assert_eq!(bytes_per_instance(&prog), 18.0, "-{}", s);
         }
-        assert_eq!(packed_instances(18.0), 4096, "64 KiB / 18 B rounded up to a multiple of 512");
+        assert_eq!(
+            packed_instances(18.0),
+            4096,
+            "64 KiB / 18 B rounded up to a multiple of 512"
+        );
     }
 }

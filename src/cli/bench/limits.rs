@@ -34,27 +34,48 @@ pub struct Limit {
 }
 
 /// The limit of `file` compiled with the default flags in `slicing` for `arch`, or why not.
-pub fn limit_of(file: &str, slicing: Slicing, arch: Arch, flags: &[String]) -> Result<Limit, String> {
+pub fn limit_of(
+    file: &str,
+    slicing: Slicing,
+    arch: Arch,
+    flags: &[String],
+) -> Result<Limit, String> {
     let path = super::super::demo_path(file);
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {}", path.display(), e))?;
     let cfg = if flags.is_empty() {
-        Config { slicing, arch, ..Config::default() }
+        Config {
+            slicing,
+            arch,
+            ..Config::default()
+        }
     } else {
         // The row's slicing and target after the user's flags, so that they win.
         let mut argv = vec![path.to_string_lossy().into_owned()];
         argv.extend_from_slice(flags);
         argv.extend([format!("-{slicing}"), "--arch".into(), arch.name().into()]);
-        super::super::parse_compile_flags(&argv).map_err(|_| "bad compile flags".to_string())?.1
+        super::super::parse_compile_flags(&argv)
+            .map_err(|_| "bad compile flags".to_string())?
+            .1
     };
     let (front, prog) = driver::lower(file, &text, &cfg, &super::super::FsLoader);
-    let prog = prog.ok_or_else(|| front.render_diags().lines().next().unwrap_or("does not compile").to_string())?;
+    let prog = prog.ok_or_else(|| {
+        front
+            .render_diags()
+            .lines()
+            .next()
+            .unwrap_or("does not compile")
+            .to_string()
+    })?;
     let e = crate::tune::estimate::estimate(&prog, arch);
     let bytes = e.instances as f64 * e.bytes_per_instance;
     if bytes <= 0.0 {
         return Err("no non-const input".into());
     }
     let ops_per_byte = emitted_work(&prog, &crate::target::Target::new(arch)) as f64 / bytes;
-    Ok(Limit { ops_per_byte, core_cpb: ops_per_byte / issue_per_cycle(arch) })
+    Ok(Limit {
+        ops_per_byte,
+        core_cpb: ops_per_byte / issue_per_cycle(arch),
+    })
 }
 
 /// Instructions one raw call executes, as the C is emitted: `opt::cost::node_work` except
@@ -67,8 +88,14 @@ fn emitted_work(prog: &Program, t: &crate::target::Target) -> u64 {
     let cost = |op: &Op, bits: u32| -> u64 {
         let c = t.cost(op, bits, prog.slicing).insns as u64;
         match op {
-            Op::Rotl(_, r) | Op::Rotr(_, r) if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 => c.min(1),
-            _ if prog.slicing == Slicing::H => crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c),
+            Op::Rotl(_, r) | Op::Rotr(_, r)
+                if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 =>
+            {
+                c.min(1)
+            }
+            _ if prog.slicing == Slicing::H => {
+                crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c)
+            }
             _ => c,
         }
     };
@@ -80,15 +107,27 @@ fn measured(json: &str, cipher: &str, slicing: Slicing, arch: Arch) -> Option<(f
     let field = |line: &str, key: &str| -> Option<String> {
         let pat = format!("\"{key}\":");
         let rest = &line[line.find(&pat)? + pat.len()..];
-        let v = if let Some(r) = rest.strip_prefix('"') { &r[..r.find('"')?] } else { &rest[..rest.find([',', '}'])?] };
+        let v = if let Some(r) = rest.strip_prefix('"') {
+            &r[..r.find('"')?]
+        } else {
+            &rest[..rest.find([',', '}'])?]
+        };
         Some(v.to_string())
     };
-    json.lines().filter(|l| l.contains("\"kind\":\"nakiri\"")).find_map(|l| {
-        if field(l, "cipher")? != cipher || field(l, "slicing")? != slicing.to_string() || field(l, "arch")? != arch.name() {
-            return None;
-        }
-        Some((field(l, "raw_cpb")?.parse().ok()?, field(l, "tsc_ratio")?.parse().ok()?))
-    })
+    json.lines()
+        .filter(|l| l.contains("\"kind\":\"nakiri\""))
+        .find_map(|l| {
+            if field(l, "cipher")? != cipher
+                || field(l, "slicing")? != slicing.to_string()
+                || field(l, "arch")? != arch.name()
+            {
+                return None;
+            }
+            Some((
+                field(l, "raw_cpb")?.parse().ok()?,
+                field(l, "tsc_ratio")?.parse().ok()?,
+            ))
+        })
 }
 
 pub fn run(args: &[String]) -> i32 {
@@ -134,7 +173,14 @@ pub fn run(args: &[String]) -> i32 {
             }
         }
     }
-    println!("nakiri bench limits — the issue bound of each raw kernel's ALU operations (static){}", if flags.is_empty() { String::new() } else { format!("; compile flags: {}", flags.join(" ")) });
+    println!(
+        "nakiri bench limits — the issue bound of each raw kernel's ALU operations (static){}",
+        if flags.is_empty() {
+            String::new()
+        } else {
+            format!("; compile flags: {}", flags.join(" "))
+        }
+    );
     println!("ops/B = instructions one raw call executes (no loads, stores or spills) per input byte; limit = ops/B / issue width (4 per cycle on std/sse/avx2 as on Zen 3, 2 for 512-bit operations), in core cycles/byte");
     if !from.is_empty() {
         println!("measured raw c/B from {} (TSC; the first file with the row); limit in TSC c/B = core limit × that run's TSC/core ratio; limit/raw = fraction of the limit reached", from.join(", "));
@@ -151,13 +197,22 @@ pub fn run(args: &[String]) -> i32 {
                         let (tsc, raw, frac) = match m {
                             Some((raw, ratio)) if ratio.is_finite() && ratio > 0.0 => {
                                 let t = l.core_cpb * ratio;
-                                (format!("{t:.2}"), format!("{raw:.2}"), format!("{:.2}", t / raw))
+                                (
+                                    format!("{t:.2}"),
+                                    format!("{raw:.2}"),
+                                    format!("{:.2}", t / raw),
+                                )
                             }
                             _ => ("-".into(), "-".into(), "-".into()),
                         };
-                        println!("| {} | -{} | {} | {:.2} | {:.2} | {} | {} | {} |", c.name, s, arch, l.ops_per_byte, l.core_cpb, tsc, raw, frac);
+                        println!(
+                            "| {} | -{} | {} | {:.2} | {:.2} | {} | {} | {} |",
+                            c.name, s, arch, l.ops_per_byte, l.core_cpb, tsc, raw, frac
+                        );
                     }
-                    Err(e) => println!("| {} | -{} | {} | FAILED: {} | | | | |", c.name, s, arch, e),
+                    Err(e) => {
+                        println!("| {} | -{} | {} | FAILED: {} | | | | |", c.name, s, arch, e)
+                    }
                 }
             }
         }

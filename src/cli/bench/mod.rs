@@ -28,16 +28,24 @@ use std::time::{Duration, Instant};
 
 /// A program of `lines` lines: many small nodes with loops, tables, rotations and calls.
 pub fn generated_program(lines: usize) -> String {
-    let mut s = String::from("table sb (a:v4) returns (b:v4) { 12, 5, 6, 11, 9, 0, 10, 13, 3, 14, 15, 8, 4, 7, 1, 2 }\n");
+    let mut s = String::from(
+        "table sb (a:v4) returns (b:v4) { 12, 5, 6, 11, 9, 0, 10, 13, 3, 14, 15, 8, 4, 7, 1, 2 }\n",
+    );
     let mut k = 0;
     let mut prev: Option<String> = None;
     while s.lines().count() < lines {
         let name = format!("n{}", k);
-        s.push_str(&format!("node {} (x:u16x4, key:u16x4) returns (y:u16x4)\nvars t:u16x4[4]\nlet\n", name));
+        s.push_str(&format!(
+            "node {} (x:u16x4, key:u16x4) returns (y:u16x4)\nvars t:u16x4[4]\nlet\n",
+            name
+        ));
         s.push_str("  t[0] = x ^ key;\n");
         s.push_str("  forall i in [1, 3] {\n    t[i] = sb(t[i-1]) <<< 1;\n  }\n");
         for j in 0..8 {
-            s.push_str(&format!("  # filler {} keeps the line count realistic\n", j));
+            s.push_str(&format!(
+                "  # filler {} keeps the line count realistic\n",
+                j
+            ));
         }
         match &prev {
             Some(p) => s.push_str(&format!("  y = {}(t[3], key ^ (t[2] <<< 2))\n", p)),
@@ -73,7 +81,12 @@ pub fn run(args: &[String]) -> i32 {
         Some("transpose") => return transpose::run(&args[1..]),
         Some("modes") => return modes::run(&args[1..]),
         Some("limits") => return limits::run(&args[1..]),
-        Some(w) if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-') || args.iter().any(|a| a.ends_with(".ua")) => return bench_file(args),
+        Some(w)
+            if !["frontend", "compile", "all"].contains(&w) && !w.starts_with('-')
+                || args.iter().any(|a| a.ends_with(".ua")) =>
+        {
+            return bench_file(args)
+        }
         _ => {}
     }
     let what = args.first().map(|s| s.as_str()).unwrap_or("all");
@@ -87,12 +100,36 @@ pub fn run(args: &[String]) -> i32 {
         let src = generated_program(10_000);
         let lines = src.lines().count();
         for s in [Slicing::V, Slicing::B] {
-            let cfg = Config { slicing: s, ..Config::default() };
-            let (d, ok) = time(7, || !driver::check("gen.ua", &src, &cfg, &crate::syntax::MemLoader::default()).has_errors());
-            println!("| generated | {} | -{} | {:.1} ms{} | < 100 ms |", lines, s, d.as_secs_f64() * 1e3, if ok { "" } else { " (ERRORS)" });
+            let cfg = Config {
+                slicing: s,
+                ..Config::default()
+            };
+            let (d, ok) = time(7, || {
+                !driver::check("gen.ua", &src, &cfg, &crate::syntax::MemLoader::default())
+                    .has_errors()
+            });
+            println!(
+                "| generated | {} | -{} | {:.1} ms{} | < 100 ms |",
+                lines,
+                s,
+                d.as_secs_f64() * 1e3,
+                if ok { "" } else { " (ERRORS)" }
+            );
         }
-        let (d, _) = time(7, || !driver::parse("gen.ua", &src, &Config::default(), &crate::syntax::MemLoader::default()).has_errors());
-        println!("| generated (parse only) | {} | - | {:.1} ms | |", lines, d.as_secs_f64() * 1e3);
+        let (d, _) = time(7, || {
+            !driver::parse(
+                "gen.ua",
+                &src,
+                &Config::default(),
+                &crate::syntax::MemLoader::default(),
+            )
+            .has_errors()
+        });
+        println!(
+            "| generated (parse only) | {} | - | {:.1} ms | |",
+            lines,
+            d.as_secs_f64() * 1e3
+        );
     }
     if what == "compile" || what == "all" {
         println!("\nsource to C (median of 5 runs; excludes the C compiler)");
@@ -105,7 +142,12 @@ pub fn run(args: &[String]) -> i32 {
             ("ciphers/chacha20/chacha20.ua", Slicing::V, Arch::Avx2, ""),
             ("ciphers/chacha20/chacha20.ua", Slicing::B, Arch::Avx512, ""),
             ("ciphers/serpent/serpent.ua", Slicing::B, Arch::Avx2, ""),
-            ("ciphers/skinny128_256/skinny128_256.ua", Slicing::B, Arch::Avx2, ""),
+            (
+                "ciphers/skinny128_256/skinny128_256.ua",
+                Slicing::B,
+                Arch::Avx2,
+                "",
+            ),
         ];
         for (file, s, arch, target) in cases {
             let path = super::demo_path(file);
@@ -114,14 +156,27 @@ pub fn run(args: &[String]) -> i32 {
                 continue;
             };
             let name = path.to_string_lossy().into_owned();
-            let cfg = Config { slicing: *s, arch: *arch, ..Config::default() };
+            let cfg = Config {
+                slicing: *s,
+                arch: *arch,
+                ..Config::default()
+            };
             let mut lines = 0;
             let (d, ok) = time(5, || {
                 let (_, out) = driver::compile(&name, &text, &cfg, &super::FsLoader, "out.h");
                 lines = out.as_ref().map(|o| o.c.lines().count()).unwrap_or(0);
                 out.is_some()
             });
-            println!("| {} | -{} | {} | {:.1} ms{} | {} | {} |", file, s, arch, d.as_secs_f64() * 1e3, if ok { "" } else { " (FAILED)" }, lines, target);
+            println!(
+                "| {} | -{} | {} | {:.1} ms{} | {} | {} |",
+                file,
+                s,
+                arch,
+                d.as_secs_f64() * 1e3,
+                if ok { "" } else { " (FAILED)" },
+                lines,
+                target
+            );
         }
     }
     if !["frontend", "compile", "all"].contains(&what) {
@@ -145,7 +200,11 @@ pub const COLD_TRIALS: u32 = 301;
 
 /// Removes `--quick` and `--windows N` from `args`.
 pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32> {
-    let mut o = BenchOpts { effort: harness::Effort::FULL, quick: false, cold: false };
+    let mut o = BenchOpts {
+        effort: harness::Effort::FULL,
+        quick: false,
+        cold: false,
+    };
     let mut rest = Vec::new();
     let mut windows = None;
     let mut i = 0;
@@ -155,7 +214,11 @@ pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32>
             "--cold" => o.cold = true,
             "--windows" => {
                 i += 1;
-                match args.get(i).and_then(|v| v.parse::<u32>().ok()).filter(|w| *w > 0) {
+                match args
+                    .get(i)
+                    .and_then(|v| v.parse::<u32>().ok())
+                    .filter(|w| *w > 0)
+                {
                     Some(w) => windows = Some(w),
                     None => {
                         eprintln!("error: `--windows` needs a positive number");
@@ -230,7 +293,10 @@ fn bench_file(args: &[String]) -> i32 {
         Err(c) => return c,
     };
     if cfg.arch != Arch::Std && !cfg.arch.runs_here() {
-        return fail(&format!("target {} does not run on this CPU (see `nakiri targets`)", cfg.arch));
+        return fail(&format!(
+            "target {} does not run on this CPU (see `nakiri targets`)",
+            cfg.arch
+        ));
     }
     let dir = match harness::Scratch::new("file") {
         Ok(d) => d,
@@ -244,7 +310,10 @@ fn bench_file(args: &[String]) -> i32 {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
-    println!("nakiri bench {} (-{} --arch {})", file, cfg.slicing, cfg.arch);
+    println!(
+        "nakiri bench {} (-{} --arch {})",
+        file, cfg.slicing, cfg.arch
+    );
     print_header(opts.effort, &run);
     println!("| entry | instances/call | bytes/call | TSC cycles/byte | core cycles/byte | insns/block | spill loads/block | spill stores/block | code bytes |");
     println!("|---|---|---|---|---|---|---|---|---|");
@@ -254,13 +323,37 @@ fn bench_file(args: &[String]) -> i32 {
     let c = cpb(t.raw_ticks, raw_bytes);
     println!(
         "| raw {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-        built.entry_fn, built.instances, raw_bytes, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3), ins, ld, st, code
+        built.entry_fn,
+        built.instances,
+        raw_bytes,
+        fmt_num(c, 3),
+        fmt_num(c / run.tsc_ratio, 3),
+        ins,
+        ld,
+        st,
+        code
     );
-    match (t.packed_ticks, built.packed_n, built.packed_bytes_per_call()) {
+    match (
+        t.packed_ticks,
+        built.packed_n,
+        built.packed_bytes_per_call(),
+    ) {
         (Some(pt), Some(n), Some(pb)) => {
             let c = cpb(pt, pb);
-            let via = if built.packed_kernel > 1 { format!(" (via a {}-way interleaved kernel)", built.packed_kernel) } else { String::new() };
-            println!("| packed {}packed{} | {} | {} | {} | {} | - | - | - | - |", built.entry_fn, via, n, pb, fmt_num(c, 3), fmt_num(c / run.tsc_ratio, 3));
+            let via = if built.packed_kernel > 1 {
+                format!(" (via a {}-way interleaved kernel)", built.packed_kernel)
+            } else {
+                String::new()
+            };
+            println!(
+                "| packed {}packed{} | {} | {} | {} | {} | - | - | - | - |",
+                built.entry_fn,
+                via,
+                n,
+                pb,
+                fmt_num(c, 3),
+                fmt_num(c / run.tsc_ratio, 3)
+            );
         }
         _ => println!("| packed | - | - | not available for this program | - | - | - | - | - |"),
     }
@@ -319,7 +412,10 @@ fn compare(args: &[String]) -> i32 {
         match super::parse_compile_flags(argv) {
             Ok((_, cfg)) => {
                 if cfg.arch != Arch::Std && !cfg.arch.runs_here() {
-                    return fail(&format!("target {} does not run on this CPU (see `nakiri targets`)", cfg.arch));
+                    return fail(&format!(
+                        "target {} does not run on this CPU (see `nakiri targets`)",
+                        cfg.arch
+                    ));
                 }
                 cfgs.push(cfg)
             }
@@ -333,7 +429,9 @@ fn compare(args: &[String]) -> i32 {
     let mut built = Vec::new();
     for (p, cfg) in ["a", "b"].iter().zip(&cfgs) {
         let r = match (&b_nakiri, *p) {
-            (Some(bin), "b") => harness::build_with_binary(&dir.0, p, &file, cfg, bin, &b_argv[1..]),
+            (Some(bin), "b") => {
+                harness::build_with_binary(&dir.0, p, &file, cfg, bin, &b_argv[1..])
+            }
             _ => harness::build(&dir.0, p, &file, cfg),
         };
         match r {
@@ -362,9 +460,22 @@ fn compare(args: &[String]) -> i32 {
         raw.push(r);
         packed.push(p);
         let [ins, ld, st, code] = stats_cells(b);
-        println!("| {} | {} | {} | {} | {} | {} | {} |", name, fmt_num(r, 3), fmt_num(p, 3), ins, ld, st, code);
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            name,
+            fmt_num(r, 3),
+            fmt_num(p, 3),
+            ins,
+            ld,
+            st,
+            code
+        );
     }
-    println!("| B/A | {} | {} | | | | |", fmt_num(raw[1] / raw[0], 3), fmt_num(packed[1] / packed[0], 3));
+    println!(
+        "| B/A | {} | {} | | | | |",
+        fmt_num(raw[1] / raw[0], 3),
+        fmt_num(packed[1] / packed[0], 3)
+    );
     if opts.cold {
         let trials = if opts.quick { 31 } else { COLD_TRIALS };
         match harness::measure_cold(&dir.0, &[&built[0], &built[1]], trials) {
@@ -398,29 +509,60 @@ pub fn scaling() -> i32 {
         let mut s = String::from("node f0 (a:u8) returns (b:u8) let b = a <<< 1 tel\n");
         for i in 1..n {
             if work {
-                s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) ^ a tel\n", i, i - 1));
+                s.push_str(&format!(
+                    "node f{} (a:u8) returns (b:u8) let b = f{}(a) ^ a tel\n",
+                    i,
+                    i - 1
+                ));
             } else {
-                s.push_str(&format!("node f{} (a:u8) returns (b:u8) let b = f{}(a) tel\n", i, i - 1));
+                s.push_str(&format!(
+                    "node f{} (a:u8) returns (b:u8) let b = f{}(a) tel\n",
+                    i,
+                    i - 1
+                ));
             }
         }
         s
     };
-    let wide = |n: usize| format!("node f (x:u64x{n}) returns (y:u64) let y = x[0] ^ x[{}] tel\n", n - 1);
+    let wide = |n: usize| {
+        format!(
+            "node f (x:u64x{n}) returns (y:u64) let y = x[0] ^ x[{}] tel\n",
+            n - 1
+        )
+    };
     type Case = (String, String, Vec<&'static str>, usize);
     let mut cases: Vec<Case> = Vec::new();
     for n in [1_000, 10_000, 100_000] {
-        cases.push((format!("chain of {} nodes (b = f(a))", n), chain(n, false), vec!["-V"], n));
+        cases.push((
+            format!("chain of {} nodes (b = f(a))", n),
+            chain(n, false),
+            vec!["-V"],
+            n,
+        ));
     }
     for n in [1_000, 10_000, 100_000] {
-        cases.push((format!("chain of {} nodes (b = f(a) ^ a), -inline-all", n), chain(n, true), vec!["-V", "-inline-all"], n));
+        cases.push((
+            format!("chain of {} nodes (b = f(a) ^ a), -inline-all", n),
+            chain(n, true),
+            vec!["-V", "-inline-all"],
+            n,
+        ));
     }
     // As many nodes, called one after the other by the entry (depth 1, not n).
     let flat = |n: usize| {
         let mut s = String::new();
         for i in 0..n {
-            s.push_str(&format!("node g{} (a:u8) returns (b:u8) let b = (a <<< {}) ^ {} tel\n", i, 1 + i % 7, i % 251));
+            s.push_str(&format!(
+                "node g{} (a:u8) returns (b:u8) let b = (a <<< {}) ^ {} tel\n",
+                i,
+                1 + i % 7,
+                i % 251
+            ));
         }
-        s.push_str(&format!("node main (a:u8) returns (b:u8) vars t:u8[{}] let t[0] = a;\n", n + 1));
+        s.push_str(&format!(
+            "node main (a:u8) returns (b:u8) vars t:u8[{}] let t[0] = a;\n",
+            n + 1
+        ));
         for i in 0..n {
             s.push_str(&format!("  t[{}] = g{}(t[{}]);\n", i + 1, i, i));
         }
@@ -428,13 +570,28 @@ pub fn scaling() -> i32 {
         s
     };
     for n in [1_000, 10_000, 100_000] {
-        cases.push((format!("{} nodes called in turn by the entry", n), flat(n), vec!["-V", "-no-inline"], n));
+        cases.push((
+            format!("{} nodes called in turn by the entry", n),
+            flat(n),
+            vec!["-V", "-no-inline"],
+            n,
+        ));
     }
     for n in [10_000, 100_000, 1_000_000] {
-        cases.push((format!("entry u64x{} (-V: {} atoms)", n, n), wide(n), vec!["-V"], n));
+        cases.push((
+            format!("entry u64x{} (-V: {} atoms)", n, n),
+            wide(n),
+            vec!["-V"],
+            n,
+        ));
     }
     for n in [1_000, 10_000, 30_000] {
-        cases.push((format!("entry u64x{} (-B: {} atoms)", n, 64 * n), wide(n), vec!["-B"], 64 * n));
+        cases.push((
+            format!("entry u64x{} (-B: {} atoms)", n, 64 * n),
+            wide(n),
+            vec!["-B"],
+            64 * n,
+        ));
     }
     println!("source to C, one child process per row (wall time, peak resident memory)");
     println!("| program | size | time | peak memory | time per unit | status |");
@@ -458,8 +615,19 @@ pub fn scaling() -> i32 {
         let (status, peak) = match r {
             Ok(o) => {
                 let err = String::from_utf8_lossy(&o.stderr).into_owned();
-                let peak = err.lines().find_map(|l| l.strip_prefix("peak-rss-kb: ")).and_then(|v| v.trim().parse::<u64>().ok()).unwrap_or(0);
-                let st = if o.status.success() { "ok".to_string() } else { err.lines().find(|l| l.starts_with("error")).unwrap_or("failed").to_string() };
+                let peak = err
+                    .lines()
+                    .find_map(|l| l.strip_prefix("peak-rss-kb: "))
+                    .and_then(|v| v.trim().parse::<u64>().ok())
+                    .unwrap_or(0);
+                let st = if o.status.success() {
+                    "ok".to_string()
+                } else {
+                    err.lines()
+                        .find(|l| l.starts_with("error"))
+                        .unwrap_or("failed")
+                        .to_string()
+                };
                 (st, peak)
             }
             Err(e) => (e.to_string(), 0),

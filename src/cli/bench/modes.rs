@@ -16,7 +16,6 @@ use std::process::Command;
 
 const SIZES: [usize; 2] = [16 * 1024, 1024 * 1024];
 
-
 const HARNESS: &str = r#"
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,18 +96,36 @@ fn build(dir: &Path, arch: Arch, openssl: bool) -> Result<std::path::PathBuf, St
     let root = super::super::demo_path("ciphers");
     let gen = |file: &str, slicing: Slicing, hname: &str| -> Result<(String, String), String> {
         let path = root.join(file);
-        let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {}", path.display(), e))?;
-        let cfg = Config { slicing, arch, ..Config::default() };
-        let (front, out) = crate::driver::compile(&path.to_string_lossy(), &text, &cfg, &super::super::FsLoader, hname);
+        let text = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read {}: {}", path.display(), e))?;
+        let cfg = Config {
+            slicing,
+            arch,
+            ..Config::default()
+        };
+        let (front, out) = crate::driver::compile(
+            &path.to_string_lossy(),
+            &text,
+            &cfg,
+            &super::super::FsLoader,
+            hname,
+        );
         let out = out.ok_or_else(|| front.render_diags())?;
         Ok((out.c, out.h))
     };
     let (cc_c, cc_h) = gen("chacha20/chacha20.ua", Slicing::V, "chacha20.h")?;
     let (ac_c, ac_h) = gen("aes/aes_rk.ua", Slicing::B, "aes_rk.h")?;
     let copy = |rel: &str, name: &str| -> Result<(), String> {
-        std::fs::copy(root.join(rel), dir.join(name)).map(|_| ()).map_err(|e| format!("{}: {}", rel, e))
+        std::fs::copy(root.join(rel), dir.join(name))
+            .map(|_| ())
+            .map_err(|e| format!("{}: {}", rel, e))
     };
-    for (n, t) in [("chacha20.c", &cc_c), ("chacha20.h", &cc_h), ("aes_rk.c", &ac_c), ("aes_rk.h", &ac_h)] {
+    for (n, t) in [
+        ("chacha20.c", &cc_c),
+        ("chacha20.h", &cc_h),
+        ("aes_rk.c", &ac_c),
+        ("aes_rk.h", &ac_h),
+    ] {
         std::fs::write(dir.join(n), t).map_err(|e| e.to_string())?;
     }
     copy("chacha20/chacha20_stream.c", "chacha20_stream.c")?;
@@ -127,23 +144,58 @@ fn build(dir: &Path, arch: Arch, openssl: bool) -> Result<std::path::PathBuf, St
     for f in ["aes_ctr.c", "aes_ctr.h", "aes_keys.c", "aes_keys.h"] {
         copy(&format!("aes/{}", f), &format!("h/{}", f))?;
     }
-    run_tool(Command::new(cc()).current_dir(&hdir).args(["-O3", "-march=native", "-c", "aes_rk.c", "aes_keys.c", "aes_ctr.c"]))?;
-    run_tool(Command::new("ld").current_dir(&hdir).args(["-r", "-o", "h.o", "aes_rk.o", "aes_keys.o", "aes_ctr.o"]))?;
-    let nm = run_tool(Command::new("nm").args(["-g", "--defined-only"]).arg(hdir.join("h.o")))?;
+    run_tool(Command::new(cc()).current_dir(&hdir).args([
+        "-O3",
+        "-march=native",
+        "-c",
+        "aes_rk.c",
+        "aes_keys.c",
+        "aes_ctr.c",
+    ]))?;
+    run_tool(Command::new("ld").current_dir(&hdir).args([
+        "-r",
+        "-o",
+        "h.o",
+        "aes_rk.o",
+        "aes_keys.o",
+        "aes_ctr.o",
+    ]))?;
+    let nm = run_tool(
+        Command::new("nm")
+            .args(["-g", "--defined-only"])
+            .arg(hdir.join("h.o")),
+    )?;
     let renames: Vec<String> = nm
         .lines()
-        .filter_map(|l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
-            [_, _, name] => Some(format!("--redefine-sym={}=h_{}", name, name)),
-            _ => None,
-        })
+        .filter_map(
+            |l| match l.split_whitespace().collect::<Vec<_>>().as_slice() {
+                [_, _, name] => Some(format!("--redefine-sym={}=h_{}", name, name)),
+                _ => None,
+            },
+        )
         .collect();
     run_tool(Command::new("objcopy").args(&renames).arg(hdir.join("h.o")))?;
     let sizes: Vec<String> = SIZES.iter().map(|s| s.to_string()).collect();
-    let h = HARNESS.replace("SIZE_MAX_BYTES", &SIZES.iter().max().unwrap().to_string()).replace("{SIZES}", &format!("{{{}}}", sizes.join(", ")));
+    let h = HARNESS
+        .replace("SIZE_MAX_BYTES", &SIZES.iter().max().unwrap().to_string())
+        .replace("{SIZES}", &format!("{{{}}}", sizes.join(", ")));
     std::fs::write(dir.join("main.c"), h).map_err(|e| e.to_string())?;
     let exe = dir.join("modes");
     let mut cmd = Command::new(cc());
-    cmd.current_dir(dir).args(["-O3", "-march=native", "main.c", "chacha20.c", "chacha20_stream.c", "aes_rk.c", "aes_keys.c", "aes_ctr.c", "h/h.o", "-o"]).arg(&exe);
+    cmd.current_dir(dir)
+        .args([
+            "-O3",
+            "-march=native",
+            "main.c",
+            "chacha20.c",
+            "chacha20_stream.c",
+            "aes_rk.c",
+            "aes_keys.c",
+            "aes_ctr.c",
+            "h/h.o",
+            "-o",
+        ])
+        .arg(&exe);
     if openssl {
         cmd.args(["-DNK_OPENSSL", "-lcrypto"]);
     }
@@ -159,7 +211,9 @@ fn parse(out: &str) -> Rows {
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
             match f.as_slice() {
-                ["row", w, len, v, _] => Some((w.parse().ok()?, len.parse().ok()?, v.parse().ok()?)),
+                ["row", w, len, v, _] => {
+                    Some((w.parse().ok()?, len.parse().ok()?, v.parse().ok()?))
+                }
                 _ => None,
             }
         })
@@ -167,7 +221,9 @@ fn parse(out: &str) -> Rows {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let Ok((opts, rest)) = take_bench_opts(args) else { return 2 };
+    let Ok((opts, rest)) = take_bench_opts(args) else {
+        return 2;
+    };
     let mut archs = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     if rest.len() == 2 && rest[0] == "--arch" {
         match Arch::parse(&rest[1]) {
@@ -189,7 +245,10 @@ pub fn run(args: &[String]) -> i32 {
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for arch in archs {
         if !arch.runs_here() || arch == Arch::Neon {
-            println!("| {} | skipped (this CPU cannot run it) | | | | | | | | |", arch);
+            println!(
+                "| {} | skipped (this CPU cannot run it) | | | | | | | | |",
+                arch
+            );
             continue;
         }
         let res = (|| -> Result<(Rows, Rows, Rows), String> {
@@ -197,25 +256,38 @@ pub fn run(args: &[String]) -> i32 {
             let exe = build(&dir.0, arch, openssl)?;
             let a = parse(&run_tool(Command::new(&exe).arg(windows.to_string()))?);
             let b = if openssl {
-                parse(&run_tool(Command::new(&exe).arg(windows.to_string()).env("OPENSSL_ia32cap", "~0x200000000000000"))?)
+                parse(&run_tool(
+                    Command::new(&exe)
+                        .arg(windows.to_string())
+                        .env("OPENSSL_ia32cap", "~0x200000000000000"),
+                )?)
             } else {
                 vec![]
             };
             // ChaCha20 against OpenSSL's code path for this row's registers (its default
             // path is the widest the CPU has), in a process of its own
             let m = match super::peers::openssl_chacha_mask(arch) {
-                Some(v) if openssl => {
-                    parse(&run_tool(Command::new(&exe).arg(windows.to_string()).env("OPENSSL_ia32cap", v))?)
-                }
+                Some(v) if openssl => parse(&run_tool(
+                    Command::new(&exe)
+                        .arg(windows.to_string())
+                        .env("OPENSSL_ia32cap", v),
+                )?),
                 _ => a.clone(),
             };
             Ok((a, b, m))
         })();
         match res {
-            Err(e) => println!("| {} | failed: {} | | | | | | | | |", arch, e.lines().next().unwrap_or("")),
+            Err(e) => println!(
+                "| {} | failed: {} | | | | | | | | |",
+                arch,
+                e.lines().next().unwrap_or("")
+            ),
             Ok((a, b, m)) => {
-                let get = |v: &[(usize, usize, f64)], w: usize, len: usize| v.iter().find(|r| r.0 == w && r.1 == len).map(|r| r.2);
-                let f = |x: Option<f64>| x.map(|v| format!("{:.3}", v)).unwrap_or_else(|| "-".into());
+                let get = |v: &[(usize, usize, f64)], w: usize, len: usize| {
+                    v.iter().find(|r| r.0 == w && r.1 == len).map(|r| r.2)
+                };
+                let f =
+                    |x: Option<f64>| x.map(|v| format!("{:.3}", v)).unwrap_or_else(|| "-".into());
                 let ratio = |x: Option<f64>, y: Option<f64>| match (x, y) {
                     (Some(x), Some(y)) if y > 0.0 => format!("{:.2}", x / y),
                     _ => "-".into(),
@@ -226,7 +298,11 @@ pub fn run(args: &[String]) -> i32 {
                     // alternate with bsaes's; without OpenSSL from the first one
                     let aes = if b.is_empty() { &a } else { &b };
                     let (ae, ob, ah) = (get(aes, 1, len), get(&b, 3, len), get(aes, 4, len));
-                    let size = if len >= 1 << 20 { format!("{} MiB", len >> 20) } else { format!("{} KiB", len >> 10) };
+                    let size = if len >= 1 << 20 {
+                        format!("{} MiB", len >> 20)
+                    } else {
+                        format!("{} KiB", len >> 10)
+                    };
                     println!(
                         "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                         arch,

@@ -177,15 +177,36 @@ int main(int argc, char **argv) {
 "#;
 
 fn header_exists(rel: &str) -> bool {
-    ["/usr/include", "/usr/include/x86_64-linux-gnu", "/usr/local/include"].iter().any(|d| Path::new(d).join(rel).exists())
+    [
+        "/usr/include",
+        "/usr/include/x86_64-linux-gnu",
+        "/usr/local/include",
+    ]
+    .iter()
+    .any(|d| Path::new(d).join(rel).exists())
 }
 
 fn static_lib(name: &str) -> Option<PathBuf> {
-    ["/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"].iter().map(|d| Path::new(d).join(name)).find(|p| p.exists())
+    [
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib64",
+        "/usr/lib",
+        "/usr/local/lib",
+    ]
+    .iter()
+    .map(|d| Path::new(d).join(name))
+    .find(|p| p.exists())
 }
 
 /// Builds a peer harness; `Err` (shown in the table) when a library is missing or fails to link.
-fn build_c(dir: &Path, name: &str, src: &str, header: &str, lib_a: &str, lib_dyn: &str) -> Result<PathBuf, String> {
+fn build_c(
+    dir: &Path,
+    name: &str,
+    src: &str,
+    header: &str,
+    lib_a: &str,
+    lib_dyn: &str,
+) -> Result<PathBuf, String> {
     if !header_exists(header) {
         return Err(MISSING.into());
     }
@@ -193,7 +214,10 @@ fn build_c(dir: &Path, name: &str, src: &str, header: &str, lib_a: &str, lib_dyn
     std::fs::write(&c, format!("{}{}", SAMPLER_C, src)).map_err(|e| e.to_string())?;
     let exe = dir.join(name);
     let mut cmd = Command::new(cc());
-    cmd.args(["-O2", "-march=native"]).arg(&c).arg("-o").arg(&exe);
+    cmd.args(["-O2", "-march=native"])
+        .arg(&c)
+        .arg("-o")
+        .arg(&exe);
     // Static: the library's internal function symbols end up in the harness, for the sampler.
     match static_lib(lib_a) {
         Some(a) => cmd.arg(a).args(["-pthread", "-ldl"]),
@@ -210,15 +234,32 @@ fn build_botan(dir: &Path) -> Result<PathBuf, String> {
     let c = dir.join("peer_botan.cpp");
     std::fs::write(&c, BOTAN_CPP).map_err(|e| e.to_string())?;
     let exe = dir.join("peer_botan");
-    let cxx = std::env::var("CXX").ok().filter(|s| !s.is_empty()).unwrap_or_else(|| "g++".into());
-    run_tool(Command::new(cxx).args(["-O2", "-march=native", "-std=c++17", "-I/usr/include/botan-2"]).arg(&c).arg("-o").arg(&exe).arg("-lbotan-2"))
-        .map_err(|e| format!("{} ({})", MISSING, e.lines().next().unwrap_or("")))?;
+    let cxx = std::env::var("CXX")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "g++".into());
+    run_tool(
+        Command::new(cxx)
+            .args([
+                "-O2",
+                "-march=native",
+                "-std=c++17",
+                "-I/usr/include/botan-2",
+            ])
+            .arg(&c)
+            .arg("-o")
+            .arg(&exe)
+            .arg("-lbotan-2"),
+    )
+    .map_err(|e| format!("{} ({})", MISSING, e.lines().next().unwrap_or("")))?;
     Ok(exe)
 }
 
 /// Function symbols of an executable: (address, name), sorted.
 fn symbols(exe: &Path) -> Vec<(u64, String)> {
-    let Ok(out) = run_tool(Command::new("nm").arg("--defined-only").arg(exe)) else { return vec![] };
+    let Ok(out) = run_tool(Command::new("nm").arg("--defined-only").arg(exe)) else {
+        return vec![];
+    };
     let mut v: Vec<(u64, String)> = out
         .lines()
         .filter_map(|l| {
@@ -253,8 +294,18 @@ pub fn insn_kind(disassembly: &str) -> String {
 }
 
 fn describe(exe: &Path, syms: &[(u64, String)], name: &str, addr: u64) -> String {
-    let end = syms.iter().map(|(a, _)| *a).find(|a| *a > addr).unwrap_or(addr + 4096);
-    match run_tool(Command::new("objdump").arg("-d").arg(format!("--start-address=0x{:x}", addr)).arg(format!("--stop-address=0x{:x}", end)).arg(exe)) {
+    let end = syms
+        .iter()
+        .map(|(a, _)| *a)
+        .find(|a| *a > addr)
+        .unwrap_or(addr + 4096);
+    match run_tool(
+        Command::new("objdump")
+            .arg("-d")
+            .arg(format!("--start-address=0x{:x}", addr))
+            .arg(format!("--stop-address=0x{:x}", end))
+            .arg(exe),
+    ) {
         Ok(d) => format!("{}: {}", name, insn_kind(&d)),
         Err(_) => name.to_string(),
     }
@@ -262,7 +313,10 @@ fn describe(exe: &Path, syms: &[(u64, String)], name: &str, addr: u64) -> String
 
 /// The function with the most `pc` samples (and its share), from a harness's output.
 pub fn hottest(out: &str, syms: &[(u64, String)]) -> Option<(String, f64)> {
-    let main_rt = out.lines().find_map(|l| l.strip_prefix("main ")).and_then(|v| u64::from_str_radix(v.trim(), 16).ok())?;
+    let main_rt = out
+        .lines()
+        .find_map(|l| l.strip_prefix("main "))
+        .and_then(|v| u64::from_str_radix(v.trim(), 16).ok())?;
     let main_sym = syms.iter().find(|(_, n)| n == "main")?.0;
     let base = main_rt.checked_sub(main_sym)?;
     let mut per: std::collections::HashMap<String, u64> = Default::default();
@@ -270,7 +324,9 @@ pub fn hottest(out: &str, syms: &[(u64, String)]) -> Option<(String, f64)> {
     for l in out.lines() {
         let f: Vec<&str> = l.split_whitespace().collect();
         if let ["pc", pc, n] = f.as_slice() {
-            let (Ok(pc), Ok(n)) = (u64::from_str_radix(pc, 16), n.parse::<u64>()) else { continue };
+            let (Ok(pc), Ok(n)) = (u64::from_str_radix(pc, 16), n.parse::<u64>()) else {
+                continue;
+            };
             total += n;
             let off = pc.wrapping_sub(base);
             let name = match syms.partition_point(|(a, _)| *a <= off) {
@@ -284,18 +340,34 @@ pub fn hottest(out: &str, syms: &[(u64, String)]) -> Option<(String, f64)> {
     Some((name, n as f64 / total.max(1) as f64))
 }
 
-fn run_peer(exe: &Path, args: &[&str], env: Option<&str>, effort: Effort) -> (Result<f64, String>, String) {
+fn run_peer(
+    exe: &Path,
+    args: &[&str],
+    env: Option<&str>,
+    effort: Effort,
+) -> (Result<f64, String>, String) {
     let mut cmd = Command::new(exe);
-    cmd.args(args).arg(PACKED_BYTES.to_string()).arg(effort.windows.to_string()).arg(format!("{}", effort.budget_s));
+    cmd.args(args)
+        .arg(PACKED_BYTES.to_string())
+        .arg(effort.windows.to_string())
+        .arg(format!("{}", effort.budget_s));
     cmd.env_remove("OPENSSL_ia32cap");
     if let Some(v) = env {
         cmd.env("OPENSSL_ia32cap", v);
     }
     let out = match run_tool(&mut cmd) {
         Ok(o) => o,
-        Err(e) => return (Err(e.lines().next().unwrap_or("failed").to_string()), String::new()),
+        Err(e) => {
+            return (
+                Err(e.lines().next().unwrap_or("failed").to_string()),
+                String::new(),
+            )
+        }
     };
-    let cpb = out.lines().find_map(|l| l.strip_prefix("cpb ")).and_then(|v| v.trim().parse::<f64>().ok());
+    let cpb = out
+        .lines()
+        .find_map(|l| l.strip_prefix("cpb "))
+        .and_then(|v| v.trim().parse::<f64>().ok());
     let path = if let Some(p) = out.lines().find_map(|l| l.strip_prefix("provider ")) {
         format!("provider {}", p.trim())
     } else {
@@ -304,12 +376,20 @@ fn run_peer(exe: &Path, args: &[&str], env: Option<&str>, effort: Effort) -> (Re
             Some((n, share)) => {
                 let (name, addr) = n.rsplit_once('@').unwrap_or((&n, "0"));
                 let addr = u64::from_str_radix(addr, 16).unwrap_or(0);
-                format!("{} ({:.0}% of samples)", describe(exe, &syms, name, addr), share * 100.0)
+                format!(
+                    "{} ({:.0}% of samples)",
+                    describe(exe, &syms, name, addr),
+                    share * 100.0
+                )
             }
             None => "unknown (no samples)".into(),
         }
     };
-    (cpb.filter(|c| *c > 0.0).ok_or_else(|| "no result".to_string()), path)
+    (
+        cpb.filter(|c| *c > 0.0)
+            .ok_or_else(|| "no result".to_string()),
+        path,
+    )
 }
 
 /// Builds and runs every peer (each OpenSSL/Botan code path in its own process).
@@ -318,27 +398,81 @@ pub fn measure_all(effort: Effort) -> Vec<PeerRow> {
     let dir = match Scratch::new("peers") {
         Ok(d) => d,
         Err(e) => {
-            for (c, n) in [("chacha20", "OpenSSL ChaCha20"), ("aes", "OpenSSL AES-128-CTR bsaes"), ("chacha20", "libsodium ChaCha20"), ("serpent", "Botan Serpent")] {
-                rows.push(PeerRow { cipher: c, name: n.into(), arch: None, cpb: Err(e.clone()), path: String::new() });
+            for (c, n) in [
+                ("chacha20", "OpenSSL ChaCha20"),
+                ("aes", "OpenSSL AES-128-CTR bsaes"),
+                ("chacha20", "libsodium ChaCha20"),
+                ("serpent", "Botan Serpent"),
+            ] {
+                rows.push(PeerRow {
+                    cipher: c,
+                    name: n.into(),
+                    arch: None,
+                    cpb: Err(e.clone()),
+                    path: String::new(),
+                });
             }
             return rows;
         }
     };
     let avx512 = Arch::Avx512.runs_here();
-    let openssl = build_c(&dir.0, "peer_openssl", OPENSSL_C, "openssl/evp.h", "libcrypto.a", "-lcrypto");
+    let openssl = build_c(
+        &dir.0,
+        "peer_openssl",
+        OPENSSL_C,
+        "openssl/evp.h",
+        "libcrypto.a",
+        "-lcrypto",
+    );
     // OPENSSL_ia32cap: "~A:~B" clears bits A of words 0-1 (CPUID.1 EDX:ECX) and B of words 2-3
     // (CPUID.7 EBX:ECX). Bit 41 = SSSE3, bit 57 = AES-NI; word 2 bit 5 = AVX2, 16 = AVX512F,
     // 31 = AVX512VL.
     let mut settings: Vec<(&str, &str, &str, Option<&str>, Option<Arch>)> = Vec::new();
     if avx512 {
-        settings.push(("chacha20", "OpenSSL ChaCha20 (default)", "chacha20", None, Some(Arch::Avx512)));
+        settings.push((
+            "chacha20",
+            "OpenSSL ChaCha20 (default)",
+            "chacha20",
+            None,
+            Some(Arch::Avx512),
+        ));
     }
     settings.extend([
-        ("chacha20", "OpenSSL ChaCha20, AVX-512 masked", "chacha20", openssl_chacha_mask(Arch::Avx2), Some(Arch::Avx2)),
-        ("chacha20", "OpenSSL ChaCha20, AVX2 masked", "chacha20", openssl_chacha_mask(Arch::Sse), Some(Arch::Sse)),
-        ("chacha20", "OpenSSL ChaCha20, SSSE3 masked", "chacha20", openssl_chacha_mask(Arch::Std), Some(Arch::Std)),
-        ("aes", "OpenSSL AES-128-CTR, AES-NI masked (bsaes)", "aes128ctr", Some("~0x200000000000000"), None),
-        ("aes", "OpenSSL AES-128-CTR, AES-NI (reference)", "aes128ctr", None, None),
+        (
+            "chacha20",
+            "OpenSSL ChaCha20, AVX-512 masked",
+            "chacha20",
+            openssl_chacha_mask(Arch::Avx2),
+            Some(Arch::Avx2),
+        ),
+        (
+            "chacha20",
+            "OpenSSL ChaCha20, AVX2 masked",
+            "chacha20",
+            openssl_chacha_mask(Arch::Sse),
+            Some(Arch::Sse),
+        ),
+        (
+            "chacha20",
+            "OpenSSL ChaCha20, SSSE3 masked",
+            "chacha20",
+            openssl_chacha_mask(Arch::Std),
+            Some(Arch::Std),
+        ),
+        (
+            "aes",
+            "OpenSSL AES-128-CTR, AES-NI masked (bsaes)",
+            "aes128ctr",
+            Some("~0x200000000000000"),
+            None,
+        ),
+        (
+            "aes",
+            "OpenSSL AES-128-CTR, AES-NI (reference)",
+            "aes128ctr",
+            None,
+            None,
+        ),
     ]);
     for (cipher, name, mode, env, arch) in settings {
         let (cpb, path) = match &openssl {
@@ -349,22 +483,53 @@ pub fn measure_all(effort: Effort) -> Vec<PeerRow> {
             Some(v) => format!("{} [OPENSSL_ia32cap={}]", name, v),
             None => name.to_string(),
         };
-        rows.push(PeerRow { cipher, name, arch, cpb, path });
+        rows.push(PeerRow {
+            cipher,
+            name,
+            arch,
+            cpb,
+            path,
+        });
     }
-    let sodium = build_c(&dir.0, "peer_sodium", SODIUM_C, "sodium.h", "libsodium.a", "-lsodium");
+    let sodium = build_c(
+        &dir.0,
+        "peer_sodium",
+        SODIUM_C,
+        "sodium.h",
+        "libsodium.a",
+        "-lsodium",
+    );
     let (cpb, path) = match &sodium {
         Ok(exe) => run_peer(exe, &["chacha20"], None, effort),
         Err(e) => (Err(e.clone()), String::new()),
     };
-    let best = [Arch::Avx512, Arch::Avx2, Arch::Sse, Arch::Std].into_iter().find(|a| a.runs_here());
-    rows.push(PeerRow { cipher: "chacha20", name: "libsodium crypto_stream_chacha20_ietf_xor (its own dispatch)".into(), arch: best, cpb, path });
+    let best = [Arch::Avx512, Arch::Avx2, Arch::Sse, Arch::Std]
+        .into_iter()
+        .find(|a| a.runs_here());
+    rows.push(PeerRow {
+        cipher: "chacha20",
+        name: "libsodium crypto_stream_chacha20_ietf_xor (its own dispatch)".into(),
+        arch: best,
+        cpb,
+        path,
+    });
     let botan = build_botan(&dir.0);
-    for (setting, arch) in [("avx2", Arch::Avx2), ("sse2", Arch::Sse), ("base", Arch::Std)] {
+    for (setting, arch) in [
+        ("avx2", Arch::Avx2),
+        ("sse2", Arch::Sse),
+        ("base", Arch::Std),
+    ] {
         let (cpb, path) = match &botan {
             Ok(exe) => run_peer(exe, &[setting], None, effort),
             Err(e) => (Err(e.clone()), String::new()),
         };
-        rows.push(PeerRow { cipher: "serpent", name: format!("Botan 2 Serpent, {}", setting), arch: Some(arch), cpb, path });
+        rows.push(PeerRow {
+            cipher: "serpent",
+            name: format!("Botan 2 Serpent, {}", setting),
+            arch: Some(arch),
+            cpb,
+            path,
+        });
     }
     rows
 }
@@ -376,7 +541,11 @@ pub fn peer_for<'a>(peers: &'a [PeerRow], cipher: &str, arch: Arch) -> Option<&'
     peers
         .iter()
         .find(|p| p.cipher == cipher && p.arch == Some(arch) && p.cpb.is_ok())
-        .or_else(|| peers.iter().find(|p| p.cipher == cipher && p.arch.is_none() && p.cpb.is_ok() && p.name.contains("bsaes")))
+        .or_else(|| {
+            peers.iter().find(|p| {
+                p.cipher == cipher && p.arch.is_none() && p.cpb.is_ok() && p.name.contains("bsaes")
+            })
+        })
 }
 
 /// `OPENSSL_ia32cap` that keeps OpenSSL's ChaCha20 on the registers of `arch` (bit 41 =

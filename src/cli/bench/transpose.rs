@@ -34,12 +34,20 @@ fn cases(arch: Arch) -> Vec<Case> {
     // Vslice: 16 and 4 words per instance (ChaCha20-like, Serpent-like); 8-bit also 32 (whole
     // 32-word groups on AVX2).
     for m in [8u32, 16, 32, 64] {
-        for w in if m == 8 { vec![32usize, 16, 4] } else { vec![16usize, 4] } {
+        for w in if m == 8 {
+            vec![32usize, 16, 4]
+        } else {
+            vec![16usize, 4]
+        } {
             let inst = tp::instances(arch, Slicing::V, m);
             let (cin, cout, rb) = if arch == Arch::Std {
                 (
-                    format!("nkp_V_in_u{m}_std_d{m}((const uint{m}_t *)src, {w}, (uint{m}_t *)regs);"),
-                    format!("nkp_V_out_u{m}_std_d{m}((const uint{m}_t *)regs, {w}, (uint{m}_t *)dst);"),
+                    format!(
+                        "nkp_V_in_u{m}_std_d{m}((const uint{m}_t *)src, {w}, (uint{m}_t *)regs);"
+                    ),
+                    format!(
+                        "nkp_V_out_u{m}_std_d{m}((const uint{m}_t *)regs, {w}, (uint{m}_t *)dst);"
+                    ),
                     w * m as usize / 8,
                 )
             } else {
@@ -49,13 +57,25 @@ fn cases(arch: Arch) -> Vec<Case> {
                     w * r,
                 )
             };
-            v.push(Case { label: format!("-V u{m}x{w}"), call_in: cin, call_out: cout, chunk_bytes: inst * w * m as usize / 8, reg_bytes: rb });
+            v.push(Case {
+                label: format!("-V u{m}x{w}"),
+                call_in: cin,
+                call_out: cout,
+                chunk_bytes: inst * w * m as usize / 8,
+                reg_bytes: rb,
+            });
         }
     }
     // Bitslice: 16-byte bit strings (AES b8[16]), u16x4 (RECTANGLE), u32x4 (Serpent), 33-byte
     // bit strings (Subterranean: four whole 64-bit groups and a partial one).
     let inst = tp::instances(arch, Slicing::B, 1);
-    for (ub, units, what) in [(8u32, 16usize, "b8[16]"), (16, 4, "u16x4"), (32, 4, "u32x4"), (64, 2, "u64x2"), (8, 33, "b8[33]")] {
+    for (ub, units, what) in [
+        (8u32, 16usize, "b8[16]"),
+        (16, 4, "u16x4"),
+        (32, 4, "u32x4"),
+        (64, 2, "u64x2"),
+        (8, 33, "b8[33]"),
+    ] {
         let bits = ub as usize * units;
         v.push(Case {
             label: format!("-B {what}"),
@@ -129,7 +149,9 @@ fn program(arch: Arch, cases: &[Case]) -> String {
 }
 
 pub fn run(args: &[String]) -> i32 {
-    let Ok((opts, rest)) = take_bench_opts(args) else { return 2 };
+    let Ok((opts, rest)) = take_bench_opts(args) else {
+        return 2;
+    };
     let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     let mut i = 0;
     while i < rest.len() {
@@ -151,7 +173,11 @@ pub fn run(args: &[String]) -> i32 {
         }
         i += 1;
     }
-    let windows = if opts.quick { 5 } else { Effort::FULL.windows.min(200) };
+    let windows = if opts.quick {
+        5
+    } else {
+        Effort::FULL.windows.min(200)
+    };
     println!("nakiri bench transpose — the packed API's transpositions alone, TSC cycles per byte of plain data");
     println!("(64 KiB per run, minimum over {} runs; copy = memcpy of the same 64 KiB; in = plain -> registers, out = registers -> plain)\n", windows);
     println!("| arch | layout | in c/B | out c/B | copy c/B |");
@@ -168,15 +194,28 @@ pub fn run(args: &[String]) -> i32 {
             std::fs::write(&cfile, program(arch, &cs)).map_err(|e| e.to_string())?;
             if let Some(keep) = std::env::var_os("NAKIRI_BENCH_KEEP_C") {
                 // For reading the routines' assembly: the timing program is copied out.
-                let _ = std::fs::copy(&cfile, std::path::Path::new(&keep).join(format!("transpose-{}.c", arch)));
+                let _ = std::fs::copy(
+                    &cfile,
+                    std::path::Path::new(&keep).join(format!("transpose-{}.c", arch)),
+                );
             }
             let exe = dir.0.join("t");
-            run_tool(Command::new(cc()).args(["-O3", "-march=native"]).arg(&cfile).arg("-o").arg(&exe))?;
+            run_tool(
+                Command::new(cc())
+                    .args(["-O3", "-march=native"])
+                    .arg(&cfile)
+                    .arg("-o")
+                    .arg(&exe),
+            )?;
             run_tool(Command::new(&exe).arg(windows.to_string()))
         })();
         match res {
             Err(e) => {
-                println!("| {} | failed: {} | | | |", arch, e.lines().next().unwrap_or(""));
+                println!(
+                    "| {} | failed: {} | | | |",
+                    arch,
+                    e.lines().next().unwrap_or("")
+                );
             }
             Ok(out) => {
                 let mut copy = f64::NAN;
@@ -186,7 +225,10 @@ pub fn run(args: &[String]) -> i32 {
                         ["copy", v] => copy = v.parse().unwrap_or(f64::NAN),
                         ["case", k, vi, vo] => {
                             let k: usize = k.parse().unwrap_or(0);
-                            println!("| {} | {} | {} | {} | {:.3} |", arch, cs[k].label, vi, vo, copy);
+                            println!(
+                                "| {} | {} | {} | {} | {:.3} |",
+                                arch, cs[k].label, vi, vo, copy
+                            );
                         }
                         _ => {}
                     }

@@ -18,14 +18,25 @@ pub struct HarnessMeasurer {
 
 impl HarnessMeasurer {
     pub fn new(quick: bool) -> Result<HarnessMeasurer, String> {
-        Ok(HarnessMeasurer { dir: Scratch::new("tune")?, built: HashMap::new(), quick })
+        Ok(HarnessMeasurer {
+            dir: Scratch::new("tune")?,
+            built: HashMap::new(),
+            quick,
+        })
     }
 
     fn effort(&self, n: usize, goal: Goal) -> Effort {
         if self.quick || goal == Goal::Cold {
-            Effort { budget_s: 0.1 * n as f64, ..Effort::QUICK }
+            Effort {
+                budget_s: 0.1 * n as f64,
+                ..Effort::QUICK
+            }
         } else {
-            Effort { windows: 200, window_ticks: 100_000, budget_s: (0.15 * n as f64).max(0.3) }
+            Effort {
+                windows: 200,
+                window_ticks: 100_000,
+                budget_s: (0.15 * n as f64).max(0.3),
+            }
         }
     }
 }
@@ -35,7 +46,10 @@ impl Measurer for HarnessMeasurer {
         for c in batch {
             if !self.built.contains_key(&c.c_hash) {
                 let prefix = format!("v{}", self.built.len());
-                let spec = CcSpec { cc: c.knobs.cc.name.clone(), flags: c.knobs.cc.flags.clone() };
+                let spec = CcSpec {
+                    cc: c.knobs.cc.name.clone(),
+                    flags: c.knobs.cc.flags.clone(),
+                };
                 let b = harness::build_from_c(&self.dir.0, &prefix, &c.prog, &c.out, c.arch, &spec);
                 self.built.insert(c.c_hash, b);
             }
@@ -49,10 +63,27 @@ impl Measurer for HarnessMeasurer {
             }
         }
         if ok.is_empty() {
-            return batch.iter().map(|c| Err(self.built.get(&c.c_hash).and_then(|b| b.as_ref().err().cloned()).unwrap_or_default())).collect();
+            return batch
+                .iter()
+                .map(|c| {
+                    Err(self
+                        .built
+                        .get(&c.c_hash)
+                        .and_then(|b| b.as_ref().err().cloned())
+                        .unwrap_or_default())
+                })
+                .collect();
         }
         let hot = harness::measure(&self.dir.0, &ok, self.effort(ok.len(), goal));
-        let cold = if goal == Goal::Cold { Some(harness::measure_cold(&self.dir.0, &ok, if self.quick { 31 } else { 151 })) } else { None };
+        let cold = if goal == Goal::Cold {
+            Some(harness::measure_cold(
+                &self.dir.0,
+                &ok,
+                if self.quick { 31 } else { 151 },
+            ))
+        } else {
+            None
+        };
         batch
             .iter()
             .map(|c| {
@@ -74,9 +105,15 @@ impl Measurer for HarnessMeasurer {
                     hot_cpb: Some(t.raw_ticks / b.raw_bytes_per_call()),
                     cold_cycles,
                     code_bytes: b.stats.as_ref().map(|s| s.code_bytes),
-                    spills_per_block: b.stats.as_ref().map(|s| (s.spill_loads + s.spill_stores) / n),
+                    spills_per_block: b
+                        .stats
+                        .as_ref()
+                        .map(|s| (s.spill_loads + s.spill_stores) / n),
                     insns_per_block: b.stats.as_ref().map(|s| s.insns / n),
-                    packed_cpb: t.packed_ticks.zip(b.packed_bytes_per_call()).map(|(t, by)| t / by),
+                    packed_cpb: t
+                        .packed_ticks
+                        .zip(b.packed_bytes_per_call())
+                        .map(|(t, by)| t / by),
                 })
             })
             .collect()

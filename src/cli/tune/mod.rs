@@ -43,7 +43,11 @@ impl Store for DirStore {
 
 /// `$NAKIRI_TUNE_CACHE`, else `$XDG_CACHE_HOME/nakiri/tune`, else `~/.cache/nakiri/tune`.
 pub fn cache_dir() -> Option<PathBuf> {
-    let nonempty = |v: &str| std::env::var_os(v).filter(|s| !s.is_empty()).map(PathBuf::from);
+    let nonempty = |v: &str| {
+        std::env::var_os(v)
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from)
+    };
     if let Some(d) = nonempty("NAKIRI_TUNE_CACHE") {
         return Some(d);
     }
@@ -55,11 +59,17 @@ pub fn cache_dir() -> Option<PathBuf> {
 
 /// The first line of `CC --version`, or `None` if it does not run.
 fn compiler_version(cc: &str) -> Option<String> {
-    let out = std::process::Command::new(cc).arg("--version").output().ok()?;
+    let out = std::process::Command::new(cc)
+        .arg("--version")
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
-    String::from_utf8_lossy(&out.stdout).lines().next().map(|l| l.trim().to_string())
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .map(|l| l.trim().to_string())
 }
 
 /// The compilers and flag sets searched (the first is `nakiri bench`'s: `$CC`/`cc -O3
@@ -68,15 +78,34 @@ pub fn compilers() -> (Vec<Cc>, Vec<String>) {
     let cc = crate::cli::bench::harness::cc();
     let native = "-march=native".to_string();
     let mut list = vec![
-        Cc { name: cc.clone(), flags: vec!["-O3".into(), native.clone()] },
-        Cc { name: cc.clone(), flags: vec!["-O2".into(), native.clone()] },
-        Cc { name: cc.clone(), flags: vec!["-O3".into(), native.clone(), "-funroll-loops".into()] },
+        Cc {
+            name: cc.clone(),
+            flags: vec!["-O3".into(), native.clone()],
+        },
+        Cc {
+            name: cc.clone(),
+            flags: vec!["-O2".into(), native.clone()],
+        },
+        Cc {
+            name: cc.clone(),
+            flags: vec!["-O3".into(), native.clone(), "-funroll-loops".into()],
+        },
     ];
-    let mut versions = vec![format!("{}: {}", cc, compiler_version(&cc).unwrap_or_else(|| "unknown version".into()))];
+    let mut versions = vec![format!(
+        "{}: {}",
+        cc,
+        compiler_version(&cc).unwrap_or_else(|| "unknown version".into())
+    )];
     if cc != "clang" {
         if let Some(v) = compiler_version("clang") {
-            list.push(Cc { name: "clang".into(), flags: vec!["-O3".into(), native.clone()] });
-            list.push(Cc { name: "clang".into(), flags: vec!["-O2".into(), native] });
+            list.push(Cc {
+                name: "clang".into(),
+                flags: vec!["-O3".into(), native.clone()],
+            });
+            list.push(Cc {
+                name: "clang".into(),
+                flags: vec!["-O2".into(), native],
+            });
             versions.push(format!("clang: {}", v));
         }
     }
@@ -87,7 +116,12 @@ pub fn compilers() -> (Vec<Cc>, Vec<String>) {
 pub fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
@@ -95,7 +129,19 @@ pub fn cpu_model() -> String {
 /// `-bench-inter` implies `--allow-abi-change` (usubac's interleaved entry is its ABI).
 pub fn usubac_bench_args(argv: &[String]) -> Option<Vec<String>> {
     let map: &[(&str, &[&str])] = &[
-        ("-bench-all", &["loops", "inline", "sched-bits", "sched-ilp", "interleave", "ternlog", "spill", "cc"]),
+        (
+            "-bench-all",
+            &[
+                "loops",
+                "inline",
+                "sched-bits",
+                "sched-ilp",
+                "interleave",
+                "ternlog",
+                "spill",
+                "cc",
+            ],
+        ),
         ("-bench-inline", &["inline"]),
         ("-bench-inter", &["interleave"]),
         ("-bench-bitsched", &["sched-bits"]),
@@ -142,25 +188,44 @@ struct TuneArgs {
 }
 
 fn parse(args: &[String]) -> Result<TuneArgs, i32> {
-    let mut t = TuneArgs { budget: DEFAULT_BUDGET_S, goal: Goal::Hot, out: None, report: None, plot: None, knobs: None, allow_abi_change: false, no_cache: false, quick: false, rest: vec![] };
+    let mut t = TuneArgs {
+        budget: DEFAULT_BUDGET_S,
+        goal: Goal::Hot,
+        out: None,
+        report: None,
+        plot: None,
+        knobs: None,
+        allow_abi_change: false,
+        no_cache: false,
+        quick: false,
+        rest: vec![],
+    };
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         let mut value = || -> Result<String, i32> {
             i += 1;
-            args.get(i).cloned().ok_or_else(|| super::usage_error(&format!("`{}` needs a value", a)))
+            args.get(i)
+                .cloned()
+                .ok_or_else(|| super::usage_error(&format!("`{}` needs a value", a)))
         };
         match a {
             "--budget" => {
                 let v = value()?;
                 match v.parse::<f64>() {
                     Ok(b) if b.is_finite() && b >= 0.0 => t.budget = b,
-                    _ => return Err(super::usage_error("`--budget` takes a number of seconds (>= 0)")),
+                    _ => {
+                        return Err(super::usage_error(
+                            "`--budget` takes a number of seconds (>= 0)",
+                        ))
+                    }
                 }
             }
             "--goal" => {
                 let v = value()?;
-                t.goal = Goal::parse(&v).ok_or_else(|| super::usage_error("`--goal` takes hot, cold, size or packed"))?;
+                t.goal = Goal::parse(&v).ok_or_else(|| {
+                    super::usage_error("`--goal` takes hot, cold, size or packed")
+                })?;
             }
             "-o" => t.out = Some(value()?),
             "--report" => t.report = Some(value()?),
@@ -171,7 +236,13 @@ fn parse(args: &[String]) -> Result<TuneArgs, i32> {
                 for n in v.split(',').map(str::trim).filter(|n| !n.is_empty()) {
                     match Dim::parse(n) {
                         Some(d) => ds.push(d),
-                        None => return Err(super::usage_error(&format!("unknown knob `{}` (knobs: {})", n, Dim::names()))),
+                        None => {
+                            return Err(super::usage_error(&format!(
+                                "unknown knob `{}` (knobs: {})",
+                                n,
+                                Dim::names()
+                            )))
+                        }
                     }
                 }
                 t.knobs = Some(ds);
@@ -211,13 +282,28 @@ pub fn run(args: &[String]) -> i32 {
         Ok(s) => s,
         Err(e) => return fail(&format!("cannot read `{}`: {}", file, e)),
     };
-    let c_path = t.out.clone().unwrap_or_else(|| format!("{}.c", file.strip_suffix(".ua").unwrap_or(&file)));
+    let c_path = t
+        .out
+        .clone()
+        .unwrap_or_else(|| format!("{}.c", file.strip_suffix(".ua").unwrap_or(&file)));
     let stem = c_path.strip_suffix(".c").unwrap_or(&c_path).to_string();
     let h_path = format!("{}.h", stem);
-    let report_path = t.report.clone().unwrap_or_else(|| format!("{}.tune.md", stem));
-    let plot_path = t.plot.clone().unwrap_or_else(|| format!("{}.tune.svg", stem));
-    let h_name = std::path::Path::new(&h_path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "out.h".into());
-    let plot_name = std::path::Path::new(&plot_path).file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let report_path = t
+        .report
+        .clone()
+        .unwrap_or_else(|| format!("{}.tune.md", stem));
+    let plot_path = t
+        .plot
+        .clone()
+        .unwrap_or_else(|| format!("{}.tune.svg", stem));
+    let h_name = std::path::Path::new(&h_path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out.h".into());
+    let plot_name = std::path::Path::new(&plot_path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
 
     // The cache key needs only the sources (parse resolves includes).
     let parsed = crate::driver::parse(&file, &text, &cfg, &super::FsLoader);
@@ -225,7 +311,9 @@ pub fn run(args: &[String]) -> i32 {
         eprint!("{}", parsed.render_diags());
         return 1;
     }
-    let sources: Vec<&str> = std::iter::once(file.as_str()).chain(parsed.sources.files.iter().map(|(n, _)| n.as_str())).collect();
+    let sources: Vec<&str> = std::iter::once(file.as_str())
+        .chain(parsed.sources.files.iter().map(|(n, _)| n.as_str()))
+        .collect();
     if let Err(e) = super::check_outputs(&[&c_path, &h_path, &report_path, &plot_path], &sources) {
         return fail(&e);
     }
@@ -236,7 +324,8 @@ pub fn run(args: &[String]) -> i32 {
     if let Some(k) = &t.knobs {
         space.restrict(k);
     }
-    let flags = format!(
+    let flags =
+        format!(
         "-{} --arch {} --goal {} --budget {} --knobs {} abi-change={} quick={} header={} flags: {}",
         cfg.slicing,
         cfg.arch,
@@ -254,16 +343,36 @@ pub fn run(args: &[String]) -> i32 {
         .and_then(std::fs::read)
         .map(|b| format!("{:016x}", crate::tune::compile::stable_hash_bytes(&b)))
         .unwrap_or_else(|_| "unknown".into());
-    let key = cache::key(&cache::KeyParts { sources: &parsed.sources.files, flags: &flags, cpu: &cpu, compilers: &compilers_text, build: &build });
+    let key = cache::key(&cache::KeyParts {
+        sources: &parsed.sources.files,
+        flags: &flags,
+        cpu: &cpu,
+        compilers: &compilers_text,
+        build: &build,
+    });
     let mut store = cache_dir().map(DirStore);
     if !t.no_cache {
-        if let Some(entry) = store.as_ref().and_then(|s| s.get(&key)).and_then(|v| cache::decode(&v)) {
+        if let Some(entry) = store
+            .as_ref()
+            .and_then(|s| s.get(&key))
+            .and_then(|v| cache::decode(&v))
+        {
             if let Err(e) = write_all(&c_path, &h_path, &report_path, &plot_path, &entry) {
                 return fail(&e);
             }
-            println!("nakiri tune {}: answered from the cache ({})", file, store.as_ref().map(|s| s.0.display().to_string()).unwrap_or_default());
+            println!(
+                "nakiri tune {}: answered from the cache ({})",
+                file,
+                store
+                    .as_ref()
+                    .map(|s| s.0.display().to_string())
+                    .unwrap_or_default()
+            );
             println!("chosen: {}", entry.knobs.to_line());
-            println!("wrote {}, {}, {}, {}", c_path, h_path, report_path, plot_path);
+            println!(
+                "wrote {}, {}, {}, {}",
+                c_path, h_path, report_path, plot_path
+            );
             return 0;
         }
     }
@@ -273,10 +382,16 @@ pub fn run(args: &[String]) -> i32 {
         eprint!("{}", front.render_diags());
         return 1;
     }
-    let Some(checked) = front.checked.as_ref() else { return fail("no program") };
+    let Some(checked) = front.checked.as_ref() else {
+        return fail("no program");
+    };
     let mut default = space.default_knobs(&cfg.opt, cfg.spill);
     default.packed_interleave = cfg.packed_interleave;
-    let mut prep = CheckedPreparer { checked, base: cfg.clone(), header_name: h_name.clone() };
+    let mut prep = CheckedPreparer {
+        checked,
+        base: cfg.clone(),
+        header_name: h_name.clone(),
+    };
     let mut measurer = match measure::HarnessMeasurer::new(t.quick) {
         Ok(m) => m,
         Err(e) => return fail(&e),
@@ -284,10 +399,21 @@ pub fn run(args: &[String]) -> i32 {
     let clock = WallClock(Instant::now());
     let params = Params::new(t.goal, t.budget);
     let bar = progress_bar(t.budget);
-    let outcome = search::run(&space, default, &mut prep, &mut measurer, &clock, &params, &mut |p| {
-        bar.set_position((p.elapsed.min(p.budget) * 10.0) as u64);
-        bar.set_message(format!("{} visited, {} measured; best {:.3}x of default: {}", p.visited, p.measured, p.best_relative, p.best));
-    });
+    let outcome = search::run(
+        &space,
+        default,
+        &mut prep,
+        &mut measurer,
+        &clock,
+        &params,
+        &mut |p| {
+            bar.set_position((p.elapsed.min(p.budget) * 10.0) as u64);
+            bar.set_message(format!(
+                "{} visited, {} measured; best {:.3}x of default: {}",
+                p.visited, p.measured, p.best_relative, p.best
+            ));
+        },
+    );
     bar.finish_and_clear();
     let outcome = match outcome {
         Ok(o) => o,
@@ -305,7 +431,13 @@ pub fn run(args: &[String]) -> i32 {
         dims: &space.dims,
         plot: Some(&plot_name),
     };
-    let entry = cache::Entry { knobs: outcome.chosen.knobs.clone(), c: outcome.chosen.out.c.clone(), h: outcome.chosen.out.h.clone(), report: report::markdown(&outcome, &cx), svg: report::svg(&outcome, &cx) };
+    let entry = cache::Entry {
+        knobs: outcome.chosen.knobs.clone(),
+        c: outcome.chosen.out.c.clone(),
+        h: outcome.chosen.out.h.clone(),
+        report: report::markdown(&outcome, &cx),
+        svg: report::svg(&outcome, &cx),
+    };
     if let Err(e) = write_all(&c_path, &h_path, &report_path, &plot_path, &entry) {
         return fail(&e);
     }
@@ -315,27 +447,60 @@ pub fn run(args: &[String]) -> i32 {
         }
     }
     let def = &outcome.visits[outcome.default_id];
-    println!("nakiri tune {} (-{} --arch {}, goal {}): {} candidates, {} measured, {:.1} s", file, cfg.slicing, cfg.arch, t.goal.name(), outcome.visits.len(), outcome.visits.iter().filter(|v| v.measurement.is_some()).count(), outcome.elapsed);
-    println!("chosen: {} (build with `{}`)", outcome.chosen.knobs.diff(&def.knobs), outcome.chosen.knobs.cc.label());
+    println!(
+        "nakiri tune {} (-{} --arch {}, goal {}): {} candidates, {} measured, {:.1} s",
+        file,
+        cfg.slicing,
+        cfg.arch,
+        t.goal.name(),
+        outcome.visits.len(),
+        outcome
+            .visits
+            .iter()
+            .filter(|v| v.measurement.is_some())
+            .count(),
+        outcome.elapsed
+    );
+    println!(
+        "chosen: {} (build with `{}`)",
+        outcome.chosen.knobs.diff(&def.knobs),
+        outcome.chosen.knobs.cc.label()
+    );
     match (t.goal, outcome.final_metrics) {
         (Goal::Size, _) => {}
-        (_, Some((d, c))) => println!("final check: default {:.4}, chosen {:.4} ({:.3}x)", d, c, d / c),
+        (_, Some((d, c))) => println!(
+            "final check: default {:.4}, chosen {:.4} ({:.3}x)",
+            d,
+            c,
+            d / c
+        ),
         _ => {}
     }
     for n in &outcome.notes {
         println!("note: {}", n);
     }
-    println!("wrote {}, {}, {}, {}", c_path, h_path, report_path, plot_path);
+    println!(
+        "wrote {}, {}, {}, {}",
+        c_path, h_path, report_path, plot_path
+    );
     0
 }
 
 fn write_all(c: &str, h: &str, report: &str, plot: &str, e: &cache::Entry) -> Result<(), String> {
-    super::write_files_atomically(&[(c, e.c.as_bytes()), (h, e.h.as_bytes()), (report, e.report.as_bytes()), (plot, e.svg.as_bytes())]).map_err(|e| format!("cannot write output: {}", e))
+    super::write_files_atomically(&[
+        (c, e.c.as_bytes()),
+        (h, e.h.as_bytes()),
+        (report, e.report.as_bytes()),
+        (plot, e.svg.as_bytes()),
+    ])
+    .map_err(|e| format!("cannot write output: {}", e))
 }
 
 fn progress_bar(budget: f64) -> indicatif::ProgressBar {
     let bar = indicatif::ProgressBar::new((budget * 10.0).max(1.0) as u64);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("{spinner} tune [{elapsed}] {bar:24} {msg}") {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{spinner} tune [{elapsed}] {bar:24} {msg}")
+    {
         bar.set_style(style);
     }
     bar.enable_steady_tick(std::time::Duration::from_millis(200));

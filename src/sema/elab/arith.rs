@@ -9,10 +9,21 @@ use super::*;
 
 impl<'a> Ctx<'a> {
     /// Ripple-carry adder over bits (MSB first), with an optional carry-in of one.
-    pub(super) fn b_add(&mut self, inst: &mut Inst, a: &[VarId], b: &[VarId], carry_one: bool, span: Span) -> R<Vec<VarId>> {
+    pub(super) fn b_add(
+        &mut self,
+        inst: &mut Inst,
+        a: &[VarId],
+        b: &[VarId],
+        carry_one: bool,
+        span: Span,
+    ) -> R<Vec<VarId>> {
         let m = a.len();
         let mut out = vec![VarId(0); m];
-        let mut carry: Option<VarId> = if carry_one { Some(self.emit(inst, Op::Const(1), 1, span)?) } else { None };
+        let mut carry: Option<VarId> = if carry_one {
+            Some(self.emit(inst, Op::Const(1), 1, span)?)
+        } else {
+            None
+        };
         for i in (0..m).rev() {
             let x = self.emit(inst, Op::Xor(a[i], b[i]), 1, span)?;
             match carry {
@@ -35,7 +46,13 @@ impl<'a> Ctx<'a> {
         Ok(out)
     }
 
-    pub(super) fn b_mul(&mut self, inst: &mut Inst, a: &[VarId], b: &[VarId], span: Span) -> R<Vec<VarId>> {
+    pub(super) fn b_mul(
+        &mut self,
+        inst: &mut Inst,
+        a: &[VarId],
+        b: &[VarId],
+        span: Span,
+    ) -> R<Vec<VarId>> {
         let m = a.len();
         let zero = self.emit(inst, Op::Const(0), 1, span)?;
         let mut acc: Option<Vec<VarId>> = None;
@@ -63,7 +80,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// Hslice addition with slot shifts: repeat (a, b) := (a ^ b, (a & b) << 1).
-    pub(super) fn h_add(&mut self, inst: &mut Inst, a: VarId, b: VarId, m: u32, span: Span) -> R<VarId> {
+    pub(super) fn h_add(
+        &mut self,
+        inst: &mut Inst,
+        a: VarId,
+        b: VarId,
+        m: u32,
+        span: Span,
+    ) -> R<VarId> {
         let (mut x, mut y) = (a, b);
         for _ in 0..m - 1 {
             let s = self.emit(inst, Op::Xor(x, y), m, span)?;

@@ -12,19 +12,48 @@ impl<'a> Ctx<'a> {
     // --------------------------------------------------------------------------------------
     // Equations
 
-    pub(super) fn equation(&mut self, inst: &mut Inst, eq: &ast::Equation, decl_idx: usize) -> R<()> {
+    pub(super) fn equation(
+        &mut self,
+        inst: &mut Inst,
+        eq: &ast::Equation,
+        decl_idx: usize,
+    ) -> R<()> {
         match eq {
-            ast::Equation::Forall { attrs, var, from, to, body, span } => {
+            ast::Equation::Forall {
+                attrs,
+                var,
+                from,
+                to,
+                body,
+                span,
+            } => {
                 check_attrs(self, attrs, &["unroll", "no_unroll", "pipelined"]);
                 let a = self.eval_nat(inst, from)?;
                 let b = self.eval_nat(inst, to)?;
                 let count = (a - b).unsigned_abs() + 1;
                 if count > 1 << 22 {
-                    self.err(inst, Diagnostic::error(*span, format!("loop runs {} times (at most {} allowed)", count, 1 << 22)).label("loop"));
+                    self.err(
+                        inst,
+                        Diagnostic::error(
+                            *span,
+                            format!("loop runs {} times (at most {} allowed)", count, 1 << 22),
+                        )
+                        .label("loop"),
+                    );
                     return Err(());
                 }
-                if inst.vars.contains_key(&var.name) || inst.nats.contains_key(&var.name) || inst.loops.iter().any(|(n, _)| n == &var.name) {
-                    self.err(inst, Diagnostic::error(var.span, format!("loop index `{}` shadows another name", var.name)).label("already declared"));
+                if inst.vars.contains_key(&var.name)
+                    || inst.nats.contains_key(&var.name)
+                    || inst.loops.iter().any(|(n, _)| n == &var.name)
+                {
+                    self.err(
+                        inst,
+                        Diagnostic::error(
+                            var.span,
+                            format!("loop index `{}` shadows another name", var.name),
+                        )
+                        .label("already declared"),
+                    );
                     return Err(());
                 }
                 let step: i64 = if a <= b { 1 } else { -1 };
@@ -54,22 +83,39 @@ impl<'a> Ctx<'a> {
                 }
                 Ok(())
             }
-            ast::Equation::Assign { lhs, kind, rhs, span } => {
+            ast::Equation::Assign {
+                lhs,
+                kind,
+                rhs,
+                span,
+            } => {
                 let r = self.assign(inst, lhs, *kind, rhs, *span, decl_idx);
                 if r.is_err() {
                     // Poison the left-hand side so later uses don't cascade into more errors.
                     for l in lhs {
                         if let Ok((name, words)) = self.place(inst, l, true) {
-                            let Some(v) = inst.vars.get(&name) else { continue };
+                            let Some(v) = inst.vars.get(&name) else {
+                                continue;
+                            };
                             if v.role == Role::Input {
                                 continue;
                             }
                             let apw = v.atoms_per_word;
-                            let ids: Vec<VarId> = words.iter().flat_map(|w| (0..apw).map(move |b| w * apw + b)).map(|k| inst.vars[&name].slots[k]).collect();
+                            let ids: Vec<VarId> = words
+                                .iter()
+                                .flat_map(|w| (0..apw).map(move |b| w * apw + b))
+                                .map(|k| inst.vars[&name].slots[k])
+                                .collect();
                             for id in ids {
                                 if inst.def_span_of(id).is_none() {
                                     inst.set_def_span(id, *span);
-                                    inst.instrs.push((Instr::Assign { dst: id, op: Op::Const(0) }, *span));
+                                    inst.instrs.push((
+                                        Instr::Assign {
+                                            dst: id,
+                                            op: Op::Const(0),
+                                        },
+                                        *span,
+                                    ));
                                 }
                             }
                         }
@@ -80,12 +126,32 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub(super) fn assign(&mut self, inst: &mut Inst, lhs: &[Expr], kind: AssignKind, rhs: &Expr, span: Span, decl_idx: usize) -> R<()> {
+    pub(super) fn assign(
+        &mut self,
+        inst: &mut Inst,
+        lhs: &[Expr],
+        kind: AssignKind,
+        rhs: &Expr,
+        span: Span,
+        decl_idx: usize,
+    ) -> R<()> {
         // R8: `k = <compile-time expression>` gives a `nat` local its value.
-        if let [Expr { kind: ExprKind::Var(id), .. }] = lhs {
+        if let [Expr {
+            kind: ExprKind::Var(id),
+            ..
+        }] = lhs
+        {
             if inst.nat_locals.contains_key(&id.name) {
                 if inst.nats.contains_key(&id.name) && kind == AssignKind::Def {
-                    self.err(inst, Diagnostic::error(span, format!("`nat` local `{}` is given a value twice", id.name)).label("second value").help("use `:=` for a new value"));
+                    self.err(
+                        inst,
+                        Diagnostic::error(
+                            span,
+                            format!("`nat` local `{}` is given a value twice", id.name),
+                        )
+                        .label("second value")
+                        .help("use `:=` for a new value"),
+                    );
                     return Err(());
                 }
                 let v = self.eval_nat(inst, rhs)?;
@@ -97,7 +163,18 @@ impl<'a> Ctx<'a> {
         let mut expect = Vec::new();
         for l in lhs {
             if let Some(n) = Self::root_var(l).filter(|n| inst.nat_locals.contains_key(*n)) {
-                self.err(inst, Diagnostic::error(l.span, format!("`nat` local `{}` can only be given a value as a whole", n)).label("nat").help(format!("write `{} = <compile-time expression>;` as its own equation", n)));
+                self.err(
+                    inst,
+                    Diagnostic::error(
+                        l.span,
+                        format!("`nat` local `{}` can only be given a value as a whole", n),
+                    )
+                    .label("nat")
+                    .help(format!(
+                        "write `{} = <compile-time expression>;` as its own equation",
+                        n
+                    )),
+                );
                 return Err(());
             }
             // Inputs may be redefined (R1): `:=` gives a new version; the caller's value is
@@ -132,12 +209,27 @@ impl<'a> Ctx<'a> {
             }
         }
         if lhs_slots.len() != rhs_atoms.len() {
-            let unit = if self.opts.slicing == Slicing::B { "bits" } else { "words" };
+            let unit = if self.opts.slicing == Slicing::B {
+                "bits"
+            } else {
+                "words"
+            };
             self.err(
                 inst,
-                Diagnostic::error(rhs.span, format!("the right side has {} {} but the left side expects {}", rhs_atoms.len(), unit, lhs_slots.len()))
-                    .label("size mismatch")
-                    .with_secondary(lhs[0].span.to(lhs[lhs.len() - 1].span), format!("{} {}", lhs_slots.len(), unit)),
+                Diagnostic::error(
+                    rhs.span,
+                    format!(
+                        "the right side has {} {} but the left side expects {}",
+                        rhs_atoms.len(),
+                        unit,
+                        lhs_slots.len()
+                    ),
+                )
+                .label("size mismatch")
+                .with_secondary(
+                    lhs[0].span.to(lhs[lhs.len() - 1].span),
+                    format!("{} {}", lhs_slots.len(), unit),
+                ),
             );
             return Err(());
         }
@@ -146,7 +238,16 @@ impl<'a> Ctx<'a> {
             if target_bits != inst.node.bits(*a) {
                 self.err(
                     inst,
-                    Diagnostic::error(rhs.span, format!("word size mismatch: {}-bit value assigned to {}-bit `{}`", inst.node.bits(*a), target_bits, name)).label("wrong word size"),
+                    Diagnostic::error(
+                        rhs.span,
+                        format!(
+                            "word size mismatch: {}-bit value assigned to {}-bit `{}`",
+                            inst.node.bits(*a),
+                            target_bits,
+                            name
+                        ),
+                    )
+                    .label("wrong word size"),
                 );
                 return Err(());
             }
@@ -154,14 +255,18 @@ impl<'a> Ctx<'a> {
         let mut warned = false;
         for ((name, k), a) in lhs_slots.into_iter().zip(rhs_atoms) {
             let dst = match kind {
-                AssignKind::Def if !Self::defined_already(inst, &name, k) => inst.vars[&name].first[k],
+                AssignKind::Def if !Self::defined_already(inst, &name, k) => {
+                    inst.vars[&name].first[k]
+                }
                 AssignKind::Def | AssignKind::Redef => {
                     if kind == AssignKind::Def && !warned {
                         // R4 / R1.2 (quirk): a repeated `=` (or `=` on an input) is a new version.
                         warned = true;
                         let v = &inst.vars[&name];
                         let what = inst.describe(v.first[k]);
-                        let prev = inst.def_span_of(v.slots[k]).or(inst.def_span_of(v.first[k]));
+                        let prev = inst
+                            .def_span_of(v.slots[k])
+                            .or(inst.def_span_of(v.first[k]));
                         let is_input = v.role == Role::Input;
                         self.repeated_def_warning(inst, span, &what, prev, is_input);
                     }
@@ -177,7 +282,13 @@ impl<'a> Ctx<'a> {
             };
             inst.set_def_span(dst, span);
             self.count_op(span)?;
-            inst.instrs.push((Instr::Assign { dst, op: Op::Copy(a) }, span));
+            inst.instrs.push((
+                Instr::Assign {
+                    dst,
+                    op: Op::Copy(a),
+                },
+                span,
+            ));
         }
         Ok(())
     }
@@ -191,14 +302,27 @@ impl<'a> Ctx<'a> {
 
     /// The one-line warning of R4/R1.2: under `--compat usubac` it names the quirk; under
     /// nakiri's own spelling it says the program relies on usubac's reading.
-    fn repeated_def_warning(&mut self, inst: &Inst, span: Span, what: &str, prev: Option<Span>, is_input: bool) {
-        let target = if is_input { format!("input `{}`", what) } else { format!("`{}`", what) };
+    fn repeated_def_warning(
+        &mut self,
+        inst: &Inst,
+        span: Span,
+        what: &str,
+        prev: Option<Span>,
+        is_input: bool,
+    ) {
+        let target = if is_input {
+            format!("input `{}`", what)
+        } else {
+            format!("`{}`", what)
+        };
         let mut d = if self.opts.compat_usubac {
             Diagnostic::warning(span, format!("usubac quirk (repeated `=`): {} already has a value; this `=` gives it a new version, as `:=` does", target))
         } else {
             Diagnostic::warning(span, format!("{} already has a value: `language.md` allows one `=` per variable; nakiri reads this `=` as `:=` (a new version), as usubac does", target))
         };
-        d = d.label("new version").help("write `:=` to give a variable a new version");
+        d = d
+            .label("new version")
+            .help("write `:=` to give a variable a new version");
         if let Some(p) = prev {
             d = d.with_secondary(p, "earlier definition");
         }
@@ -219,11 +343,21 @@ impl<'a> Ctx<'a> {
 
     /// Resolves an l-value (or an indexed variable) to (variable, word indices, shape).
     /// Cost is proportional to the selection, not to the variable. `quiet`: no diagnostics.
-    pub(super) fn place(&mut self, inst: &mut Inst, e: &Expr, quiet: bool) -> R<(String, Vec<usize>)> {
+    pub(super) fn place(
+        &mut self,
+        inst: &mut Inst,
+        e: &Expr,
+        quiet: bool,
+    ) -> R<(String, Vec<usize>)> {
         self.place_shaped(inst, e, quiet).map(|(n, w, _)| (n, w))
     }
 
-    pub(super) fn place_shaped(&mut self, inst: &mut Inst, e: &Expr, quiet: bool) -> R<(String, Vec<usize>, Vec<usize>)> {
+    pub(super) fn place_shaped(
+        &mut self,
+        inst: &mut Inst,
+        e: &Expr,
+        quiet: bool,
+    ) -> R<(String, Vec<usize>, Vec<usize>)> {
         let mut chain = Vec::new();
         let mut cur = e;
         while let ExprKind::Index(b, idx) = &cur.kind {
@@ -233,13 +367,22 @@ impl<'a> Ctx<'a> {
         chain.reverse();
         let ExprKind::Var(id) = &cur.kind else {
             if !quiet {
-                self.err(inst, Diagnostic::error(e.span, "cannot assign to this expression").label("not a variable").help("the left side is a variable, an indexed variable, or a tuple of them"));
+                self.err(
+                    inst,
+                    Diagnostic::error(e.span, "cannot assign to this expression")
+                        .label("not a variable")
+                        .help(
+                            "the left side is a variable, an indexed variable, or a tuple of them",
+                        ),
+                );
             }
             return Err(());
         };
         let Some(v) = inst.vars.get(&id.name) else {
             if !quiet {
-                let d = Diagnostic::error(id.span, format!("unknown variable `{}`", id.name)).label("not declared").help("declare it in the node's `vars`");
+                let d = Diagnostic::error(id.span, format!("unknown variable `{}`", id.name))
+                    .label("not declared")
+                    .help("declare it in the node's `vars`");
                 self.err(inst, d);
             }
             return Err(());
@@ -259,7 +402,8 @@ impl<'a> Ctx<'a> {
         let mut out_shape = Vec::new();
         let k = chain.len();
         for (j, (idx, span)) in chain.into_iter().enumerate() {
-            let (picked, _) = self.pick_rows(inst, &shape[j.min(shape.len())..], idx, span, quiet)?;
+            let (picked, _) =
+                self.pick_rows(inst, &shape[j.min(shape.len())..], idx, span, quiet)?;
             if !matches!(idx, ast::Index::One(_)) {
                 out_shape.push(picked.len());
             }
@@ -281,7 +425,15 @@ impl<'a> Ctx<'a> {
         Ok((id.name.clone(), words, out_shape))
     }
 
-    pub(super) fn index_rows<T: Clone>(&mut self, inst: &mut Inst, items: Vec<T>, shape: &[usize], idx: &ast::Index, span: Span, quiet: bool) -> R<(Vec<T>, Vec<usize>)> {
+    pub(super) fn index_rows<T: Clone>(
+        &mut self,
+        inst: &mut Inst,
+        items: Vec<T>,
+        shape: &[usize],
+        idx: &ast::Index,
+        span: Span,
+        quiet: bool,
+    ) -> R<(Vec<T>, Vec<usize>)> {
         let (picks, new_shape) = self.pick_rows(inst, shape, idx, span, quiet)?;
         let rs: usize = shape[1..].iter().product();
         let mut out = Vec::with_capacity(picks.len() * rs);
@@ -292,8 +444,14 @@ impl<'a> Ctx<'a> {
     }
 
     /// The rows (outermost indices) an index selects, and the resulting shape.
-    pub(super) fn pick_rows(&mut self, inst: &mut Inst, shape: &[usize], idx: &ast::Index, span: Span, quiet: bool) -> R<(Vec<usize>, Vec<usize>)> {
-
+    pub(super) fn pick_rows(
+        &mut self,
+        inst: &mut Inst,
+        shape: &[usize],
+        idx: &ast::Index,
+        span: Span,
+        quiet: bool,
+    ) -> R<(Vec<usize>, Vec<usize>)> {
         if shape.is_empty() {
             if !quiet {
                 let _ = idx;
@@ -306,10 +464,21 @@ impl<'a> Ctx<'a> {
         let rows = shape[0];
         let mut picks = Vec::new();
         let check = |cx: &mut Ctx, inst: &mut Inst, e: &Expr| -> R<usize> {
-            let k = if quiet { cx.eval_nat_quiet(inst, e).ok_or(())? } else { cx.eval_nat(inst, e)? };
+            let k = if quiet {
+                cx.eval_nat_quiet(inst, e).ok_or(())?
+            } else {
+                cx.eval_nat(inst, e)?
+            };
             if k < 0 || k as usize >= rows {
                 if !quiet {
-                    cx.err(inst, Diagnostic::error(e.span, format!("index {} is out of bounds (size {})", k, rows)).label("out of bounds"));
+                    cx.err(
+                        inst,
+                        Diagnostic::error(
+                            e.span,
+                            format!("index {} is out of bounds (size {})", k, rows),
+                        )
+                        .label("out of bounds"),
+                    );
                 }
                 return Err(());
             }

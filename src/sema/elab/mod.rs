@@ -19,10 +19,12 @@ mod values;
 
 use super::types::Ty;
 use crate::diag::{Diagnostic, Span};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::ir::{self, mask, Instr, NodeId, Op, Slicing, VarId};
 use crate::normalize::sbox;
-use crate::syntax::ast::{self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec};
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use crate::syntax::ast::{
+    self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec,
+};
 use std::collections::{BTreeMap, BinaryHeap};
 
 #[derive(Clone, Debug)]
@@ -45,7 +47,13 @@ pub struct Options {
 
 impl Options {
     pub fn new(slicing: Slicing) -> Options {
-        Options { slicing, max_ops: DEFAULT_MAX_OPS, compat_usubac: false, keep_tables: false, bits_per_reg: None }
+        Options {
+            slicing,
+            max_ops: DEFAULT_MAX_OPS,
+            compat_usubac: false,
+            keep_tables: false,
+            bits_per_reg: None,
+        }
     }
 }
 
@@ -58,9 +66,18 @@ pub const MAX_CALL_DEPTH: usize = 10_000;
 
 /// The diagnostic for an exceeded work budget: what was counted, the limit, how to raise it.
 pub fn budget_exceeded(span: Span, what: &str, limit: usize) -> Diagnostic {
-    Diagnostic::error(span, format!("program too large: more than {} {} (the work budget)", limit, what))
-        .label("the budget runs out here")
-        .help(format!("check loop bounds and array sizes; raise the limit with `--max-ops N` (now {})", limit))
+    Diagnostic::error(
+        span,
+        format!(
+            "program too large: more than {} {} (the work budget)",
+            limit, what
+        ),
+    )
+    .label("the budget runs out here")
+    .help(format!(
+        "check loop bounds and array sizes; raise the limit with `--max-ops N` (now {})",
+        limit
+    ))
 }
 
 /// Source-level view of one monomorphic instance (for `--dump typed`).
@@ -131,7 +148,10 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     let owned;
     let opts = match explicit {
         Some(d) if d != opts.slicing => {
-            owned = Options { slicing: d, ..opts.clone() };
+            owned = Options {
+                slicing: d,
+                ..opts.clone()
+            };
             &owned
         }
         _ => opts,
@@ -168,23 +188,39 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
             continue;
         }
         cx.decl_index.insert(&d.name.name, i);
-        check_attrs(&mut cx, &d.attrs, &["inline", "no_inline", "interleave", "no_opt"]);
+        check_attrs(
+            &mut cx,
+            &d.attrs,
+            &["inline", "no_inline", "interleave", "no_opt"],
+        );
     }
     let Some(entry) = prog.decls.len().checked_sub(1) else {
-        cx.push(Diagnostic::error_nospan("the program declares no node (the last declaration is the entry point)"));
+        cx.push(Diagnostic::error_nospan(
+            "the program declares no node (the last declaration is the entry point)",
+        ));
         return (None, cx.diags);
     };
     let entry_decl = &prog.decls[entry];
     // The entry's node id: declarations checked afterwards (below) add nodes after it.
     let mut entry_node: Option<NodeId> = None;
     if entry_decl.is_array {
-        cx.push(Diagnostic::error(entry_decl.name.span, "the entry point (last declaration) cannot be an array").label("entry point"));
+        cx.push(
+            Diagnostic::error(
+                entry_decl.name.span,
+                "the entry point (last declaration) cannot be an array",
+            )
+            .label("entry point"),
+        );
     } else {
         // Entry: polymorphic sizes default to 1 in bitslice; otherwise they must be given.
         let mut sizes = BTreeMap::new();
         let mut ok = true;
         for p in entry_decl.inputs.iter().chain(&entry_decl.outputs) {
-            if let BaseType::Word { size: SizeSpec::Poly(v), .. } = &p.ty.base {
+            if let BaseType::Word {
+                size: SizeSpec::Poly(v),
+                ..
+            } = &p.ty.base
+            {
                 if opts.slicing == Slicing::B {
                     sizes.insert(v.clone(), 1);
                 } else if opts.slicing == Slicing::H {
@@ -196,19 +232,32 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
                 } else {
                     ok = false;
                     cx.push(
-                        Diagnostic::error(p.ty.span, format!("the word size of entry parameter `{}` is polymorphic", p.name.name))
-                            .label("size unknown")
-                            .help("give the entry node concrete types, e.g. `u<V>16x4` instead of `v4`"),
+                        Diagnostic::error(
+                            p.ty.span,
+                            format!(
+                                "the word size of entry parameter `{}` is polymorphic",
+                                p.name.name
+                            ),
+                        )
+                        .label("size unknown")
+                        .help(
+                            "give the entry node concrete types, e.g. `u<V>16x4` instead of `v4`",
+                        ),
                     );
                 }
             }
             if p.ty.base == BaseType::Nat {
                 ok = false;
-                cx.push(Diagnostic::error(p.ty.span, "the entry node cannot take `nat` parameters").label("compile-time parameter"));
+                cx.push(
+                    Diagnostic::error(p.ty.span, "the entry node cannot take `nat` parameters")
+                        .label("compile-time parameter"),
+                );
             }
         }
         if ok {
-            entry_node = cx.instantiate(entry, 0, sizes, vec![], entry_decl.name.span, true).ok();
+            entry_node = cx
+                .instantiate(entry, 0, sizes, vec![], entry_decl.name.span, true)
+                .ok();
         }
     }
     // Check declarations not reached from the entry, where their types are known.
@@ -220,7 +269,15 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
         if cx.decl_index.get(d.name.name.as_str()) != Some(&i) {
             continue;
         }
-        let mono = d.inputs.iter().chain(&d.outputs).all(|p| matches!(p.ty.base, BaseType::Word { size: SizeSpec::Known(_), .. }));
+        let mono = d.inputs.iter().chain(&d.outputs).all(|p| {
+            matches!(
+                p.ty.base,
+                BaseType::Word {
+                    size: SizeSpec::Known(_),
+                    ..
+                }
+            )
+        });
         if mono {
             let n = match &d.kind {
                 DeclKind::Node(b) => b.len(),
@@ -239,15 +296,37 @@ pub fn elaborate(prog: &ast::Program, opts: &Options) -> (Option<Checked>, Vec<D
     }
     // Keep only nodes reachable from the entry (checked-only instances are dropped).
     let entry_id = entry_node.unwrap_or(NodeId(cx.nodes.len() as u32 - 1));
-    let program = prune(ir::Program { slicing: opts.slicing, nodes: cx.nodes, interleave: 1 }, entry_id);
+    let program = prune(
+        ir::Program {
+            slicing: opts.slicing,
+            nodes: cx.nodes,
+            interleave: 1,
+        },
+        entry_id,
+    );
     let infos = cx.infos;
     let keep: HashSet<&str> = program.nodes.iter().map(|n| n.name.as_str()).collect();
-    let instances = infos.into_iter().filter(|i| keep.contains(i.name.as_str())).collect();
+    let instances = infos
+        .into_iter()
+        .filter(|i| keep.contains(i.name.as_str()))
+        .collect();
     if let Err(e) = ir::verify(&program) {
         return (None, vec![Diagnostic::error_nospan(format!("{}", e))]);
     }
-    let loop_hints = cx.loop_hints.into_iter().filter(|(name, _)| keep.contains(name.as_str())).collect();
-    (Some(Checked { ir: program, instances, loop_hints, entry_bit_params: cx.entry_bit_params }), cx.diags)
+    let loop_hints = cx
+        .loop_hints
+        .into_iter()
+        .filter(|(name, _)| keep.contains(name.as_str()))
+        .collect();
+    (
+        Some(Checked {
+            ir: program,
+            instances,
+            loop_hints,
+            entry_bit_params: cx.entry_bit_params,
+        }),
+        cx.diags,
+    )
 }
 
 /// The one explicit direction (`u<H>16`, ...) of every parameter and variable type, if all
@@ -261,9 +340,15 @@ fn explicit_direction(prog: &ast::Program) -> Option<Slicing> {
         };
         for p in d.inputs.iter().chain(&d.outputs).chain(bodies) {
             let dir = match &p.ty.base {
-                BaseType::Word { dir: DirSpec::V, .. } => Slicing::V,
-                BaseType::Word { dir: DirSpec::H, .. } => Slicing::H,
-                BaseType::Word { dir: DirSpec::B, .. } => Slicing::B,
+                BaseType::Word {
+                    dir: DirSpec::V, ..
+                } => Slicing::V,
+                BaseType::Word {
+                    dir: DirSpec::H, ..
+                } => Slicing::H,
+                BaseType::Word {
+                    dir: DirSpec::B, ..
+                } => Slicing::B,
                 _ => continue,
             };
             match found {
@@ -285,9 +370,16 @@ fn prune(mut prog: ir::Program, entry: NodeId) -> ir::Program {
             continue;
         }
         reach[n.0 as usize] = true;
-        stack.extend(prog.nodes[n.0 as usize].body.iter().filter_map(|ins| ins.callee()));
+        stack.extend(
+            prog.nodes[n.0 as usize]
+                .body
+                .iter()
+                .filter_map(|ins| ins.callee()),
+        );
     }
-    let mut order: Vec<usize> = (0..prog.nodes.len()).filter(|&i| reach[i] && i != entry.0 as usize).collect();
+    let mut order: Vec<usize> = (0..prog.nodes.len())
+        .filter(|&i| reach[i] && i != entry.0 as usize)
+        .collect();
     order.push(entry.0 as usize);
     prog.reorder_nodes(&order);
     prog
@@ -296,7 +388,13 @@ fn prune(mut prog: ir::Program, entry: NodeId) -> ir::Program {
 fn check_attrs(cx: &mut Ctx, attrs: &[ast::Ident], allowed: &[&str]) {
     for a in attrs {
         if !allowed.contains(&a.name.as_str()) {
-            cx.push(Diagnostic::warning(a.span, format!("attribute `_{}` has no effect here", a.name)).label("ignored"));
+            cx.push(
+                Diagnostic::warning(
+                    a.span,
+                    format!("attribute `_{}` has no effect here", a.name),
+                )
+                .label("ignored"),
+            );
         }
     }
 }
@@ -320,10 +418,16 @@ struct Val {
 impl Val {
     fn tuple(words: Vec<Word>) -> Val {
         let n = words.len();
-        Val { words, shape: if n == 1 { vec![] } else { vec![n] } }
+        Val {
+            words,
+            shape: if n == 1 { vec![] } else { vec![n] },
+        }
     }
     fn atoms(&self) -> Vec<VarId> {
-        self.words.iter().flat_map(|w| w.atoms.iter().copied()).collect()
+        self.words
+            .iter()
+            .flat_map(|w| w.atoms.iter().copied())
+            .collect()
     }
 }
 
@@ -381,7 +485,11 @@ struct Inst {
 /// `_t<k>` (no leading zero) with `k <= tmp`: the name of a temporary made already.
 fn is_temp_name(name: &str, tmp: usize) -> bool {
     match name.strip_prefix("_t") {
-        Some(d) if !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()) => d.parse::<usize>().map_or(false, |k| k <= tmp),
+        Some(d)
+            if !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            d.parse::<usize>().map_or(false, |k| k <= tmp)
+        }
         _ => false,
     }
 }
@@ -397,7 +505,15 @@ fn c_ident(s: &str) -> std::borrow::Cow<'_, str> {
 impl Inst {
     fn new(name: String, slicing: Slicing, inline: Option<bool>) -> Inst {
         Inst {
-            node: ir::Node { name, inputs: vec![], outputs: vec![], vars: vec![], body: vec![], inline, lockstep: false },
+            node: ir::Node {
+                name,
+                inputs: vec![],
+                outputs: vec![],
+                vars: vec![],
+                body: vec![],
+                inline,
+                lockstep: false,
+            },
             vars: HashMap::default(),
             nats: HashMap::default(),
             loops: vec![],
@@ -482,7 +598,10 @@ impl Inst {
     }
 
     fn is_source(&self, id: VarId) -> bool {
-        self.source_atom.get(id.0 as usize).copied().unwrap_or(false)
+        self.source_atom
+            .get(id.0 as usize)
+            .copied()
+            .unwrap_or(false)
     }
 
     /// `x[3]` or `x[3] (bit 5)`: the source element an atom holds (computed only for messages).
@@ -495,7 +614,11 @@ impl Inst {
                     Ty::Nat => vec![],
                 };
                 let (w, b) = (k / e.atoms_per_word, k % e.atoms_per_word);
-                return if e.atoms_per_word > 1 { format!("{}{} (bit {})", name, src_index(&shape, w), b) } else { format!("{}{}", name, src_index(&shape, w)) };
+                return if e.atoms_per_word > 1 {
+                    format!("{}{} (bit {})", name, src_index(&shape, w), b)
+                } else {
+                    format!("{}{}", name, src_index(&shape, w))
+                };
             }
         }
         self.node.var(id).name.clone()
@@ -507,7 +630,11 @@ impl Inst {
             Ty::Words { bits, .. } => (*bits, ty.n_words()),
             Ty::Nat => (1, 0),
         };
-        let apw = if self.slicing == Slicing::B { bits as usize } else { 1 };
+        let apw = if self.slicing == Slicing::B {
+            bits as usize
+        } else {
+            1
+        };
         let ab = self.atom_bits(bits);
         let mut atoms = Vec::with_capacity(n_words * apw);
         let shape = match &ty {
@@ -517,7 +644,11 @@ impl Inst {
         for w in 0..n_words {
             let idx = index_suffix(&shape, w);
             for b in 0..apw {
-                let base = if apw > 1 { format!("{}{}__b{}", name, idx, b) } else { format!("{}{}", name, idx) };
+                let base = if apw > 1 {
+                    format!("{}{}__b{}", name, idx, b)
+                } else {
+                    format!("{}{}", name, idx)
+                };
                 let id = self.fresh(&base, ab);
                 self.mark_source(id);
                 atoms.push(id);
@@ -525,7 +656,14 @@ impl Inst {
         }
         self.vars.insert(
             name.to_string(),
-            VarEntry { ty, role, slots: atoms.clone(), first: atoms.clone(), atoms_per_word: apw, decl_span: span },
+            VarEntry {
+                ty,
+                role,
+                slots: atoms.clone(),
+                first: atoms.clone(),
+                atoms_per_word: apw,
+                decl_span: span,
+            },
         );
         atoms
     }
@@ -556,7 +694,10 @@ fn src_index(shape: &[usize], mut w: usize) -> String {
 
 impl<'a> Ctx<'a> {
     fn push(&mut self, d: Diagnostic) {
-        let key = (d.primary.as_ref().map(|p| p.0).unwrap_or_default(), d.message.clone());
+        let key = (
+            d.primary.as_ref().map(|p| p.0).unwrap_or_default(),
+            d.message.clone(),
+        );
         if self.seen.insert(key) {
             self.diags.push(d);
         }
@@ -571,7 +712,11 @@ impl<'a> Ctx<'a> {
             if !self.seen.insert((sp, "<in loop>".to_string())) {
                 return;
             }
-            let it: Vec<String> = inst.loops.iter().map(|(n, v)| format!("{} = {}", n, v)).collect();
+            let it: Vec<String> = inst
+                .loops
+                .iter()
+                .map(|(n, v)| format!("{} = {}", n, v))
+                .collect();
             d.note(format!("in loop iteration {}", it.join(", ")))
         };
         self.push(d);
@@ -608,7 +753,11 @@ impl<'a> Ctx<'a> {
     /// Counts the atoms a declared parameter or variable of type `ty` will have.
     fn count_type_atoms(&mut self, span: Span, ty: &Ty) -> R<()> {
         if let Ty::Words { bits, .. } = ty {
-            let per_word = if self.opts.slicing == Slicing::B { *bits as usize } else { 1 };
+            let per_word = if self.opts.slicing == Slicing::B {
+                *bits as usize
+            } else {
+                1
+            };
             return self.count_atoms(span, ty.n_words().saturating_mul(per_word));
         }
         Ok(())
@@ -646,7 +795,9 @@ impl<'a> Ctx<'a> {
     /// R7: rejects `what` on a 1-bit word when the entry's word size is unresolved in -H (the
     /// result would depend on m; usubac crashes on it).
     pub(super) fn r7_check(&mut self, inst: &mut Inst, bits: u32, span: Span, what: &str) -> R<()> {
-        let Some(entry_span) = self.r7_unresolved else { return Ok(()) };
+        let Some(entry_span) = self.r7_unresolved else {
+            return Ok(());
+        };
         if bits != 1 || self.opts.slicing != Slicing::H {
             return Ok(());
         }
@@ -660,8 +811,21 @@ impl<'a> Ctx<'a> {
         Err(())
     }
 
-    fn instantiate(&mut self, decl: usize, arr: usize, sizes: BTreeMap<String, u32>, nats: Vec<i64>, call_span: Span, is_entry: bool) -> R<NodeId> {
-        let key = InstKey { decl, arr, sizes: sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(), nats: nats.clone() };
+    fn instantiate(
+        &mut self,
+        decl: usize,
+        arr: usize,
+        sizes: BTreeMap<String, u32>,
+        nats: Vec<i64>,
+        call_span: Span,
+        is_entry: bool,
+    ) -> R<NodeId> {
+        let key = InstKey {
+            decl,
+            arr,
+            sizes: sizes.iter().map(|(k, v)| (k.clone(), *v)).collect(),
+            nats: nats.clone(),
+        };
         if let Some(&id) = self.instances.get(&key) {
             return Ok(id);
         }
@@ -688,7 +852,14 @@ impl<'a> Ctx<'a> {
         Ok(id)
     }
 
-    fn instance_name(&mut self, decl: &ast::Decl, arr: usize, sizes: &BTreeMap<String, u32>, nats: &[i64], is_entry: bool) -> String {
+    fn instance_name(
+        &mut self,
+        decl: &ast::Decl,
+        arr: usize,
+        sizes: &BTreeMap<String, u32>,
+        nats: &[i64],
+        is_entry: bool,
+    ) -> String {
         let mut name = c_ident(&decl.name.name).into_owned();
         if !is_entry {
             if decl.is_array {
@@ -711,7 +882,15 @@ impl<'a> Ctx<'a> {
         unique
     }
 
-    fn instantiate_inner(&mut self, decl_idx: usize, arr: usize, sizes: &BTreeMap<String, u32>, nats: &[i64], call_span: Span, is_entry: bool) -> R<NodeId> {
+    fn instantiate_inner(
+        &mut self,
+        decl_idx: usize,
+        arr: usize,
+        sizes: &BTreeMap<String, u32>,
+        nats: &[i64],
+        call_span: Span,
+        is_entry: bool,
+    ) -> R<NodeId> {
         let decl: &'a ast::Decl = &self.ast.decls[decl_idx];
         let inline = if decl.attrs.iter().any(|a| a.name == "inline") {
             Some(true)
@@ -723,7 +902,11 @@ impl<'a> Ctx<'a> {
         let name = self.instance_name(decl, arr, sizes, nats, is_entry);
         let mut inst = Inst::new(name.clone(), self.opts.slicing, inline);
         inst.is_entry = is_entry;
-        let mut info = InstanceInfo { name, decl: decl.name.name.clone(), vars: vec![] };
+        let mut info = InstanceInfo {
+            name,
+            decl: decl.name.name.clone(),
+            vars: vec![],
+        };
         let _ = call_span;
 
         // Parameters. `nat` parameters are bound to the call's compile-time arguments.
@@ -734,7 +917,8 @@ impl<'a> Ctx<'a> {
             if p.ty.base == BaseType::Nat {
                 let v = *nat_iter.next().unwrap_or(&0);
                 inst.nats.insert(p.name.name.clone(), v);
-                info.vars.push(("input", p.name.name.clone(), Ty::Nat, false));
+                info.vars
+                    .push(("input", p.name.name.clone(), Ty::Nat, false));
                 continue;
             }
             in_params.push(p);
@@ -742,13 +926,26 @@ impl<'a> Ctx<'a> {
         let mut declared: HashMap<&str, Span> = HashMap::default();
         for p in decl.inputs.iter().chain(&decl.outputs) {
             if let Some(prev) = declared.insert(&p.name.name, p.name.span) {
-                self.push(Diagnostic::error(p.name.span, format!("parameter `{}` is declared twice", p.name.name)).label("again").with_secondary(prev, "first here"));
+                self.push(
+                    Diagnostic::error(
+                        p.name.span,
+                        format!("parameter `{}` is declared twice", p.name.name),
+                    )
+                    .label("again")
+                    .with_secondary(prev, "first here"),
+                );
                 ok = false;
             }
         }
-        for (role, list) in [(Role::Input, &in_params), (Role::Output, &decl.outputs.iter().collect::<Vec<_>>())] {
+        for (role, list) in [
+            (Role::Input, &in_params),
+            (Role::Output, &decl.outputs.iter().collect::<Vec<_>>()),
+        ] {
             for p in list.iter() {
-                let ty = match self.resolve_type(&inst, &p.ty, sizes).and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t)) {
+                let ty = match self
+                    .resolve_type(&inst, &p.ty, sizes)
+                    .and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t))
+                {
                     Ok(t) => t,
                     Err(()) => {
                         ok = false;
@@ -756,7 +953,10 @@ impl<'a> Ctx<'a> {
                     }
                 };
                 if ty == Ty::Nat {
-                    self.push(Diagnostic::error(p.ty.span, "outputs cannot be `nat`").label("compile-time type"));
+                    self.push(
+                        Diagnostic::error(p.ty.span, "outputs cannot be `nat`")
+                            .label("compile-time type"),
+                    );
                     ok = false;
                     continue;
                 }
@@ -764,13 +964,28 @@ impl<'a> Ctx<'a> {
                     Ty::Words { bits, shape, .. } => (*bits, shape.clone()),
                     Ty::Nat => unreachable!(),
                 };
-                info.vars.push((if role == Role::Input { "input" } else { "output" }, p.name.name.clone(), ty.clone(), p.is_const));
+                info.vars.push((
+                    if role == Role::Input {
+                        "input"
+                    } else {
+                        "output"
+                    },
+                    p.name.name.clone(),
+                    ty.clone(),
+                    p.is_const,
+                ));
                 let atoms = inst.declare(&p.name.name, ty, role, p.name.span);
                 let mut c_dims = shape.clone();
                 if self.opts.slicing == Slicing::B && bits > 1 {
                     c_dims.push(bits as usize);
                 }
-                let param = ir::Param { name: c_ident(&p.name.name).into_owned(), c_dims, word_bits: bits, atoms: atoms.clone(), is_const: p.is_const };
+                let param = ir::Param {
+                    name: c_ident(&p.name.name).into_owned(),
+                    c_dims,
+                    word_bits: bits,
+                    atoms: atoms.clone(),
+                    is_const: p.is_const,
+                };
                 if role == Role::Input {
                     for a in &atoms {
                         inst.input_ids.insert(*a);
@@ -787,23 +1002,37 @@ impl<'a> Ctx<'a> {
         match &decl.kind {
             DeclKind::Node(bodies) => {
                 let Some(body) = bodies.get(arr) else {
-                    self.push(Diagnostic::error(decl.name.span, "node array has no bodies").label("empty"));
+                    self.push(
+                        Diagnostic::error(decl.name.span, "node array has no bodies")
+                            .label("empty"),
+                    );
                     return Err(());
                 };
                 for p in &body.vars {
                     if let Some(prev) = declared.insert(&p.name.name, p.name.span) {
-                        self.push(Diagnostic::error(p.name.span, format!("`{}` is declared twice", p.name.name)).label("again").with_secondary(prev, "first here"));
+                        self.push(
+                            Diagnostic::error(
+                                p.name.span,
+                                format!("`{}` is declared twice", p.name.name),
+                            )
+                            .label("again")
+                            .with_secondary(prev, "first here"),
+                        );
                         ok = false;
                         continue;
                     }
-                    match self.resolve_type(&inst, &p.ty, sizes).and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t)) {
+                    match self
+                        .resolve_type(&inst, &p.ty, sizes)
+                        .and_then(|t| self.count_type_atoms(p.ty.span, &t).map(|_| t))
+                    {
                         Ok(Ty::Nat) => {
                             // R8: a `nat` local; `k = <compile-time expression>` gives it its value.
                             inst.nat_locals.insert(p.name.name.clone(), p.name.span);
                             info.vars.push(("var", p.name.name.clone(), Ty::Nat, false));
                         }
                         Ok(ty) => {
-                            info.vars.push(("var", p.name.name.clone(), ty.clone(), false));
+                            info.vars
+                                .push(("var", p.name.name.clone(), ty.clone(), false));
                             inst.declare(&p.name.name, ty, Role::Local, p.name.span);
                         }
                         Err(()) => ok = false,
@@ -818,14 +1047,32 @@ impl<'a> Ctx<'a> {
                     }
                     let _ = self.equation(&mut inst, eq, decl_idx);
                 }
-                let mut unset: Vec<(&String, &Span)> = inst.nat_locals.iter().filter(|(n, _)| !inst.nats.contains_key(*n)).collect();
+                let mut unset: Vec<(&String, &Span)> = inst
+                    .nat_locals
+                    .iter()
+                    .filter(|(n, _)| !inst.nats.contains_key(*n))
+                    .collect();
                 unset.sort_by_key(|(_, sp)| (sp.file, sp.lo));
                 for (n, sp) in unset {
-                    self.push(Diagnostic::warning(*sp, format!("`nat` local `{}` is never given a value", n)).label("has no effect"));
+                    self.push(
+                        Diagnostic::warning(
+                            *sp,
+                            format!("`nat` local `{}` is never given a value", n),
+                        )
+                        .label("has no effect"),
+                    );
                 }
             }
-            DeclKind::Table(lists) => self.table_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
-            DeclKind::Perm(lists) => self.perm_body(&mut inst, decl, &lists[arr.min(lists.len().saturating_sub(1))])?,
+            DeclKind::Table(lists) => self.table_body(
+                &mut inst,
+                decl,
+                &lists[arr.min(lists.len().saturating_sub(1))],
+            )?,
+            DeclKind::Perm(lists) => self.perm_body(
+                &mut inst,
+                decl,
+                &lists[arr.min(lists.len().saturating_sub(1))],
+            )?,
         }
         if is_entry {
             self.entry_c_shapes(&mut inst, decl);
@@ -837,11 +1084,25 @@ impl<'a> Ctx<'a> {
     /// innermost dimensions merged by reshaping (C4). The data layout (row-major) is unchanged.
     fn entry_c_shapes(&mut self, inst: &mut Inst, decl: &ast::Decl) {
         let b = self.opts.slicing == Slicing::B;
-        let params: Vec<&ast::Param> = decl.inputs.iter().filter(|p| p.ty.base != BaseType::Nat).chain(&decl.outputs).collect();
+        let params: Vec<&ast::Param> = decl
+            .inputs
+            .iter()
+            .filter(|p| p.ty.base != BaseType::Nat)
+            .chain(&decl.outputs)
+            .collect();
         let merges = inst.merges.clone();
-        for (p, ip) in params.iter().zip(inst.node.inputs.iter_mut().chain(inst.node.outputs.iter_mut())) {
+        for (p, ip) in params.iter().zip(
+            inst.node
+                .inputs
+                .iter_mut()
+                .chain(inst.node.outputs.iter_mut()),
+        ) {
             let bit_dim = b && ip.word_bits > 1;
-            let mut shape: Vec<usize> = if bit_dim { ip.c_dims[..ip.c_dims.len() - 1].to_vec() } else { ip.c_dims.clone() };
+            let mut shape: Vec<usize> = if bit_dim {
+                ip.c_dims[..ip.c_dims.len() - 1].to_vec()
+            } else {
+                ip.c_dims.clone()
+            };
             // A vector count of 1 (`b1`, `v1`, `u8x1`) adds no dimension (C5; R7's `v1`).
             if matches!(p.ty.base, BaseType::Word { count: Some(1), .. }) {
                 shape.pop();
@@ -871,12 +1132,16 @@ impl<'a> Ctx<'a> {
             }
             cur = b;
         }
-        let ExprKind::Var(id) = &cur.kind else { return None };
+        let ExprKind::Var(id) = &cur.kind else {
+            return None;
+        };
         let v = inst.vars.get(&id.name)?;
         if v.role == Role::Local {
             return None;
         }
-        let Ty::Words { shape, .. } = &v.ty else { return None };
+        let Ty::Words { shape, .. } = &v.ty else {
+            return None;
+        };
         Some((id.name.clone(), shape.len().checked_sub(ones)?))
     }
 
@@ -886,8 +1151,12 @@ impl<'a> Ctx<'a> {
         if !inst.is_entry {
             return;
         }
-        let Some((name, depth)) = self.path_depth(inst, e) else { return };
-        let BaseType::Word { count, .. } = &t.base else { return };
+        let Some((name, depth)) = self.path_depth(inst, e) else {
+            return;
+        };
+        let BaseType::Word { count, .. } = &t.base else {
+            return;
+        };
         let pdepth = t.dims.len() + count.is_some() as usize;
         let mut pwords = count.unwrap_or(1) as usize;
         for d in &t.dims {
@@ -902,11 +1171,19 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    fn resolve_type(&mut self, inst: &Inst, t: &ast::TypeExpr, sizes: &BTreeMap<String, u32>) -> R<Ty> {
+    fn resolve_type(
+        &mut self,
+        inst: &Inst,
+        t: &ast::TypeExpr,
+        sizes: &BTreeMap<String, u32>,
+    ) -> R<Ty> {
         let (dir, size, count) = match &t.base {
             BaseType::Nat => {
                 if !t.dims.is_empty() {
-                    self.push(Diagnostic::error(t.span, "arrays of `nat` are not supported").label("here"));
+                    self.push(
+                        Diagnostic::error(t.span, "arrays of `nat` are not supported")
+                            .label("here"),
+                    );
                     return Err(());
                 }
                 return Ok(Ty::Nat);
@@ -927,9 +1204,18 @@ impl<'a> Ctx<'a> {
                 Slicing::B => "-B",
             };
             self.push(
-                Diagnostic::error(t.span, format!("this type is {}-sliced but the program is compiled with {}", d, flag))
-                    .label(format!("explicit direction {}", d))
-                    .help(format!("compile with -{} or leave the direction polymorphic (`u32`, `u<'D>32`)", d)),
+                Diagnostic::error(
+                    t.span,
+                    format!(
+                        "this type is {}-sliced but the program is compiled with {}",
+                        d, flag
+                    ),
+                )
+                .label(format!("explicit direction {}", d))
+                .help(format!(
+                    "compile with -{} or leave the direction polymorphic (`u32`, `u<'D>32`)",
+                    d
+                )),
             );
             return Err(());
         }
@@ -938,20 +1224,36 @@ impl<'a> Ctx<'a> {
             SizeSpec::Poly(v) => match sizes.get(v) {
                 Some(m) => *m,
                 None => {
-                    self.push(Diagnostic::error(t.span, format!("cannot determine the word size `'{}`", v)).label("polymorphic size").help("use a concrete word type"));
+                    self.push(
+                        Diagnostic::error(
+                            t.span,
+                            format!("cannot determine the word size `'{}`", v),
+                        )
+                        .label("polymorphic size")
+                        .help("use a concrete word type"),
+                    );
                     return Err(());
                 }
             },
         };
         if bits == 0 || bits > 64 {
-            self.push(Diagnostic::error(t.span, format!("words of {} bits are not supported (1 to 64)", bits)).label("word size"));
+            self.push(
+                Diagnostic::error(
+                    t.span,
+                    format!("words of {} bits are not supported (1 to 64)", bits),
+                )
+                .label("word size"),
+            );
             return Err(());
         }
         let mut shape = Vec::new();
         for dexp in &t.dims {
             let n = self.eval_nat(inst, dexp)?;
             if n <= 0 || n > 1 << 24 {
-                self.push(Diagnostic::error(dexp.span, format!("array size {} is out of range", n)).label("size"));
+                self.push(
+                    Diagnostic::error(dexp.span, format!("array size {} is out of range", n))
+                        .label("size"),
+                );
                 return Err(());
             }
             shape.push(n as usize);
@@ -959,12 +1261,22 @@ impl<'a> Ctx<'a> {
         if let Some(k) = count {
             shape.push(*k as usize);
         }
-        let total: usize = shape.iter().try_fold(1usize, |a, &b| a.checked_mul(b)).unwrap_or(usize::MAX);
+        let total: usize = shape
+            .iter()
+            .try_fold(1usize, |a, &b| a.checked_mul(b))
+            .unwrap_or(usize::MAX);
         if total > 1 << 24 {
-            self.push(Diagnostic::error(t.span, "this type is too large").label(format!("{} words", total)));
+            self.push(
+                Diagnostic::error(t.span, "this type is too large")
+                    .label(format!("{} words", total)),
+            );
             return Err(());
         }
-        Ok(Ty::Words { dir: d, bits, shape })
+        Ok(Ty::Words {
+            dir: d,
+            bits,
+            shape,
+        })
     }
 
     /// Orders instructions by dependency, checks definitions, builds the IR node.
@@ -977,7 +1289,13 @@ impl<'a> Ctx<'a> {
                 if let Some(prev) = def_of[d.0 as usize] {
                     let pspan = inst.instrs[prev].1;
                     let what = inst.describe(d);
-                    self.err(&inst, Diagnostic::error(*span, format!("`{}` is defined twice", what)).label("second definition").with_secondary(pspan, "first definition").help("use `:=` to give a variable a new version"));
+                    self.err(
+                        &inst,
+                        Diagnostic::error(*span, format!("`{}` is defined twice", what))
+                            .label("second definition")
+                            .with_secondary(pspan, "first definition")
+                            .help("use `:=` to give a variable a new version"),
+                    );
                     failed = true;
                 }
                 def_of[d.0 as usize] = Some(i);
@@ -987,9 +1305,15 @@ impl<'a> Ctx<'a> {
         let mut reported: HashSet<VarId> = HashSet::default();
         for (ins, span) in &inst.instrs {
             for u in ins.uses() {
-                if def_of[u.0 as usize].is_none() && !inst.input_ids.contains(&u) && reported.insert(u) {
+                if def_of[u.0 as usize].is_none()
+                    && !inst.input_ids.contains(&u)
+                    && reported.insert(u)
+                {
                     let what = inst.describe(u);
-                    self.push(Diagnostic::error(*span, format!("`{}` is used but never defined", what)).label("used here"));
+                    self.push(
+                        Diagnostic::error(*span, format!("`{}` is used but never defined", what))
+                            .label("used here"),
+                    );
                     failed = true;
                 }
             }
@@ -1002,7 +1326,13 @@ impl<'a> Ctx<'a> {
             for (k, s) in slots.iter().enumerate() {
                 if def_of[s.0 as usize].is_none() {
                     let what = inst.describe(entry.first[k]);
-                    self.push(Diagnostic::error(entry.decl_span, format!("output `{}` is never defined", what)).label("output declared here"));
+                    self.push(
+                        Diagnostic::error(
+                            entry.decl_span,
+                            format!("output `{}` is never defined", what),
+                        )
+                        .label("output declared here"),
+                    );
                     failed = true;
                     break;
                 }
@@ -1029,7 +1359,10 @@ impl<'a> Ctx<'a> {
                 }
             }
         }
-        let mut heap: BinaryHeap<std::cmp::Reverse<usize>> = (0..n).filter(|&i| indeg[i] == 0).map(std::cmp::Reverse).collect();
+        let mut heap: BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
+            .filter(|&i| indeg[i] == 0)
+            .map(std::cmp::Reverse)
+            .collect();
         let mut order = Vec::with_capacity(n);
         while let Some(std::cmp::Reverse(i)) = heap.pop() {
             order.push(i);
@@ -1050,7 +1383,12 @@ impl<'a> Ctx<'a> {
             let mut stuck: Vec<usize> = remaining.clone();
             loop {
                 pos_in_walk.insert(cur, walk.len() - 1);
-                let next = inst.instrs[cur].0.uses().into_iter().filter_map(|u| def_of[u.0 as usize]).find(|&d| indeg[d] > 0);
+                let next = inst.instrs[cur]
+                    .0
+                    .uses()
+                    .into_iter()
+                    .filter_map(|u| def_of[u.0 as usize])
+                    .find(|&d| indeg[d] > 0);
                 let Some(next) = next else { break };
                 if let Some(&p) = pos_in_walk.get(&next) {
                     stuck = walk[p..].to_vec();
@@ -1070,7 +1408,8 @@ impl<'a> Ctx<'a> {
                 stuck = eqs;
             }
             let first = inst.instrs[stuck[0]].1;
-            let mut d = Diagnostic::error(first, "equations depend on each other in a cycle").label("part of the cycle");
+            let mut d = Diagnostic::error(first, "equations depend on each other in a cycle")
+                .label("part of the cycle");
             let mut spans = HashSet::default();
             spans.insert(first);
             for &i in stuck.iter().skip(1) {
@@ -1079,7 +1418,9 @@ impl<'a> Ctx<'a> {
                     d = d.with_secondary(sp, "also in the cycle");
                 }
             }
-            self.push(d.help("every value must be computable from the inputs; use `:=` for a new version"));
+            self.push(d.help(
+                "every value must be computable from the inputs; use `:=` for a new version",
+            ));
             return Err(());
         }
         // Loop iterations, as positions in the ordered body.
@@ -1101,13 +1442,15 @@ impl<'a> Ctx<'a> {
             self.loop_hints.insert(inst.node.name.clone(), hints);
         }
         let mut slots: Vec<Option<Instr>> = inst.instrs.into_iter().map(|(i, _)| Some(i)).collect();
-        inst.node.body = order.into_iter().map(|i| slots[i].take().unwrap()).collect();
+        inst.node.body = order
+            .into_iter()
+            .map(|i| slots[i].take().unwrap())
+            .collect();
         let id = NodeId(self.nodes.len() as u32);
         self.nodes.push(inst.node);
         self.infos.push(info);
         Ok(id)
     }
-
 }
 
 fn describe_val(v: &Val) -> String {
@@ -1120,5 +1463,9 @@ fn describe_val(v: &Val) -> String {
 }
 
 fn source_name(decl: &ast::Decl, c_name: &str) -> String {
-    decl.outputs.iter().map(|p| p.name.name.clone()).find(|n| c_ident(n) == c_name).unwrap_or_else(|| c_name.to_string())
+    decl.outputs
+        .iter()
+        .map(|p| p.name.name.clone())
+        .find(|n| c_ident(n) == c_name)
+        .unwrap_or_else(|| c_name.to_string())
 }

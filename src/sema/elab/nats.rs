@@ -34,7 +34,11 @@ impl<'a> Ctx<'a> {
         match &e.kind {
             ExprKind::Int(n, None) => {
                 if *n > i64::MAX as u64 {
-                    self.err(inst, Diagnostic::error(e.span, "integer too large for an index expression").label("here"));
+                    self.err(
+                        inst,
+                        Diagnostic::error(e.span, "integer too large for an index expression")
+                            .label("here"),
+                    );
                     return Err(());
                 }
                 Ok(*n as i64)
@@ -53,14 +57,27 @@ impl<'a> Ctx<'a> {
                 None if inst.nat_locals.contains_key(&id.name) => {
                     self.err(
                         inst,
-                        Diagnostic::error(id.span, format!("`nat` local `{}` is used before it is given a value", id.name))
-                            .label("no value yet")
-                            .help(format!("give it a value first: `{} = <compile-time expression>;`", id.name)),
+                        Diagnostic::error(
+                            id.span,
+                            format!(
+                                "`nat` local `{}` is used before it is given a value",
+                                id.name
+                            ),
+                        )
+                        .label("no value yet")
+                        .help(format!(
+                            "give it a value first: `{} = <compile-time expression>;`",
+                            id.name
+                        )),
                     );
                     Err(())
                 }
                 None => {
-                    self.err(inst, Diagnostic::error(id.span, format!("unknown name `{}`", id.name)).label("not declared"));
+                    self.err(
+                        inst,
+                        Diagnostic::error(id.span, format!("unknown name `{}`", id.name))
+                            .label("not declared"),
+                    );
                     Err(())
                 }
             },
@@ -72,20 +89,37 @@ impl<'a> Ctx<'a> {
                     BinOp::Sub => x.checked_sub(y),
                     BinOp::Mul => x.checked_mul(y),
                     BinOp::Div | BinOp::Mod if y == 0 => {
-                        self.err(inst, Diagnostic::error(b.span, "division by zero").label("is zero"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(b.span, "division by zero").label("is zero"),
+                        );
                         return Err(());
                     }
                     BinOp::Div => Some(x.div_euclid(y)),
                     BinOp::Mod => Some(x.rem_euclid(y)),
                     _ => {
-                        self.err(inst, Diagnostic::error(e.span, "only `+ - * / %` are allowed in compile-time expressions").label("not an index operator"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(
+                                e.span,
+                                "only `+ - * / %` are allowed in compile-time expressions",
+                            )
+                            .label("not an index operator"),
+                        );
                         return Err(());
                     }
                 };
                 match r {
                     Some(v) => Ok(v),
                     None => {
-                        self.err(inst, Diagnostic::error(e.span, "arithmetic overflow in a compile-time expression").label("overflows"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(
+                                e.span,
+                                "arithmetic overflow in a compile-time expression",
+                            )
+                            .label("overflows"),
+                        );
                         Err(())
                     }
                 }

@@ -13,17 +13,37 @@ impl<'a> Ctx<'a> {
 
     pub(super) fn element_layout(&self, inst: &Inst) -> (usize, usize, u32) {
         // (#input elements, #output elements, element word bits)
-        let count = |ps: &[ir::Param]| -> usize { ps.iter().map(|p| if inst.slicing == Slicing::B { p.atoms.len() / p.word_bits.max(1) as usize } else { p.atoms.len() }).sum() };
+        let count = |ps: &[ir::Param]| -> usize {
+            ps.iter()
+                .map(|p| {
+                    if inst.slicing == Slicing::B {
+                        p.atoms.len() / p.word_bits.max(1) as usize
+                    } else {
+                        p.atoms.len()
+                    }
+                })
+                .sum()
+        };
         let bits = inst.node.inputs.first().map(|p| p.word_bits).unwrap_or(1);
         (count(&inst.node.inputs), count(&inst.node.outputs), bits)
     }
 
-    pub(super) fn table_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+    pub(super) fn table_body(
+        &mut self,
+        inst: &mut Inst,
+        decl: &ast::Decl,
+        entries: &[Expr],
+    ) -> R<()> {
         if self.opts.keep_tables {
             return self.keep_table_body(inst, decl, entries);
         }
         let (n_in, n_out, m) = self.element_layout(inst);
-        let all_same = inst.node.inputs.iter().chain(&inst.node.outputs).all(|p| p.word_bits == m);
+        let all_same = inst
+            .node
+            .inputs
+            .iter()
+            .chain(&inst.node.outputs)
+            .all(|p| p.word_bits == m);
         if !all_same {
             self.push(
                 Diagnostic::error(decl.name.span, "table parameters must be vectors of one-bit elements or of one polymorphic word size")
@@ -33,20 +53,45 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         if n_in > 16 || n_out > 64 {
-            self.push(Diagnostic::error(decl.name.span, format!("table with {} input bits is too large (at most 16)", n_in)).label("table"));
+            self.push(
+                Diagnostic::error(
+                    decl.name.span,
+                    format!("table with {} input bits is too large (at most 16)", n_in),
+                )
+                .label("table"),
+            );
             return Err(());
         }
         if entries.len() > 1 << n_in {
-            self.push(Diagnostic::error(decl.name.span, format!("table has {} entries but {} input bits allow at most {}", entries.len(), n_in, 1usize << n_in)).label("too many entries"));
+            self.push(
+                Diagnostic::error(
+                    decl.name.span,
+                    format!(
+                        "table has {} entries but {} input bits allow at most {}",
+                        entries.len(),
+                        n_in,
+                        1usize << n_in
+                    ),
+                )
+                .label("too many entries"),
+            );
             return Err(());
         }
         let mut table = vec![0u64; 1 << n_in];
         let mut ok = true;
         for (i, e) in entries.iter().enumerate() {
             match self.eval_nat(inst, e) {
-                Ok(v) if v >= 0 && (n_out >= 64 || (v as u64) < (1u64 << n_out)) => table[i] = v as u64,
+                Ok(v) if v >= 0 && (n_out >= 64 || (v as u64) < (1u64 << n_out)) => {
+                    table[i] = v as u64
+                }
                 Ok(v) => {
-                    self.push(Diagnostic::error(e.span, format!("table entry {} does not fit in {} output bits", v, n_out)).label("too large"));
+                    self.push(
+                        Diagnostic::error(
+                            e.span,
+                            format!("table entry {} does not fit in {} output bits", v, n_out),
+                        )
+                        .label("too large"),
+                    );
                     ok = false;
                 }
                 Err(()) => ok = false,
@@ -57,7 +102,11 @@ impl<'a> Ctx<'a> {
         }
         // C2/C10 (quirk): usubac binds these tables to database circuits that number their bits
         // LSB first, i.e. computes rev_out(T[rev_in(x)]).
-        let lsb_first = if entries.len() == 16 && n_in == 4 && n_out == 4 { usubac_lsb_first_sbox(&table) } else { None };
+        let lsb_first = if entries.len() == 16 && n_in == 4 && n_out == 4 {
+            usubac_lsb_first_sbox(&table)
+        } else {
+            None
+        };
         let mut reverse = false;
         if let Some(which) = lsb_first {
             reverse = self.opts.compat_usubac;
@@ -69,12 +118,21 @@ impl<'a> Ctx<'a> {
                 None => self.c2_tables.push((key, vec![which])),
             }
         }
-        if inst.is_entry && self.opts.compat_usubac && decl.inputs.len() == 1 && usubac_database_sbox(n_in, n_out, &table) {
+        if inst.is_entry
+            && self.opts.compat_usubac
+            && decl.inputs.len() == 1
+            && usubac_database_sbox(n_in, n_out, &table)
+        {
             self.entry_bit_params = true;
         }
         if sbox::db::lookup(n_in, n_out, &table).is_none() {
             // R7: a synthesised circuit is only accepted where the word size is known.
-            self.r7_check(inst, m, decl.name.span, "a table that is not in the S-box database (its circuit is synthesised)")?;
+            self.r7_check(
+                inst,
+                m,
+                decl.name.span,
+                "a table that is not in the S-box database (its circuit is synthesised)",
+            )?;
         }
         let circuit = sbox::table_circuit(n_in, n_out, &table);
         let span = decl.name.span;
@@ -82,20 +140,30 @@ impl<'a> Ctx<'a> {
         let all_ins = inst.node.flat_inputs();
         let all_outs = inst.node.flat_outputs();
         // In bitslice an element of m bits is m atoms: apply the circuit at every bit position.
-        let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
+        let apw = if self.opts.slicing == Slicing::B {
+            m as usize
+        } else {
+            1
+        };
         for pos in 0..apw {
-        let mut ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
-        let mut outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
-        if reverse {
-            ins.reverse();
-            outs.reverse();
-        }
-        let results = self.emit_circuit(inst, &circuit, &ins, ab, span)?;
-        for (j, o) in outs.iter().enumerate() {
-            let src = results[j];
-            self.count_op(span)?;
-            inst.instrs.push((Instr::Assign { dst: *o, op: Op::Copy(src) }, span));
-        }
+            let mut ins: Vec<VarId> = (0..n_in).map(|e| all_ins[e * apw + pos]).collect();
+            let mut outs: Vec<VarId> = (0..n_out).map(|e| all_outs[e * apw + pos]).collect();
+            if reverse {
+                ins.reverse();
+                outs.reverse();
+            }
+            let results = self.emit_circuit(inst, &circuit, &ins, ab, span)?;
+            for (j, o) in outs.iter().enumerate() {
+                let src = results[j];
+                self.count_op(span)?;
+                inst.instrs.push((
+                    Instr::Assign {
+                        dst: *o,
+                        op: Op::Copy(src),
+                    },
+                    span,
+                ));
+            }
         }
         Ok(())
     }
@@ -107,17 +175,39 @@ impl<'a> Ctx<'a> {
     fn keep_table_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
         let span = decl.name.span;
         if decl.inputs.len() != 1 || decl.outputs.len() != 1 {
-            self.push(Diagnostic::error(span, "tables with -keep-tables must have exactly one parameter and one result").label("table"));
+            self.push(
+                Diagnostic::error(
+                    span,
+                    "tables with -keep-tables must have exactly one parameter and one result",
+                )
+                .label("table"),
+            );
             return Err(());
         }
         for p in decl.inputs.iter().chain(&decl.outputs) {
             match &p.ty.base {
                 BaseType::Nat => {
-                    self.push(Diagnostic::error(p.ty.span, "cannot use a `nat` in a table with -keep-tables").label("nat"));
+                    self.push(
+                        Diagnostic::error(
+                            p.ty.span,
+                            "cannot use a `nat` in a table with -keep-tables",
+                        )
+                        .label("nat"),
+                    );
                     return Err(());
                 }
-                BaseType::Word { size: SizeSpec::Poly(_), .. } => {
-                    self.push(Diagnostic::error(p.ty.span, "cannot use word-size polymorphic tables with -keep-tables").label("polymorphic word size").help("give the table a concrete word type, e.g. `u4`"));
+                BaseType::Word {
+                    size: SizeSpec::Poly(_),
+                    ..
+                } => {
+                    self.push(
+                        Diagnostic::error(
+                            p.ty.span,
+                            "cannot use word-size polymorphic tables with -keep-tables",
+                        )
+                        .label("polymorphic word size")
+                        .help("give the table a concrete word type, e.g. `u4`"),
+                    );
                     return Err(());
                 }
                 _ => {}
@@ -133,7 +223,16 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         if m_in > 16 {
-            self.push(Diagnostic::error(span, format!("table with {}-bit words is too large (at most 16 bits)", m_in)).label("table"));
+            self.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "table with {}-bit words is too large (at most 16 bits)",
+                        m_in
+                    ),
+                )
+                .label("table"),
+            );
             return Err(());
         }
         if !b && m_in != m_out {
@@ -141,14 +240,31 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         if entries.len() > 1 << m_in {
-            self.push(Diagnostic::error(span, format!("table has {} entries but {}-bit words allow at most {}", entries.len(), m_in, 1usize << m_in)).label("too many entries"));
+            self.push(
+                Diagnostic::error(
+                    span,
+                    format!(
+                        "table has {} entries but {}-bit words allow at most {}",
+                        entries.len(),
+                        m_in,
+                        1usize << m_in
+                    ),
+                )
+                .label("too many entries"),
+            );
             return Err(());
         }
         let mut table = vec![0u64; 1 << m_in];
         for (i, e) in entries.iter().enumerate() {
             let v = self.eval_nat(inst, e)?;
             if v < 0 || (m_out < 64 && (v as u64) >> m_out != 0) {
-                self.push(Diagnostic::error(e.span, format!("table entry {} does not fit in {} bits", v, m_out)).label("too large"));
+                self.push(
+                    Diagnostic::error(
+                        e.span,
+                        format!("table entry {} does not fit in {} bits", v, m_out),
+                    )
+                    .label("too large"),
+                );
                 return Err(());
             }
             table[i] = v as u64;
@@ -161,11 +277,16 @@ impl<'a> Ctx<'a> {
             let ins: Vec<VarId> = if b {
                 ins_all[w * m_in..(w + 1) * m_in].to_vec()
             } else {
-                let word = Word { bits: m_in as u32, atoms: vec![ins_all[w]] };
+                let word = Word {
+                    bits: m_in as u32,
+                    atoms: vec![ins_all[w]],
+                };
                 let mut v = Vec::new();
                 for j in 0..m_in as u32 {
                     let mask = match self.opts.slicing {
-                        Slicing::H => self.shuffle_word(inst, &word, &vec![j; m_in], span)?.atoms[0],
+                        Slicing::H => {
+                            self.shuffle_word(inst, &word, &vec![j; m_in], span)?.atoms[0]
+                        }
                         _ => self.emit(inst, Op::Bitmask(ins_all[w], j), ab, span)?,
                     };
                     v.push(mask);
@@ -177,14 +298,22 @@ impl<'a> Ctx<'a> {
                 for k in 0..m_out {
                     let src = results[k];
                     self.count_op(span)?;
-                    inst.instrs.push((Instr::Assign { dst: outs_all[w * m_out + k], op: Op::Copy(src) }, span));
+                    inst.instrs.push((
+                        Instr::Assign {
+                            dst: outs_all[w * m_out + k],
+                            op: Op::Copy(src),
+                        },
+                        span,
+                    ));
                 }
             } else {
                 // y = OR over k of (output bit k, all ones or zeros) & (bit k alone).
                 let mut acc = None;
                 for k in 0..m_out {
                     let src = results[k];
-                    let bit = self.const_word(inst, 1u64 << (m_out - 1 - k), m_out as u32, span)?.atoms[0];
+                    let bit = self
+                        .const_word(inst, 1u64 << (m_out - 1 - k), m_out as u32, span)?
+                        .atoms[0];
                     let t = self.emit(inst, Op::And(src, bit), ab, span)?;
                     acc = Some(match acc {
                         None => t,
@@ -193,7 +322,13 @@ impl<'a> Ctx<'a> {
                 }
                 let src = acc.unwrap_or(ins_all[w]);
                 self.count_op(span)?;
-                inst.instrs.push((Instr::Assign { dst: outs_all[w], op: Op::Copy(src) }, span));
+                inst.instrs.push((
+                    Instr::Assign {
+                        dst: outs_all[w],
+                        op: Op::Copy(src),
+                    },
+                    span,
+                ));
             }
         }
         Ok(())
@@ -201,48 +336,98 @@ impl<'a> Ctx<'a> {
 
     /// Emits `circuit`'s gates on the atoms `ins` (words of `ab` bits); returns the atom of each
     /// circuit output, in order (constant outputs are emitted as constants).
-    fn emit_circuit(&mut self, inst: &mut Inst, circuit: &sbox::Circuit, ins: &[VarId], ab: u32, span: crate::diag::Span) -> R<Vec<VarId>> {
+    fn emit_circuit(
+        &mut self,
+        inst: &mut Inst,
+        circuit: &sbox::Circuit,
+        ins: &[VarId],
+        ab: u32,
+        span: crate::diag::Span,
+    ) -> R<Vec<VarId>> {
         let mut gates: Vec<VarId> = Vec::with_capacity(circuit.gates.len());
         let wire = |cx: &mut Ctx, inst: &mut Inst, gates: &Vec<VarId>, w: sbox::Wire| -> R<VarId> {
             Ok(match w {
                 sbox::Wire::Input(i) => ins[i],
                 sbox::Wire::Gate(g) => gates[g],
-                sbox::Wire::Const(b) => cx.emit(inst, Op::Const(if b { mask(ab) } else { 0 }), ab, span)?,
+                sbox::Wire::Const(b) => {
+                    cx.emit(inst, Op::Const(if b { mask(ab) } else { 0 }), ab, span)?
+                }
             })
         };
         for g in &circuit.gates {
             let op = match *g {
-                sbox::Gate::And(a, b) => Op::And(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Or(a, b) => Op::Or(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Xor(a, b) => Op::Xor(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
-                sbox::Gate::Andn(a, b) => Op::Andn(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?),
+                sbox::Gate::And(a, b) => {
+                    Op::And(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?)
+                }
+                sbox::Gate::Or(a, b) => {
+                    Op::Or(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?)
+                }
+                sbox::Gate::Xor(a, b) => {
+                    Op::Xor(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?)
+                }
+                sbox::Gate::Andn(a, b) => {
+                    Op::Andn(wire(self, inst, &gates, a)?, wire(self, inst, &gates, b)?)
+                }
                 sbox::Gate::Not(a) => Op::Not(wire(self, inst, &gates, a)?),
             };
             let v = self.emit(inst, op, ab, span)?;
             gates.push(v);
         }
-        circuit.outputs.iter().map(|&o| wire(self, inst, &gates, o)).collect()
+        circuit
+            .outputs
+            .iter()
+            .map(|&o| wire(self, inst, &gates, o))
+            .collect()
     }
 
-    pub(super) fn perm_body(&mut self, inst: &mut Inst, decl: &ast::Decl, entries: &[Expr]) -> R<()> {
+    pub(super) fn perm_body(
+        &mut self,
+        inst: &mut Inst,
+        decl: &ast::Decl,
+        entries: &[Expr],
+    ) -> R<()> {
         let (n_in, n_out, m) = self.element_layout(inst);
         if entries.len() != n_out {
-            self.push(Diagnostic::error(decl.name.span, format!("perm has {} entries but {} output elements", entries.len(), n_out)).label("perm").help("a perm lists exactly one (1-based) input position per output element"));
+            self.push(
+                Diagnostic::error(
+                    decl.name.span,
+                    format!(
+                        "perm has {} entries but {} output elements",
+                        entries.len(),
+                        n_out
+                    ),
+                )
+                .label("perm")
+                .help("a perm lists exactly one (1-based) input position per output element"),
+            );
             return Err(());
         }
-        let apw = if self.opts.slicing == Slicing::B { m as usize } else { 1 };
+        let apw = if self.opts.slicing == Slicing::B {
+            m as usize
+        } else {
+            1
+        };
         let ins = inst.node.flat_inputs();
         let outs = inst.node.flat_outputs();
         for (i, e) in entries.iter().enumerate() {
             let v = self.eval_nat(inst, e)?;
             if v < 1 || v as usize > n_in {
-                self.push(Diagnostic::error(e.span, format!("perm entry {} is outside 1..{}", v, n_in)).label("perms are 1-indexed"));
+                self.push(
+                    Diagnostic::error(e.span, format!("perm entry {} is outside 1..{}", v, n_in))
+                        .label("perms are 1-indexed"),
+                );
                 return Err(());
             }
             let src = (v - 1) as usize;
             for b in 0..apw {
                 self.count_op(e.span)?;
-                inst.instrs.push((Instr::Assign { dst: outs[i * apw + b], op: Op::Copy(ins[src * apw + b]) }, e.span));
+                inst.instrs.push((
+                    Instr::Assign {
+                        dst: outs[i * apw + b],
+                        op: Op::Copy(ins[src * apw + b]),
+                    },
+                    e.span,
+                ));
             }
         }
         Ok(())
@@ -260,7 +445,10 @@ pub(super) fn usubac_lsb_first_sbox(table: &[u64]) -> Option<String> {
     if eq(&CLYDE) {
         return Some("Clyde".into());
     }
-    SERPENT.iter().position(eq).map(|k| format!("Serpent S{}", k))
+    SERPENT
+        .iter()
+        .position(eq)
+        .map(|k| format!("Serpent S{}", k))
 }
 
 /// Whether `table` is one of the S-boxes of usubac's database (`shared/spec/compat.md` C2: the
@@ -269,7 +457,12 @@ pub(super) fn usubac_database_sbox(n_in: usize, n_out: usize, table: &[u64]) -> 
     use crate::normalize::sbox::db;
     let eq = |l: &[u8]| table.len() == l.len() && l.iter().zip(table).all(|(a, b)| *a as u64 == *b);
     match (n_in, n_out) {
-        (4, 4) => usubac_lsb_first_sbox(table).is_some() || eq(&db::PRESENT) || eq(&db::SPONGENT) || eq(&db::PYJAMASK4),
+        (4, 4) => {
+            usubac_lsb_first_sbox(table).is_some()
+                || eq(&db::PRESENT)
+                || eq(&db::SPONGENT)
+                || eq(&db::PYJAMASK4)
+        }
         (3, 3) => eq(&db::PYJAMASK3),
         (5, 5) => eq(&db::ASCON),
         (6, 4) => (0..8).any(|k| db::des_table(k) == table),
@@ -280,7 +473,10 @@ pub(super) fn usubac_database_sbox(n_in: usize, n_out: usize, table: &[u64]) -> 
 
 /// The C2/C10 warnings: one per table declaration whose entry lists (or, for a `table[]`, some
 /// of them) are database S-boxes that usubac computes LSB first.
-pub(super) fn c2_warnings(tables: &[((Span, String), Vec<String>)], compat_usubac: bool) -> Vec<Diagnostic> {
+pub(super) fn c2_warnings(
+    tables: &[((Span, String), Vec<String>)],
+    compat_usubac: bool,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     for ((span, name), which) in tables {
         let mut which = which.clone();

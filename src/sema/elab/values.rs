@@ -10,16 +10,33 @@ impl<'a> Ctx<'a> {
     // --------------------------------------------------------------------------------------
     // Values
 
-    pub(super) fn const_val(&mut self, inst: &mut Inst, value: u64, widths: &[u32], span: Span) -> R<Val> {
+    pub(super) fn const_val(
+        &mut self,
+        inst: &mut Inst,
+        value: u64,
+        widths: &[u32],
+        span: Span,
+    ) -> R<Val> {
         let total: u64 = widths.iter().map(|&w| w as u64).sum();
         if total < 64 && value >> total != 0 {
-            self.err(inst, Diagnostic::error(span, format!("constant {:#x} does not fit in {} bits", value, total)).label("too large"));
+            self.err(
+                inst,
+                Diagnostic::error(
+                    span,
+                    format!("constant {:#x} does not fit in {} bits", value, total),
+                )
+                .label("too large"),
+            );
             return Err(());
         }
         let mut words = vec![];
         let mut shift: u64 = 0;
         for &w in widths.iter().rev() {
-            let v = if shift >= 64 { 0 } else { (value >> shift) & mask(w) };
+            let v = if shift >= 64 {
+                0
+            } else {
+                (value >> shift) & mask(w)
+            };
             shift += w as u64;
             words.push(self.const_word(inst, v, w, span)?);
         }
@@ -36,7 +53,10 @@ impl<'a> Ctx<'a> {
             }
             Ok(Word { bits, atoms })
         } else {
-            Ok(Word { bits, atoms: vec![self.emit(inst, Op::Const(v & mask(bits)), bits, span)?] })
+            Ok(Word {
+                bits,
+                atoms: vec![self.emit(inst, Op::Const(v & mask(bits)), bits, span)?],
+            })
         }
     }
 
@@ -44,7 +64,13 @@ impl<'a> Ctx<'a> {
         v.words.iter().map(|w| w.bits).collect()
     }
 
-    pub(super) fn eval(&mut self, inst: &mut Inst, e: &Expr, expect: Option<&[u32]>, decl_idx: usize) -> R<Val> {
+    pub(super) fn eval(
+        &mut self,
+        inst: &mut Inst,
+        e: &Expr,
+        expect: Option<&[u32]>,
+        decl_idx: usize,
+    ) -> R<Val> {
         match &e.kind {
             ExprKind::Int(n, None) => match expect {
                 Some(w) if !w.is_empty() => {
@@ -54,7 +80,12 @@ impl<'a> Ctx<'a> {
                     self.const_val(inst, *n, w, e.span)
                 }
                 _ => {
-                    self.err(inst, Diagnostic::error(e.span, "cannot infer the type of this constant").label("untyped constant").help(format!("annotate it, e.g. `{}:u32`", n)));
+                    self.err(
+                        inst,
+                        Diagnostic::error(e.span, "cannot infer the type of this constant")
+                            .label("untyped constant")
+                            .help(format!("annotate it, e.g. `{}:u32`", n)),
+                    );
                     Err(())
                 }
             },
@@ -70,7 +101,14 @@ impl<'a> Ctx<'a> {
                     Ty::Nat => match expect {
                         Some(w) if !w.is_empty() => self.const_val(inst, *n, w, e.span),
                         _ => {
-                            self.err(inst, Diagnostic::error(e.span, "a `nat` constant cannot be used as data here").label("nat"));
+                            self.err(
+                                inst,
+                                Diagnostic::error(
+                                    e.span,
+                                    "a `nat` constant cannot be used as data here",
+                                )
+                                .label("nat"),
+                            );
                             Err(())
                         }
                     },
@@ -80,7 +118,17 @@ impl<'a> Ctx<'a> {
                 Some(Name::Nat(v)) => match expect {
                     Some(w) if !w.is_empty() => self.const_val(inst, v as u64, w, e.span),
                     _ => {
-                        self.err(inst, Diagnostic::error(e.span, format!("cannot infer the word type of compile-time value `{}`", id.name)).label("compile-time value"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(
+                                e.span,
+                                format!(
+                                    "cannot infer the word type of compile-time value `{}`",
+                                    id.name
+                                ),
+                            )
+                            .label("compile-time value"),
+                        );
                         Err(())
                     }
                 },
@@ -91,14 +139,26 @@ impl<'a> Ctx<'a> {
                         Ty::Nat => (1, vec![]),
                     };
                     let apw = v.atoms_per_word;
-                    let words = v.slots.chunks(apw).map(|c| Word { bits, atoms: c.to_vec() }).collect();
+                    let words = v
+                        .slots
+                        .chunks(apw)
+                        .map(|c| Word {
+                            bits,
+                            atoms: c.to_vec(),
+                        })
+                        .collect();
                     Ok(Val { words, shape })
                 }
                 None => {
                     let d = if self.decl_index.contains_key(id.name.as_str()) {
-                        Diagnostic::error(id.span, format!("`{}` is a node, table or perm, not a variable", id.name)).label("call it with arguments")
+                        Diagnostic::error(
+                            id.span,
+                            format!("`{}` is a node, table or perm, not a variable", id.name),
+                        )
+                        .label("call it with arguments")
                     } else {
-                        Diagnostic::error(id.span, format!("unknown variable `{}`", id.name)).label("not declared")
+                        Diagnostic::error(id.span, format!("unknown variable `{}`", id.name))
+                            .label("not declared")
                     };
                     self.err(inst, d);
                     Err(())
@@ -118,12 +178,19 @@ impl<'a> Ctx<'a> {
                             Ty::Nat => 1,
                         };
                         let apw = v.atoms_per_word;
-                        let words = sel.iter().map(|w| Word { bits, atoms: v.slots[w * apw..(w + 1) * apw].to_vec() }).collect();
+                        let words = sel
+                            .iter()
+                            .map(|w| Word {
+                                bits,
+                                atoms: v.slots[w * apw..(w + 1) * apw].to_vec(),
+                            })
+                            .collect();
                         return Ok(Val { words, shape });
                     }
                 }
                 let v = self.eval(inst, base, None, decl_idx)?;
-                let (words, shape) = self.index_rows(inst, v.words, &v.shape, idx, e.span, false)?;
+                let (words, shape) =
+                    self.index_rows(inst, v.words, &v.shape, idx, e.span, false)?;
                 Ok(Val { words, shape })
             }
             ExprKind::Tuple(items) => self.eval_tuple(inst, items, expect, decl_idx),
@@ -135,10 +202,22 @@ impl<'a> Ctx<'a> {
                 if self.is_static(inst, e) {
                     let n = self.eval_nat(inst, e)?;
                     if n < 0 {
-                        self.err(inst, Diagnostic::error(e.span, format!("negative constant {}", n)).label("negative"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(e.span, format!("negative constant {}", n))
+                                .label("negative"),
+                        );
                         return Err(());
                     }
-                    return self.eval(inst, &Expr { kind: ExprKind::Int(n as u64, None), span: e.span }, expect, decl_idx);
+                    return self.eval(
+                        inst,
+                        &Expr {
+                            kind: ExprKind::Int(n as u64, None),
+                            span: e.span,
+                        },
+                        expect,
+                        decl_idx,
+                    );
                 }
                 let (va, vb) = if self.is_static(inst, a) {
                     let vb = self.eval(inst, b, expect, decl_idx)?;
@@ -155,13 +234,18 @@ impl<'a> Ctx<'a> {
             ExprKind::Shift(op, a, k) => {
                 let amount = self.eval_nat(inst, k)?;
                 if amount < 0 {
-                    self.err(inst, Diagnostic::error(k.span, "negative shift amount").label("negative"));
+                    self.err(
+                        inst,
+                        Diagnostic::error(k.span, "negative shift amount").label("negative"),
+                    );
                     return Err(());
                 }
                 let v = self.eval(inst, a, expect, decl_idx)?;
                 self.shift(inst, *op, v, amount as u64, e.span)
             }
-            ExprKind::Call(f, idx, args) => self.call(inst, f, idx.as_deref(), args, e.span, decl_idx),
+            ExprKind::Call(f, idx, args) => {
+                self.call(inst, f, idx.as_deref(), args, e.span, decl_idx)
+            }
             ExprKind::Shuffle(a, pat) => {
                 let v = self.eval(inst, a, expect, decl_idx)?;
                 let mut p = Vec::new();
@@ -172,20 +256,41 @@ impl<'a> Ctx<'a> {
                 for w in &v.words {
                     self.r7_check(inst, w.bits, e.span, "a `Shuffle`")?;
                     // R6: in hslice, a 4-entry pattern permutes the four quarters of the word.
-                    let p: Vec<i64> = if self.opts.slicing == Slicing::H && p.len() == 4 && w.bits % 4 == 0 && w.bits > 4 && p.iter().all(|&i| (0..4).contains(&i)) {
+                    let p: Vec<i64> = if self.opts.slicing == Slicing::H
+                        && p.len() == 4
+                        && w.bits % 4 == 0
+                        && w.bits > 4
+                        && p.iter().all(|&i| (0..4).contains(&i))
+                    {
                         let q = (w.bits / 4) as i64;
-                        (0..w.bits as i64).map(|j| q * p[(j / q) as usize] + j % q).collect()
+                        (0..w.bits as i64)
+                            .map(|j| q * p[(j / q) as usize] + j % q)
+                            .collect()
                     } else {
                         p.clone()
                     };
-                    if p.len() != w.bits as usize || p.iter().any(|&i| i < 0 || i as u32 >= w.bits) {
-                        self.err(inst, Diagnostic::error(e.span, format!("Shuffle pattern must list {} bit positions in 0..{}", w.bits, w.bits)).label("bad pattern"));
+                    if p.len() != w.bits as usize || p.iter().any(|&i| i < 0 || i as u32 >= w.bits)
+                    {
+                        self.err(
+                            inst,
+                            Diagnostic::error(
+                                e.span,
+                                format!(
+                                    "Shuffle pattern must list {} bit positions in 0..{}",
+                                    w.bits, w.bits
+                                ),
+                            )
+                            .label("bad pattern"),
+                        );
                         return Err(());
                     }
                     let perm: Vec<u32> = p.iter().map(|&i| i as u32).collect();
                     words.push(self.shuffle_word(inst, w, &perm, e.span)?);
                 }
-                Ok(Val { words, shape: v.shape })
+                Ok(Val {
+                    words,
+                    shape: v.shape,
+                })
             }
             ExprKind::Bitmask(a, k) => {
                 let v = self.eval(inst, a, expect, decl_idx)?;
@@ -193,31 +298,74 @@ impl<'a> Ctx<'a> {
                 let mut words = Vec::new();
                 for w in &v.words {
                     if k < 0 || k as u32 >= w.bits {
-                        self.err(inst, Diagnostic::error(e.span, format!("Bitmask index {} is outside 0..{}", k, w.bits)).label("bad bit index"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(
+                                e.span,
+                                format!("Bitmask index {} is outside 0..{}", k, w.bits),
+                            )
+                            .label("bad bit index"),
+                        );
                         return Err(());
                     }
                     let k = k as u32;
                     let nw = match self.opts.slicing {
-                        Slicing::B => Word { bits: w.bits, atoms: vec![w.atoms[k as usize]; w.bits as usize] },
-                        Slicing::V => Word { bits: w.bits, atoms: vec![self.emit(inst, Op::Bitmask(w.atoms[0], k), w.bits, e.span)?] },
-                        Slicing::H => self.shuffle_word(inst, w, &vec![k; w.bits as usize], e.span)?,
+                        Slicing::B => Word {
+                            bits: w.bits,
+                            atoms: vec![w.atoms[k as usize]; w.bits as usize],
+                        },
+                        Slicing::V => Word {
+                            bits: w.bits,
+                            atoms: vec![self.emit(
+                                inst,
+                                Op::Bitmask(w.atoms[0], k),
+                                w.bits,
+                                e.span,
+                            )?],
+                        },
+                        Slicing::H => {
+                            self.shuffle_word(inst, w, &vec![k; w.bits as usize], e.span)?
+                        }
                     };
                     words.push(nw);
                 }
-                Ok(Val { words, shape: v.shape })
+                Ok(Val {
+                    words,
+                    shape: v.shape,
+                })
             }
             ExprKind::Pack(a, b, t) => {
                 let va = self.eval(inst, a, None, decl_idx)?;
                 let vb = self.eval(inst, b, Some(&Self::widths(&va)), decl_idx)?;
-                if va.words.len() != 1 || vb.words.len() != 1 || va.words[0].bits != vb.words[0].bits || va.words[0].bits > 32 {
-                    self.err(inst, Diagnostic::error(e.span, "Pack takes two words of the same size (at most 32 bits)").label("bad operands"));
+                if va.words.len() != 1
+                    || vb.words.len() != 1
+                    || va.words[0].bits != vb.words[0].bits
+                    || va.words[0].bits > 32
+                {
+                    self.err(
+                        inst,
+                        Diagnostic::error(
+                            e.span,
+                            "Pack takes two words of the same size (at most 32 bits)",
+                        )
+                        .label("bad operands"),
+                    );
                     return Err(());
                 }
                 let m = va.words[0].bits;
                 if let Some(t) = t {
-                    if let Ok(Ty::Words { bits, shape, .. }) = self.resolve_type(inst, t, &BTreeMap::new()) {
+                    if let Ok(Ty::Words { bits, shape, .. }) =
+                        self.resolve_type(inst, t, &BTreeMap::new())
+                    {
                         if bits != 2 * m || shape.iter().product::<usize>() != 1 {
-                            self.err(inst, Diagnostic::error(t.span, format!("Pack of two {}-bit words gives a u{}", m, 2 * m)).label("wrong result type"));
+                            self.err(
+                                inst,
+                                Diagnostic::error(
+                                    t.span,
+                                    format!("Pack of two {}-bit words gives a u{}", m, 2 * m),
+                                )
+                                .label("wrong result type"),
+                            );
                             return Err(());
                         }
                     }
@@ -229,11 +377,24 @@ impl<'a> Ctx<'a> {
                         Ok(Val::tuple(vec![Word { bits: 2 * m, atoms }]))
                     }
                     Slicing::V => {
-                        let r = self.emit(inst, Op::Pack(va.words[0].atoms[0], vb.words[0].atoms[0]), 2 * m, e.span)?;
-                        Ok(Val::tuple(vec![Word { bits: 2 * m, atoms: vec![r] }]))
+                        let r = self.emit(
+                            inst,
+                            Op::Pack(va.words[0].atoms[0], vb.words[0].atoms[0]),
+                            2 * m,
+                            e.span,
+                        )?;
+                        Ok(Val::tuple(vec![Word {
+                            bits: 2 * m,
+                            atoms: vec![r],
+                        }]))
                     }
                     Slicing::H => {
-                        self.err(inst, Diagnostic::error(e.span, "Pack cannot be expressed in hslice").label("hslice").help("compile with -V or -B"));
+                        self.err(
+                            inst,
+                            Diagnostic::error(e.span, "Pack cannot be expressed in hslice")
+                                .label("hslice")
+                                .help("compile with -V or -B"),
+                        );
                         Err(())
                     }
                 }
@@ -253,7 +414,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
-    pub(super) fn eval_tuple(&mut self, inst: &mut Inst, items: &[Expr], expect: Option<&[u32]>, decl_idx: usize) -> R<Val> {
+    pub(super) fn eval_tuple(
+        &mut self,
+        inst: &mut Inst,
+        items: &[Expr],
+        expect: Option<&[u32]>,
+        decl_idx: usize,
+    ) -> R<Val> {
         // Nested tuples are spliced into their parent before constants are typed (R3): the
         // constants of the whole tree share the expected words.
         fn splice<'e>(items: &'e [Expr], out: &mut Vec<&'e Expr>) {
@@ -282,8 +449,17 @@ impl<'a> Ctx<'a> {
         }
         if n_static > 0 {
             let Some(exp) = expect else {
-                let sp = items.iter().find(|i| self.is_static(inst, i)).map(|i| i.span).unwrap_or_default();
-                self.err(inst, Diagnostic::error(sp, "cannot infer the type of this constant").label("untyped constant").help("annotate it, e.g. `0:u32`"));
+                let sp = items
+                    .iter()
+                    .find(|i| self.is_static(inst, i))
+                    .map(|i| i.span)
+                    .unwrap_or_default();
+                self.err(
+                    inst,
+                    Diagnostic::error(sp, "cannot infer the type of this constant")
+                        .label("untyped constant")
+                        .help("annotate it, e.g. `0:u32`"),
+                );
                 return Err(());
             };
             // Work in words when the known items align with the expected words, else in bits.
@@ -307,9 +483,20 @@ impl<'a> Ctx<'a> {
                 let total: u32 = exp.iter().sum();
                 exp = vec![1; total as usize];
             }
-            let remaining = exp.len().saturating_sub(if aligned { known } else { vals.iter().flatten().map(|v| v.words.iter().map(|w| w.bits as usize).sum::<usize>()).sum() });
+            let remaining = exp.len().saturating_sub(if aligned {
+                known
+            } else {
+                vals.iter()
+                    .flatten()
+                    .map(|v| v.words.iter().map(|w| w.bits as usize).sum::<usize>())
+                    .sum()
+            });
             if remaining == 0 || remaining % n_static != 0 {
-                let sp = items.iter().find(|i| self.is_static(inst, i)).map(|i| i.span).unwrap_or_default();
+                let sp = items
+                    .iter()
+                    .find(|i| self.is_static(inst, i))
+                    .map(|i| i.span)
+                    .unwrap_or_default();
                 self.err(inst, Diagnostic::error(sp, "cannot spread the constants of this tuple evenly over the remaining elements").label("untyped constant").help("annotate the constant with its type"));
                 return Err(());
             }
@@ -319,12 +506,23 @@ impl<'a> Ctx<'a> {
             for (i, it) in items.iter().enumerate() {
                 match &vals[i] {
                     Some(v) => {
-                        pos += if aligned { v.words.len() } else { v.words.iter().map(|w| w.bits as usize).sum() };
+                        pos += if aligned {
+                            v.words.len()
+                        } else {
+                            v.words.iter().map(|w| w.bits as usize).sum()
+                        };
                     }
                     None => {
                         let ws = exp.get(pos..pos + per).map(|s| s.to_vec());
                         let Some(ws) = ws else {
-                            self.err(inst, Diagnostic::error(it.span, "tuple does not match the expected shape").label("here"));
+                            self.err(
+                                inst,
+                                Diagnostic::error(
+                                    it.span,
+                                    "tuple does not match the expected shape",
+                                )
+                                .label("here"),
+                            );
                             return Err(());
                         };
                         let n = self.eval_nat(inst, it)?;
@@ -336,10 +534,19 @@ impl<'a> Ctx<'a> {
         }
         let words: Vec<Word> = vals.into_iter().flat_map(|v| v.unwrap().words).collect();
         let n = words.len();
-        Ok(Val { words, shape: vec![n] })
+        Ok(Val {
+            words,
+            shape: vec![n],
+        })
     }
 
-    pub(super) fn map_atoms(&mut self, inst: &mut Inst, v: &Val, span: Span, f: impl Fn(VarId) -> Op) -> R<Val> {
+    pub(super) fn map_atoms(
+        &mut self,
+        inst: &mut Inst,
+        v: &Val,
+        span: Span,
+        f: impl Fn(VarId) -> Op,
+    ) -> R<Val> {
         let mut words = Vec::with_capacity(v.words.len());
         for w in &v.words {
             let mut atoms = Vec::with_capacity(w.atoms.len());
@@ -347,16 +554,38 @@ impl<'a> Ctx<'a> {
                 let bits = inst.node.bits(*a);
                 atoms.push(self.emit(inst, f(*a), bits, span)?);
             }
-            words.push(Word { bits: w.bits, atoms });
+            words.push(Word {
+                bits: w.bits,
+                atoms,
+            });
         }
-        Ok(Val { words, shape: v.shape.clone() })
+        Ok(Val {
+            words,
+            shape: v.shape.clone(),
+        })
     }
 
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn binop(&mut self, inst: &mut Inst, op: BinOp, a: Val, b: Val, span: Span, sa: Span, sb: Span) -> R<Val> {
+    pub(super) fn binop(
+        &mut self,
+        inst: &mut Inst,
+        op: BinOp,
+        a: Val,
+        b: Val,
+        span: Span,
+        sa: Span,
+        sb: Span,
+    ) -> R<Val> {
         let logic = matches!(op, BinOp::And | BinOp::Or | BinOp::Xor);
         if matches!(op, BinOp::Div | BinOp::Mod) {
-            self.err(inst, Diagnostic::error(span, "`/` and `%` only apply to compile-time naturals").label("data operands").help("division of data is not constant time; only index expressions may divide"));
+            self.err(
+                inst,
+                Diagnostic::error(span, "`/` and `%` only apply to compile-time naturals")
+                    .label("data operands")
+                    .help(
+                        "division of data is not constant time; only index expressions may divide",
+                    ),
+            );
             return Err(());
         }
         if logic {
@@ -375,7 +604,13 @@ impl<'a> Ctx<'a> {
             }
             for (x, y) in aa.iter().zip(&bb) {
                 if inst.node.bits(*x) != inst.node.bits(*y) {
-                    self.err(inst, Diagnostic::error(span, "operands have different word sizes").label("mismatch").with_secondary(sa, describe_val(&a)).with_secondary(sb, describe_val(&b)));
+                    self.err(
+                        inst,
+                        Diagnostic::error(span, "operands have different word sizes")
+                            .label("mismatch")
+                            .with_secondary(sa, describe_val(&a))
+                            .with_secondary(sb, describe_val(&b)),
+                    );
                     return Err(());
                 }
             }
@@ -394,24 +629,47 @@ impl<'a> Ctx<'a> {
             let mut pos = 0;
             for w in &a.words {
                 let n = w.atoms.len();
-                words.push(Word { bits: w.bits, atoms: out[pos..pos + n].to_vec() });
+                words.push(Word {
+                    bits: w.bits,
+                    atoms: out[pos..pos + n].to_vec(),
+                });
                 pos += n;
             }
-            return Ok(Val { words, shape: a.shape });
+            return Ok(Val {
+                words,
+                shape: a.shape,
+            });
         }
         // Arithmetic.
         if Self::widths(&a).contains(&1) {
             self.r7_check(inst, 1, span, "arithmetic")?;
         }
         if Self::widths(&a) != Self::widths(&b) {
-            self.err(inst, Diagnostic::error(span, "operands of arithmetic have different shapes").label("mismatch").with_secondary(sa, describe_val(&a)).with_secondary(sb, describe_val(&b)));
+            self.err(
+                inst,
+                Diagnostic::error(span, "operands of arithmetic have different shapes")
+                    .label("mismatch")
+                    .with_secondary(sa, describe_val(&a))
+                    .with_secondary(sb, describe_val(&b)),
+            );
             return Err(());
         }
         let mut words = Vec::new();
         for (x, y) in a.words.iter().zip(&b.words) {
             let m = x.bits;
             if ![8, 16, 32, 64].contains(&m) {
-                self.err(inst, Diagnostic::error(span, format!("arithmetic needs 8-, 16-, 32- or 64-bit words, not {}-bit", m)).label("word size").with_secondary(sa, describe_val(&a)));
+                self.err(
+                    inst,
+                    Diagnostic::error(
+                        span,
+                        format!(
+                            "arithmetic needs 8-, 16-, 32- or 64-bit words, not {}-bit",
+                            m
+                        ),
+                    )
+                    .label("word size")
+                    .with_secondary(sa, describe_val(&a)),
+                );
                 return Err(());
             }
             let w = match (self.opts.slicing, op) {
@@ -421,38 +679,71 @@ impl<'a> Ctx<'a> {
                         BinOp::Sub => Op::Sub(x.atoms[0], y.atoms[0]),
                         _ => Op::Mul(x.atoms[0], y.atoms[0]),
                     };
-                    Word { bits: m, atoms: vec![self.emit(inst, o, m, span)?] }
+                    Word {
+                        bits: m,
+                        atoms: vec![self.emit(inst, o, m, span)?],
+                    }
                 }
-                (Slicing::B, BinOp::Add) => Word { bits: m, atoms: self.b_add(inst, &x.atoms, &y.atoms, false, span)? },
+                (Slicing::B, BinOp::Add) => Word {
+                    bits: m,
+                    atoms: self.b_add(inst, &x.atoms, &y.atoms, false, span)?,
+                },
                 (Slicing::B, BinOp::Sub) => {
                     let mut nb = Vec::new();
                     for v in &y.atoms {
                         nb.push(self.emit(inst, Op::Not(*v), 1, span)?);
                     }
-                    Word { bits: m, atoms: self.b_add(inst, &x.atoms, &nb, true, span)? }
+                    Word {
+                        bits: m,
+                        atoms: self.b_add(inst, &x.atoms, &nb, true, span)?,
+                    }
                 }
-                (Slicing::B, _) => Word { bits: m, atoms: self.b_mul(inst, &x.atoms, &y.atoms, span)? },
-                (Slicing::H, BinOp::Add) => Word { bits: m, atoms: vec![self.h_add(inst, x.atoms[0], y.atoms[0], m, span)?] },
+                (Slicing::B, _) => Word {
+                    bits: m,
+                    atoms: self.b_mul(inst, &x.atoms, &y.atoms, span)?,
+                },
+                (Slicing::H, BinOp::Add) => Word {
+                    bits: m,
+                    atoms: vec![self.h_add(inst, x.atoms[0], y.atoms[0], m, span)?],
+                },
                 (Slicing::H, BinOp::Sub) => {
                     let nb = self.emit(inst, Op::Not(y.atoms[0]), m, span)?;
                     let one = self.emit(inst, Op::Const(1), m, span)?;
                     let t = self.h_add(inst, x.atoms[0], nb, m, span)?;
-                    Word { bits: m, atoms: vec![self.h_add(inst, t, one, m, span)?] }
+                    Word {
+                        bits: m,
+                        atoms: vec![self.h_add(inst, t, one, m, span)?],
+                    }
                 }
                 (Slicing::H, _) => {
                     // Shift-and-add: sum over j of (a << j) & broadcast(bit j from the LSB of b).
                     let mut acc = self.emit(inst, Op::Const(0), m, span)?;
                     for j in 0..m {
-                        let sh = if j == 0 { x.atoms[0] } else { self.emit(inst, Op::Shl(x.atoms[0], j), m, span)? };
-                        let bm = self.emit(inst, Op::Shuffle(y.atoms[0], vec![m - 1 - j; m as usize]), m, span)?;
+                        let sh = if j == 0 {
+                            x.atoms[0]
+                        } else {
+                            self.emit(inst, Op::Shl(x.atoms[0], j), m, span)?
+                        };
+                        let bm = self.emit(
+                            inst,
+                            Op::Shuffle(y.atoms[0], vec![m - 1 - j; m as usize]),
+                            m,
+                            span,
+                        )?;
                         let pp = self.emit(inst, Op::And(sh, bm), m, span)?;
                         acc = self.h_add(inst, acc, pp, m, span)?;
                     }
-                    Word { bits: m, atoms: vec![acc] }
+                    Word {
+                        bits: m,
+                        atoms: vec![acc],
+                    }
                 }
             };
             words.push(w);
         }
-        Ok(Val { words, shape: a.shape })
+        Ok(Val {
+            words,
+            shape: a.shape,
+        })
     }
 }
