@@ -2112,15 +2112,12 @@ fn avx512_vbmi_instruction_only_with_vbmi() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// The avx512 bitslice routines (whole 64-bit groups by the byte + bit stages, the partial
-/// group by the swap network) through the same emulation, against the layout definition (bit
-/// k of 64-bit lane l of register a = bit a, MSB-first, of instance 64l+k), in and out, for
+/// The bitslice layout check shared by the AVX-512 and AVX2 tests (macros `NKT_NI` instances,
+/// `NKT_RB` register bytes, `NKT_SUF` the target's suffix): in, out and out with XOR, for
 /// every unit size, whole and partial groups and bit strings.
-#[test]
-fn avx512_bitslice_matches_layout_under_emulation() {
-    let body = r#"
+const B_LAYOUT_BODY: &str = r#"
 #include <stdio.h>
-static uint8_t src[512 * 40 + 64], dst[512 * 40 + 64], xsb[512 * 40 + 64], regs[320 * 64];
+static uint8_t src[NKT_NI * 64 + 64], dst[NKT_NI * 64 + 64], xsb[NKT_NI * 64 + 64], regs[520 * NKT_RB];
 static unsigned seed = 99;
 static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
     uint64_t u = 0; memcpy(&u, inst + (a / ub) * (ub / 8), ub / 8);
@@ -2130,23 +2127,23 @@ static unsigned bit_of(const uint8_t *inst, unsigned ub, size_t a) {
     const size_t bpi = (UNITS) * (UB) / 8; \
     for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); } \
     memset(regs, 0xA5, sizeof regs); \
-    nkp_B_in_u##UB##_avx512((const uint##UB##_t *)(const void *)src, UNITS, NATOMS, regs); \
+    NKT_CAT(nkp_B_in_u##UB, NKT_SUF)((const uint##UB##_t *)(const void *)src, UNITS, NATOMS, regs); \
     for (size_t a = 0; a < (NATOMS); a++) \
-        for (size_t i = 0; i < 512; i++) { \
-            const unsigned got = (regs[a * 64 + 8 * (i / 64) + (i % 64) / 8] >> (i % 8)) & 1u; \
+        for (size_t i = 0; i < NKT_NI; i++) { \
+            const unsigned got = (regs[a * NKT_RB + 8 * (i / 64) + (i % 64) / 8] >> (i % 8)) & 1u; \
             if (got != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("in u%d a=%zu i=%zu\n", UB, a, i); } \
         } \
-    for (size_t n = (NATOMS) * 64; n < sizeof regs; n++) if (regs[n] != 0xA5) { bad++; printf("regs past end u%d\n", UB); break; } \
+    for (size_t n = (NATOMS) * NKT_RB; n < sizeof regs; n++) if (regs[n] != 0xA5) { bad++; printf("regs past end u%d\n", UB); break; } \
     memset(dst, 0x5A, sizeof dst); \
-    nkp_B_out_u##UB##_avx512(regs, UNITS, NATOMS, (uint##UB##_t *)(void *)dst); \
-    for (size_t i = 0; i < 512; i++) \
+    NKT_CAT(nkp_B_out_u##UB, NKT_SUF)(regs, UNITS, NATOMS, (uint##UB##_t *)(void *)dst); \
+    for (size_t i = 0; i < NKT_NI; i++) \
         for (size_t a = 0; a < (NATOMS); a++) \
             if (bit_of(dst + i * bpi, UB, a) != bit_of(src + i * bpi, UB, a)) { if (bad++ < 5) printf("out u%d a=%zu i=%zu\n", UB, a, i); } \
-    for (size_t n = 512 * bpi; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("dst past end u%d\n", UB); break; } \
+    for (size_t n = NKT_NI * bpi; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("dst past end u%d\n", UB); break; } \
     for (size_t i = 0; i < sizeof xsb; i++) { seed = seed * 1103515245u + 12345u; xsb[i] = (uint8_t)(seed >> 16); } \
     memcpy(dst, xsb, sizeof dst); \
-    nkp_B_outx_u##UB##_avx512(regs, UNITS, NATOMS, (const uint##UB##_t *)(const void *)dst, (uint##UB##_t *)(void *)dst); \
-    for (size_t i = 0; i < 512; i++) \
+    NKT_CAT(nkp_B_outx_u##UB, NKT_SUF)(regs, UNITS, NATOMS, (const uint##UB##_t *)(const void *)dst, (uint##UB##_t *)(void *)dst); \
+    for (size_t i = 0; i < NKT_NI; i++) \
         for (size_t a = 0; a < (NATOMS); a++) \
             if (bit_of(dst + i * bpi, UB, a) != (bit_of(src + i * bpi, UB, a) ^ bit_of(xsb + i * bpi, UB, a))) { if (bad++ < 5) printf("outx u%d a=%zu i=%zu\n", UB, a, i); } \
     runs++; \
@@ -2157,18 +2154,63 @@ int main(void) {
     CASE(16, 4, 64); CASE(16, 7, 112); CASE(16, 1, 16);
     CASE(32, 3, 96); CASE(32, 4, 128); CASE(32, 3, 90); CASE(16, 5, 79);
     CASE(64, 2, 128); CASE(64, 1, 64); CASE(64, 3, 192); CASE(8, 16, 125); CASE(32, 2, 64);
+    CASE(32, 8, 256); CASE(8, 48, 384); CASE(64, 8, 512); CASE(16, 20, 320); CASE(8, 48, 380);
     printf("runs %u bad %u\n", runs, bad);
     return 0;
 }
 "#;
+const B_LAYOUT_MACROS_512: &str = "#define NKT_NI 512\n#define NKT_RB 64\n#define NKT_SUF avx512\n#define NKT_CAT2(a, b) a##_##b\n#define NKT_CAT(a, b) NKT_CAT2(a, b)\n";
+const B_LAYOUT_MACROS_256: &str = "#define NKT_NI 256\n#define NKT_RB 32\n#define NKT_SUF avx2\n#define NKT_CAT2(a, b) a##_##b\n#define NKT_CAT(a, b) NKT_CAT2(a, b)\n";
+
+/// The AVX2 bitslice routines' GFNI form (whole groups of 8- and 16-byte instances), which this
+/// CPU may lack: compiled with `__GFNI__` defined and `gf2p8affineqb` emulated (the rest runs
+/// on the real AVX2 unit), against the layout definition; and the plain form alongside.
+#[test]
+fn avx2_bitslice_gfni_matches_layout_under_emulation() {
+    if !std::is_x86_feature_detected!("avx2") {
+        println!("skipped: no AVX2 here");
+        return;
+    }
+    for gfni in [false, true] {
+        let c = format!(
+            "{}#include <string.h>\n{}{}{}{}",
+            if gfni {
+                GFNI_EMULATION
+            } else {
+                "#include <immintrin.h>\n#include <stdint.h>\n"
+            },
+            nakiri::runtime::transpose::common(),
+            nakiri::runtime::transpose::b_routines(Arch::Avx2),
+            B_LAYOUT_MACROS_256,
+            B_LAYOUT_BODY
+        );
+        assert!(c.contains("nkp_Bq16_out_u8_avx2"));
+        let out = build_and_run(
+            &format!("gfni_avx2_b{}", gfni as u8),
+            &[("t.c", c.as_str())],
+            &["-Wno-psabi"],
+            "",
+        );
+        assert_eq!(out.trim(), "runs 23 bad 0", "gfni={gfni}: {out}");
+    }
+}
+
+/// The avx512 bitslice routines (whole 64-bit groups by the byte + bit stages, the partial
+/// group by the swap network) through the same emulation, against the layout definition (bit
+/// k of 64-bit lane l of register a = bit a, MSB-first, of instance 64l+k), in and out, for
+/// every unit size, whole and partial groups and bit strings.
+#[test]
+fn avx512_bitslice_matches_layout_under_emulation() {
+    let body = B_LAYOUT_BODY;
     // Plain, and with VBMI + GFNI (whole groups of 8- and 16-byte instances by `vpermb`,
     // qword exchanges, `gf2p8affineqb` and byte exchanges).
     for vbmi in [false, true] {
         let c = format!(
-            "{}{}{}{}",
+            "{}{}{}{}{}",
             avx512_emulation(vbmi),
             nakiri::runtime::transpose::common(),
             nakiri::runtime::transpose::b_routines(Arch::Avx512),
+            B_LAYOUT_MACROS_512,
             body
         );
         assert_eq!(c.contains("nkp_Bq16_in_u8_avx512"), true);
@@ -2178,7 +2220,7 @@ int main(void) {
             &["-msse4.2", "-Wno-psabi"],
             "",
         );
-        assert_eq!(out.trim(), "runs 18 bad 0", "vbmi={vbmi}: {out}");
+        assert_eq!(out.trim(), "runs 23 bad 0", "vbmi={vbmi}: {out}");
     }
 }
 

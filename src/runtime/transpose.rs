@@ -1832,22 +1832,31 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // With AVX-512 VBMI + GFNI, whole groups of 8- and 16-byte instances take the shorter
     // network of `b_gfni_avx512`.
-    let gfni = arch == Arch::Avx512;
     let q = |body: &str| -> String {
-        if gfni {
-            format!("#if defined(__AVX512VBMI__) && defined(__GFNI__)\n{body}#endif\n")
-        } else {
-            String::new()
+        match arch {
+            Arch::Avx512 => {
+                format!("#if defined(__AVX512VBMI__) && defined(__GFNI__)\n{body}#endif\n")
+            }
+            Arch::Avx2 => format!("#if defined(__GFNI__)\n{body}#endif\n"),
+            _ => String::new(),
         }
     };
-    if gfni {
-        s.push_str(&b_gfni_avx512(ub));
+    match arch {
+        Arch::Avx512 => s.push_str(&b_gfni_avx512(ub)),
+        Arch::Avx2 => s.push_str(&b_gfni_avx2(ub)),
+        _ => {}
     }
-    let q_in = q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"));
+    let q_in = if arch == Arch::Avx512 {
+        q(&format!("    if (lim == 64 && (bpi == 8 || bpi % 16 == 0)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
+    } else {
+        q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"))
+    };
     let q_out = q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"));
-    let q_out2 = q(&format!(
-        "    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n"
-    ));
+    let q_out2 = if arch == Arch::Avx512 {
+        q(&format!("    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n"))
+    } else {
+        q(&format!("    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n"))
+    };
     // ---- inbound
     s.push_str(&format!(
         "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t o, size_t lim, char *regs) {{\n{q_in}    const {vt} f = {};\n    {vt} t7[8];\n    const char *p0 = (const char *)src + o;\n    char *rg = regs + 8 * o * sizeof({vt});\n",
@@ -2024,10 +2033,16 @@ fn b_gfni_avx512(ub: u32) -> String {
     let mut s = String::new();
     s.push_str("#if defined(__AVX512VBMI__) && defined(__GFNI__)\n");
     s.push_str(&format!("#ifndef NKP_GF2P8AFF_avx512\n#define NKP_GF2P8AFF_avx512(x, a) _mm512_gf2p8affine_epi64_epi8(x, a, 0)\n#endif\n"));
+    // Instances of 16k bytes (k > 1): the 16 bytes at the same offset of 4 instances `bpi`
+    // apart, in and out of one vector (the XOR operand `x` read per piece, or NULL).
+    s.push_str(&format!(
+        "#ifndef NKP_LD4X16_avx512\n#define NKP_LD4X16_avx512\nstatic inline __attribute__((always_inline)) NKP_UNUSED {attr} __m512i nkp_ld4x16_avx512(const char *a, size_t bpi) {{\n    return _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)a)), _mm_loadu_si128((const __m128i *)(const void *)(a + bpi)), 1), _mm_loadu_si128((const __m128i *)(const void *)(a + 2 * bpi)), 2), _mm_loadu_si128((const __m128i *)(const void *)(a + 3 * bpi)), 3);\n}}\nstatic inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_st4x16_avx512(char *d, const char *x, size_t bpi, __m512i v) {{\n    __m128i p[4] = {{ _mm512_castsi512_si128(v), _mm512_extracti32x4_epi32(v, 1), _mm512_extracti32x4_epi32(v, 2), _mm512_extracti32x4_epi32(v, 3) }};\n    for (int l = 0; l < 4; l++) {{\n        if (x) p[l] = _mm_xor_si128(p[l], _mm_loadu_si128((const __m128i *)(const void *)(x + l * bpi)));\n        _mm_storeu_si128((__m128i *)(void *)(d + l * bpi), p[l]);\n    }}\n}}\n#endif\n"
+    ));
     for bpi in [8usize, 16] {
         // ---- inbound: group at byte o (o % 16 == 8 only for bpi 16)
         s.push_str(&format!(
-            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_in_u{ub}_avx512(const char *src, size_t o, char *regs) {{\n"
+            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_in_u{ub}_avx512(const char *src, {}size_t o, char *regs) {{\n",
+            if bpi == 16 { "size_t bpi, " } else { "" }
         ));
         if bpi == 8 {
             s.push_str(&format!("    const __m512i perm = {};\n", idx_in(8, 0)));
@@ -2045,7 +2060,7 @@ fn b_gfni_avx512(ub: u32) -> String {
                 s.push_str(&format!("        y[{t}] = _mm512_permutexvar_epi8(perm, _mm512_loadu_si512((const void *)(p0 + 64 * (g + {}))));\n", 8 * t));
             } else {
                 s.push_str(&format!(
-                    "        y[{t}] = _mm512_permutex2var_epi8(_mm512_loadu_si512((const void *)(p0 + 128 * (g + {o}))), perm, _mm512_loadu_si512((const void *)(p0 + 128 * (g + {o}) + 64)));\n",
+                    "        {{ const char *a = p0 + 8 * bpi * (g + {o}); y[{t}] = bpi == 16 ? _mm512_permutex2var_epi8(_mm512_loadu_si512((const void *)a), perm, _mm512_loadu_si512((const void *)(a + 64))) : _mm512_permutex2var_epi8(nkp_ld4x16_avx512(a, bpi), perm, nkp_ld4x16_avx512(a + 4 * bpi, bpi)); }}\n",
                     o = 8 * t
                 ));
             }
@@ -2065,7 +2080,8 @@ fn b_gfni_avx512(ub: u32) -> String {
         // ---- outbound: group at byte o (bpi 8), groups o and o + 8 (bpi 16, o % 16 == 0)
         let ng = bpi / 8;
         s.push_str(&format!(
-            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_out_u{ub}_avx512(const char *regs, size_t o, const char *xs, char *dst, __m512i *scr) {{\n    const __m512i I = _mm512_set1_epi64(0x0102040810204080ULL);\n    const __m512i pa = {};\n",
+            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_out_u{ub}_avx512(const char *regs, {}size_t o, const char *xs, char *dst, __m512i *scr) {{\n    const __m512i I = _mm512_set1_epi64(0x0102040810204080ULL);\n    const __m512i pa = {};\n",
+            if bpi == 16 { "size_t bpi, " } else { "" },
             idx_out(bpi)
         ));
         if bpi == 16 {
@@ -2098,8 +2114,168 @@ fn b_gfni_avx512(ub: u32) -> String {
                 ));
             } else {
                 s.push_str(&format!(
-                    "        {{ const size_t f = 128 * (g + {o}); __m512i v = _mm512_permutex2var_epi8(z[0][{t}], pa, z[1][{t}]), w = _mm512_permutex2var_epi8(z[0][{t}], pb, z[1][{t}]);\n          if (xs) {{ v = _mm512_xor_si512(v, _mm512_loadu_si512((const void *)(x0 + f))); w = _mm512_xor_si512(w, _mm512_loadu_si512((const void *)(x0 + f + 64))); }}\n          _mm512_storeu_si512((void *)(p0 + f), v); _mm512_storeu_si512((void *)(p0 + f + 64), w); }}\n",
+                    "        {{ const size_t f = 8 * bpi * (g + {o}); __m512i v = _mm512_permutex2var_epi8(z[0][{t}], pa, z[1][{t}]), w = _mm512_permutex2var_epi8(z[0][{t}], pb, z[1][{t}]);\n          if (bpi != 16) {{ nkp_st4x16_avx512(p0 + f, xs ? x0 + f : NULL, bpi, v); nkp_st4x16_avx512(p0 + f + 4 * bpi, xs ? x0 + f + 4 * bpi : NULL, bpi, w); }} else {{\n          if (xs) {{ v = _mm512_xor_si512(v, _mm512_loadu_si512((const void *)(x0 + f))); w = _mm512_xor_si512(w, _mm512_loadu_si512((const void *)(x0 + f + 64))); }}\n          _mm512_storeu_si512((void *)(p0 + f), v); _mm512_storeu_si512((void *)(p0 + f + 64), w); }} }}\n",
                     o = 8 * t
+                ));
+            }
+        }
+        s.push_str("    }\n}\n");
+    }
+    s.push_str("#endif\n");
+    s
+}
+
+/// Bitslice on AVX2 with GFNI (`#if defined(__GFNI__)`): whole 64-atom groups of instances of 8
+/// or 16 bytes, the layout of [`b_group_routines`] by the network of [`b_gfni_avx512`] adapted
+/// to 128-bit lanes (no `vpermb`). With instance i = 8q + k (256 per call; q4 = the 128-bit
+/// lane of the register), per register:
+/// - the lane exchange: `vperm2i128` of two loads 128 instances apart (bpi 16: each of the two
+///   first joined with its neighbour's 8 bytes by `unpacklo/hi_epi64`), then one `pshufb`, so
+///   that the lane holds (bpi 8) bytes (not k0, B0, B1, B2) or (bpi 16) (B0, not k1, B1, B2);
+/// - two byte exchanges (shift + `vpblendvb`) that bring the other two bits of k into the
+///   qword's byte index, and one `unpacklo/hi_epi64` that swaps the qword index with q3;
+/// - one `gf2p8affineqb` (each qword's 8x8 bit matrix transposed);
+/// - three byte exchanges with q0..q2.
+///
+/// Register bits swapped with B are taken complemented (the exchanges pair the register whose
+/// bit is 1 with byte half 0), hence the `t ^ 3` in the first pass's slots. The outbound is the
+/// inverse; for 16-byte instances it takes both groups of the 16 bytes at once.
+fn b_gfni_avx2(ub: u32) -> String {
+    let rev = (ub / 8 - 1) as usize;
+    let attr = target_attr(Arch::Avx2);
+    // pshufb within a lane: out[d] = in[idx[d]].
+    let fwd = |bpi: usize| -> [usize; 16] {
+        core::array::from_fn(|d| {
+            let (kx, b) = if bpi == 8 {
+                (1 - (d & 1), (d >> 1) ^ rev)
+            } else {
+                (1 - ((d >> 1) & 1), ((d & 1) | ((d >> 2) << 1)) ^ rev)
+            };
+            8 * kx + b
+        })
+    };
+    let inv = |f: [usize; 16]| -> [usize; 16] {
+        let mut r = [0usize; 16];
+        for (d, &e) in f.iter().enumerate() {
+            r[e] = d;
+        }
+        r
+    };
+    const MASKS: [&str; 3] = [
+        "0xFF00FF00FF00FF00ULL",
+        "0xFFFF0000FFFF0000ULL",
+        "0xFFFFFFFF00000000ULL",
+    ];
+    // Exchange byte-index bit s with the register bit that tells a (bit 1 side: `lo`) from b.
+    let swap = |lo: usize, hi: usize, st: usize| -> String {
+        let sh = 8u32 << st;
+        format!(
+            "        {{ const __m256i x = y[{lo}], z = y[{hi}]; y[{lo}] = _mm256_blendv_epi8(x, _mm256_slli_epi64(z, {sh}), m{st}); y[{hi}] = _mm256_blendv_epi8(_mm256_srli_epi64(x, {sh}), z, m{st}); }}\n"
+        )
+    };
+    let masks = {
+        let mut s = String::new();
+        for (st, m) in MASKS.iter().enumerate() {
+            s.push_str(&format!(
+                "    const __m256i m{st} = _mm256_set1_epi64x((long long){m});\n"
+            ));
+        }
+        s
+    };
+    let mut s = String::new();
+    s.push_str("#if defined(__GFNI__)\n#ifndef NKP_GF2P8AFF_avx2\n#define NKP_GF2P8AFF_avx2(x, a) _mm256_gf2p8affine_epi64_epi8(x, a, 0)\n#endif\n");
+    for bpi in [8usize, 16] {
+        let s1 = if bpi == 8 { 1 } else { 0 };
+        // ---- inbound
+        s.push_str(&format!(
+            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_in_u{ub}_avx2(const char *src, size_t o, char *regs) {{\n    const __m256i P = {};\n    const __m256i I = _mm256_set1_epi64x(0x8040201008040201LL);\n{masks}    const char *p0 = src + (o & ~(size_t)15);\n    char *rg = regs + 8 * o * sizeof(__m256i);\n",
+            set_epi8_lanes(Arch::Avx2, &fwd(bpi))
+        ));
+        s.push_str("    for (int g = 0; g < 8; g++) {\n        __m256i y[8];\n");
+        for u in 0..4 {
+            let (k2, q3) = (u & 1, u >> 1);
+            let q = format!("(g + {})", 8 * q3);
+            if bpi == 8 {
+                s.push_str(&format!(
+                    "        {{ const __m256i X = _mm256_loadu_si256((const __m256i *)(const void *)(p0 + 8 * (8 * {q} + {k4}))), Y = _mm256_loadu_si256((const __m256i *)(const void *)(p0 + 8 * (8 * {q} + {k4y})));\n",
+                    k4 = 4 * k2,
+                    k4y = 128 + 4 * k2
+                ));
+            } else {
+                s.push_str(&format!(
+                    "        {{ const char *a = p0 + 16 * (8 * {q} + {k4}), *b = a + 16 * 128;\n          const __m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)a), a1 = _mm256_loadu_si256((const __m256i *)(const void *)(a + 32)), b0 = _mm256_loadu_si256((const __m256i *)(const void *)b), b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));\n          const __m256i X = (o & 8) ? _mm256_unpackhi_epi64(a0, a1) : _mm256_unpacklo_epi64(a0, a1), Y = (o & 8) ? _mm256_unpackhi_epi64(b0, b1) : _mm256_unpacklo_epi64(b0, b1);\n",
+                    k4 = 4 * k2
+                ));
+            }
+            s.push_str(&format!(
+                "          y[{}] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(X, Y, 0x20), P); y[{}] = _mm256_shuffle_epi8(_mm256_permute2x128_si256(X, Y, 0x31), P); }}\n",
+                2 * u,
+                2 * u + 1
+            ));
+        }
+        for t in (0..8).step_by(2) {
+            s.push_str(&swap(t + 1, t, s1));
+        }
+        for t in (0..8).filter(|t| t & 2 == 0) {
+            s.push_str(&swap(t + 2, t, 2));
+        }
+        for t in 0..4 {
+            s.push_str(&format!("        {{ const __m256i a = y[{t}], b = y[{u}]; y[{t}] = _mm256_unpacklo_epi64(a, b); y[{u}] = _mm256_unpackhi_epi64(a, b); }}\n", u = t + 4));
+        }
+        s.push_str("        for (int t = 0; t < 8; t++) _mm256_storeu_si256((__m256i *)(void *)(rg + 32 * (g + 8 * (t ^ 3))), NKP_GF2P8AFF_avx2(I, y[t]));\n    }\n");
+        s.push_str("    for (int h = 0; h < 8; h++) {\n        __m256i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm256_loadu_si256((const __m256i *)(const void *)(rg + 32 * (t + 8 * h)));\n");
+        for st in 0..3usize {
+            let d = 1 << st;
+            for j in (0..8).filter(|j| j & d == 0) {
+                s.push_str(&swap(j, j + d, st));
+            }
+        }
+        s.push_str("        for (int t = 0; t < 8; t++) _mm256_storeu_si256((__m256i *)(void *)(rg + 32 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+        // ---- outbound
+        let ng = bpi / 8;
+        s.push_str(&format!(
+            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_out_u{ub}_avx2(const char *regs, size_t o, const char *xs, char *dst, __m256i *scr) {{\n    const __m256i Pi = {};\n    const __m256i I = _mm256_set1_epi64x(0x0102040810204080LL);\n{masks}    const char *rg = regs + 8 * o * sizeof(__m256i);\n    char *p0 = dst + o;\n    const char *x0 = xs ? xs + o : p0;\n",
+            set_epi8_lanes(Arch::Avx2, &inv(fwd(bpi)))
+        ));
+        s.push_str(&format!("    for (int gh = 0; gh < {}; gh++) {{\n        const int G = gh >> 3, h = gh & 7;\n        __m256i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm256_loadu_si256((const __m256i *)(const void *)(rg + 32 * (64 * G + 8 * h + t)));\n", 8 * ng));
+        for st in (0..3usize).rev() {
+            let d = 1 << st;
+            for j in (0..8).filter(|j| j & d == 0) {
+                s.push_str(&swap(j, j + d, st));
+            }
+        }
+        s.push_str("        for (int t = 0; t < 8; t++) scr[64 * G + t + 8 * h] = NKP_GF2P8AFF_avx2(I, y[t]);\n    }\n");
+        s.push_str(&format!(
+            "    for (int g = 0; g < 8; g++) {{\n        __m256i z[{ng}][8];\n"
+        ));
+        for gi in 0..ng {
+            s.push_str(&format!("        {{ __m256i *y = z[{gi}];\n        for (int t = 0; t < 8; t++) y[t] = scr[{} + g + 8 * (t ^ 3)];\n", 64 * gi));
+            for t in 0..4 {
+                s.push_str(&format!("        {{ const __m256i a = y[{t}], b = y[{u}]; y[{t}] = _mm256_unpacklo_epi64(a, b); y[{u}] = _mm256_unpackhi_epi64(a, b); }}\n", u = t + 4));
+            }
+            for t in (0..8).filter(|t| t & 2 == 0) {
+                s.push_str(&swap(t + 2, t, 2));
+            }
+            for t in (0..8).step_by(2) {
+                s.push_str(&swap(t + 1, t, s1));
+            }
+            s.push_str(
+                "        for (int t = 0; t < 8; t++) y[t] = _mm256_shuffle_epi8(y[t], Pi); }\n",
+            );
+        }
+        for u in 0..4 {
+            let (k2, q3) = (u & 1, u >> 1);
+            let q = format!("(g + {})", 8 * q3);
+            let (a, b) = (2 * u, 2 * u + 1);
+            if bpi == 8 {
+                s.push_str(&format!(
+                    "        {{ const size_t fx = 8 * (8 * {q} + {k4}), fy = fx + 8 * 128;\n          __m256i vx = _mm256_permute2x128_si256(z[0][{a}], z[0][{b}], 0x20), vy = _mm256_permute2x128_si256(z[0][{a}], z[0][{b}], 0x31);\n          if (xs) {{ vx = _mm256_xor_si256(vx, _mm256_loadu_si256((const __m256i *)(const void *)(x0 + fx))); vy = _mm256_xor_si256(vy, _mm256_loadu_si256((const __m256i *)(const void *)(x0 + fy))); }}\n          _mm256_storeu_si256((__m256i *)(void *)(p0 + fx), vx); _mm256_storeu_si256((__m256i *)(void *)(p0 + fy), vy); }}\n",
+                    k4 = 4 * k2
+                ));
+            } else {
+                s.push_str(&format!(
+                    "        {{ const size_t fx = 16 * (8 * {q} + {k4}), fy = fx + 16 * 128;\n          const __m256i X0 = _mm256_permute2x128_si256(z[0][{a}], z[0][{b}], 0x20), Y0 = _mm256_permute2x128_si256(z[0][{a}], z[0][{b}], 0x31), X1 = _mm256_permute2x128_si256(z[1][{a}], z[1][{b}], 0x20), Y1 = _mm256_permute2x128_si256(z[1][{a}], z[1][{b}], 0x31);\n          __m256i v[4] = {{ _mm256_unpacklo_epi64(X0, X1), _mm256_unpackhi_epi64(X0, X1), _mm256_unpacklo_epi64(Y0, Y1), _mm256_unpackhi_epi64(Y0, Y1) }};\n          const size_t f[4] = {{ fx, fx + 32, fy, fy + 32 }};\n          for (int i = 0; i < 4; i++) {{ if (xs) v[i] = _mm256_xor_si256(v[i], _mm256_loadu_si256((const __m256i *)(const void *)(x0 + f[i]))); _mm256_storeu_si256((__m256i *)(void *)(p0 + f[i]), v[i]); }} }}\n",
+                    k4 = 4 * k2
                 ));
             }
         }
