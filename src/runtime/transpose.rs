@@ -1830,8 +1830,8 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         format!("    for (size_t B = 0; B < {nb}; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = {load};\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n")
     };
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
-    // With AVX-512 VBMI + GFNI, whole groups of 8- and 16-byte instances take the shorter
-    // network of `b_gfni_avx512`.
+    // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances (AVX-512: 8 and
+    // 16k bytes) take the shorter network of `b_gfni_avx512` / `b_gfni_avx2`.
     let q = |body: &str| -> String {
         match arch {
             Arch::Avx512 => {
@@ -1957,7 +1957,7 @@ fn set_epi8_512(v: &[u8; 64]) -> String {
 }
 
 /// Bitslice on AVX-512 with VBMI and GFNI (`#if defined(__AVX512VBMI__) && defined(__GFNI__)`):
-/// whole 64-atom groups of instances of 8 or 16 bytes, the layout of [`b_group_routines`] by
+/// whole 64-atom groups of instances of 8 or 16k bytes, the layout of [`b_group_routines`] by
 /// another network. A bit's address is (register index r0..r5, byte index b0..b5 of the
 /// 64-byte register, bit in byte); with instance i = 8q + k and the group's byte B (bit-string
 /// order) holding bit c, memory gives register q, bytes (B, k), and the layout wants register
@@ -1973,10 +1973,13 @@ fn set_epi8_512(v: &[u8; 64]) -> String {
 /// Registers r3..r5 and r0..r2 meet in two passes of 8 vectors through the group's own 64
 /// registers (the first pass stores, the second loads them back). 5 shuffles and 6 logic
 /// operations per register against the byte + bit stages' 8 shuffles and ~8 logic
-/// operations with an extra pass: `bench transpose` on Zen 4 0.18 -> 0.09 c/B in, 0.15 -> 0.10
-/// out. The outbound is the inverse (reversed byte order before the `gf2p8affineqb`, inverse
-/// rotations by `vpermt2q`), with the XOR operand read just before each 64-byte store; for
-/// 16-byte instances it takes both groups of the 16 bytes at once (`vpermt2b` joins them).
+/// operations with an extra pass: `bench transpose` on Zen 4 0.155 -> 0.103-0.112 c/B in,
+/// 0.150 -> 0.114-0.124 out. The outbound is the inverse (reversed byte order before the
+/// `gf2p8affineqb`, inverse rotations by `vpermt2q`), with the XOR operand read just before each
+/// 64-byte store; for 16-byte instances it takes both groups of the 16 bytes at once
+/// (`vpermt2b` joins them). Instances of 16k bytes (k > 1) take the 16-byte routines with each
+/// vector gathered from (and scattered to) four instances' 16 bytes (`nkp_ld4x16`,
+/// `nkp_st4x16`).
 fn b_gfni_avx512(ub: u32) -> String {
     let rev = (ub / 8 - 1) as usize;
     let attr = target_attr(Arch::Avx512);
