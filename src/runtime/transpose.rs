@@ -1160,6 +1160,48 @@ struct SmallSlotPlan {
     swaps: &'static [(u32, u64)],
 }
 
+/// With GFNI, the 32-bit words' bit permutation of [`small_slot_plan`] (lane bit p = 32i + b
+/// to 4j + i, j = 31 - b) as: a `pshufb` (`a`: byte index := (not i0, not i1, b3, b4)), one
+/// 8x8 bit transpose per qword (`gf2p8affineqb` with the register as the matrix: byte w, bit u
+/// goes to byte u, bit 7 - w), one delta swap that exchanges and complements index bits 2 and
+/// 3 (`swap`), and a `pshufb` (`b`) to the final byte order. The inverse: `b_inv`, the swap,
+/// `r` (byte index within the qword complemented), the transpose, `ra_inv` (`r` then the
+/// inverse of `a`). Checked position by position in this file's tests.
+struct GfniSlotPlan {
+    a: [usize; 16],
+    b: [usize; 16],
+    swap: (u32, u64),
+    b_inv: [usize; 16],
+    r: [usize; 16],
+    ra_inv: [usize; 16],
+}
+
+fn gfni_slot_plan() -> GfniSlotPlan {
+    let bit = |x: usize, k: u32| (x >> k) & 1;
+    let a: [usize; 16] = core::array::from_fn(|k| {
+        bit(k, 2) + 2 * bit(k, 3) + 4 * (1 - bit(k, 0)) + 8 * (1 - bit(k, 1))
+    });
+    let b: [usize; 16] = core::array::from_fn(|k| {
+        (1 - bit(k, 2)) + 2 * (1 - bit(k, 0)) + 4 * (1 - bit(k, 1)) + 8 * (1 - bit(k, 3))
+    });
+    let inv = |f: &[usize; 16]| -> [usize; 16] {
+        let mut g = [0usize; 16];
+        for (k, &i) in f.iter().enumerate() {
+            g[i] = k;
+        }
+        g
+    };
+    let a_inv = inv(&a);
+    GfniSlotPlan {
+        a,
+        b,
+        swap: (12, 0x000F_000F_000F_000F),
+        b_inv: inv(&b),
+        r: core::array::from_fn(|k| k ^ 7),
+        ra_inv: core::array::from_fn(|k| a_inv[k] ^ 7),
+    }
+}
+
 fn small_slot_plan(m: u32) -> SmallSlotPlan {
     let bit = |x: usize, k: u32| (x >> k) & 1;
     if m == 32 {
@@ -1255,7 +1297,7 @@ fn h_routines_simd_small(arch: Arch, m: u32) -> String {
 #endif
 static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_hsk_fwd_$A_m$M(NKP_VT_$A v) {
     NKP_VT_$A t;
-    v = $SH(v, $P1);
+$TFWD    v = $SH(v, $P1);
 #if defined(__GFNI__)
     v = NKP_GF2P8AFF_$A(v, NKP_SET1_$A(0x$FGFULL));
 #else
@@ -1265,10 +1307,10 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_hsk_
     }
 #endif
 $SWAPS    return v;
-}
+$TEND}
 static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_hsk_bwd_$A_m$M(NKP_VT_$A v) {
     NKP_VT_$A t;
-$SWAPS#if defined(__GFNI__)
+$TBWD$SWAPS#if defined(__GFNI__)
     v = NKP_GF2P8AFF_$A(v, NKP_SET1_$A(0x$BGFULL));
 #else
     {
@@ -1277,8 +1319,35 @@ $SWAPS#if defined(__GFNI__)
     }
 #endif
     return $SH(v, $IP1);
-}
+$TEND}
 "#;
+    // 32-bit words with GFNI: one whole 8x8 bit transpose per qword instead of an in-byte
+    // permutation and two delta swaps ([`gfni_slot_plan`]).
+    let (tfwd, tbwd, tend) = if m == 32 {
+        let g = gfni_slot_plan();
+        let sw = delta_swaps_c(&[g.swap]);
+        (
+            format!(
+                "#if defined(__GFNI__)\n    v = $SH(v, {});\n    v = NKP_GF2P8AFF_$A(NKP_SET1_$A(0x8040201008040201ULL), v);\n{sw}    return $SH(v, {});\n#else\n",
+                setv(&g.a),
+                setv(&g.b)
+            ),
+            format!(
+                "#if defined(__GFNI__)\n    v = $SH(v, {});\n{sw}    v = $SH(v, {});\n    v = NKP_GF2P8AFF_$A(NKP_SET1_$A(0x8040201008040201ULL), v);\n    return $SH(v, {});\n#else\n",
+                setv(&g.b_inv),
+                setv(&g.r),
+                setv(&g.ra_inv)
+            ),
+            "#endif\n".to_string(),
+        )
+    } else {
+        (String::new(), String::new(), String::new())
+    };
+    let t = t
+        .replace("$TFWD", &tfwd)
+        .replace("$TBWD", &tbwd)
+        .replace("$TEND", &tend);
+    let t = t.as_str();
     let t = format!(
         "{t}{}",
         h_via_vslice("nkp_hsk_fwd_$A_m$M", "nkp_hsk_bwd_$A_m$M")
@@ -1853,9 +1922,13 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     };
     let q_out = q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"));
     let q_out2 = if arch == Arch::Avx512 {
-        q(&format!("    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n"))
+        q(&format!(
+            "    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n"
+        ))
     } else {
-        q(&format!("    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n"))
+        q(&format!(
+            "    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n"
+        ))
     };
     // ---- inbound
     s.push_str(&format!(
@@ -2330,6 +2403,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Positions through the C steps of [`gfni_slot_plan`] (a lane of 128 bits, p = 8 byte + bit).
+    fn gfni_steps(
+        st: &[usize; 128],
+        steps: &[&dyn Fn(&[usize; 128]) -> [usize; 128]],
+    ) -> [usize; 128] {
+        steps.iter().fold(*st, |s, f| f(&s))
+    }
+
+    #[test]
+    fn gfni_slot_plan_produces_the_hslice_layout_and_inverts() {
+        let g = gfni_slot_plan();
+        let sh = |idx: [usize; 16]| {
+            move |s: &[usize; 128]| -> [usize; 128] {
+                core::array::from_fn(|p| s[8 * idx[p / 8] + p % 8])
+            }
+        };
+        let tr = |s: &[usize; 128]| -> [usize; 128] {
+            core::array::from_fn(|p| {
+                let (q, j, i) = (p / 64, (p % 64) / 8, p % 8);
+                s[64 * q + 8 * (7 - i) + j]
+            })
+        };
+        let (sw, mk) = g.swap;
+        let swap = move |s: &[usize; 128]| -> [usize; 128] {
+            let mut o = *s;
+            for q in 0..2 {
+                for p in 0..64 {
+                    if (mk >> p) & 1 == 1 {
+                        o.swap(64 * q + p, 64 * q + p + sw as usize);
+                    }
+                }
+            }
+            o
+        };
+        let id: [usize; 128] = core::array::from_fn(|p| p);
+        let (sa, sb) = (sh(g.a), sh(g.b));
+        let fwd = gfni_steps(&id, &[&sa, &tr, &swap, &sb]);
+        for (q, &p) in fwd.iter().enumerate() {
+            let (i, b) = (p / 32, p % 32);
+            assert_eq!(q, 4 * (31 - b) + i, "bit {b} of instance {i}");
+        }
+        let (sbi, sr, sra) = (sh(g.b_inv), sh(g.r), sh(g.ra_inv));
+        let back = gfni_steps(&fwd, &[&sbi, &swap, &sr, &tr, &sra]);
+        assert_eq!(back, id);
     }
 
     #[test]
