@@ -81,7 +81,7 @@
 //! p out of one raw call's registers, XORed with `x` when it is not NULL; x may equal dst).
 //! The header also defines `E__SLICING_B`, `_V` or `_H`.
 //!
-//! # Raw calls in one function (vslice; hslice with 32/64-bit words; SSE/AVX2/AVX-512)
+//! # Raw calls in one function (vslice and hslice of words; SSE/AVX2/AVX-512)
 //! When one call's registers fit (`fused_step`), the packed loop runs each raw call of a whole
 //! step through `<run>_step`: transposition in, raw entry (or interleaved kernel),
 //! transposition out, in one `flatten` function whose register arrays the compiler keeps in
@@ -1129,9 +1129,9 @@ fn raw_call_args(lay: &PackedLayout, index: impl Fn(usize) -> String) -> Vec<Str
 }
 
 /// Whether whole steps of `lay` go through one flattened function per raw call
-/// (`fused_step_text`): vslice on SSE/AVX2/AVX-512, or hslice there with 32- or 64-bit words
+/// (`fused_step_text`): vslice on SSE/AVX2/AVX-512, or hslice there with 8- to 64-bit words
 /// (whose transposition is the vslice one plus a bit permutation per register,
-/// `runtime::transpose::h_routines_simd_small`); parameters of words; one call's non-const
+/// `runtime::transpose::h_routines_simd` and `h_routines_simd_small`); parameters of words; one call's non-const
 /// registers (inputs and outputs, every copy) at most twice the register file, so that the
 /// compiler keeps them in registers rather than in a stack array nobody wipes. With interleaved
 /// copies (k > 1) the copies' inputs together must also leave registers free: ChaCha20's
@@ -1147,7 +1147,7 @@ fn fused_step(lay: &PackedLayout) -> bool {
     let layout_ok = match lay.slicing {
         Slicing::V => true,
         Slicing::H => {
-            matches!(lay.atom_bits, 32 | 64)
+            matches!(lay.atom_bits, 8 | 16 | 32 | 64)
                 && lay.params.iter().all(|p| p.word_bits == lay.atom_bits)
         }
         Slicing::B => false,
@@ -1200,6 +1200,8 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     // hslice: the vslice network, then the slot bit permutation on every register (in) / its
     // inverse before the network (out), as nkp_H_in/out do per call
     let (m, h) = (lay.atom_bits, lay.slicing == Slicing::H);
+    // The per-register slot permutation of the hslice routines (runtime::transpose).
+    let hp = if m >= 32 { "hsk" } else { "h8b" };
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
         for copy in 0..k {
             c.push_str(&format!(
@@ -1212,7 +1214,7 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
             ));
             if h {
                 c.push_str(&format!(
-                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_hsk_fwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
+                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_{hp}_fwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
                     w = p.words,
                     n = p.c_name
                 ));
@@ -1225,7 +1227,7 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
         for copy in 0..k {
             if h {
                 c.push_str(&format!(
-                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_hsk_bwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
+                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_{hp}_bwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
                     w = p.words,
                     n = p.c_name
                 ));
