@@ -1202,6 +1202,13 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     let (m, h) = (lay.atom_bits, lay.slicing == Slicing::H);
     // The per-register slot permutation of the hslice routines (runtime::transpose).
     let hp = if m >= 32 { "hsk" } else { "h8b" };
+    let slot_perm = |p: &PackedParam, copy: usize, dir: &str| -> String {
+        format!(
+            "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_{hp}_{dir}_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
+            w = p.words,
+            n = p.c_name
+        )
+    };
     for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
         for copy in 0..k {
             c.push_str(&format!(
@@ -1213,11 +1220,7 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
                 p.c_name
             ));
             if h {
-                c.push_str(&format!(
-                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_{hp}_fwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
-                    w = p.words,
-                    n = p.c_name
-                ));
+                c.push_str(&slot_perm(p, copy, "fwd"));
             }
         }
     }
@@ -1226,11 +1229,7 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
     for p in lay.params.iter().filter(|p| !p.is_input) {
         for copy in 0..k {
             if h {
-                c.push_str(&format!(
-                    "    for (size_t nkp_a = 0; nkp_a < {w}; nkp_a++) ((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a] = nkp_{hp}_bwd_{a}_m{m}(((NKP_VT_{a} *)&nkp_r_{n}[{copy}])[nkp_a]);\n",
-                    w = p.words,
-                    n = p.c_name
-                ));
+                c.push_str(&slot_perm(p, copy, "bwd"));
             }
             c.push_str(&format!(
                 "    nkp_V_out_u{}_{a}(&nkp_r_{}[{copy}], {}, nkp_p_{} + {});\n",

@@ -1063,14 +1063,7 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
             core::array::from_fn(|k| if k % 2 == 0 { 7 - k / 2 } else { 15 - k / 2 }),
         )
     };
-    let inv = |f: &[usize; 16]| -> [usize; 16] {
-        let mut g = [0usize; 16];
-        for (k, &i) in f.iter().enumerate() {
-            g[i] = k;
-        }
-        g
-    };
-    let (bwd1, bwd2) = (inv(&fwd1), inv(&fwd2));
+    let (bwd1, bwd2) = (inv16(&fwd1), inv16(&fwd2));
     // With GFNI the 8x8 bit transpose of a qword x is gf2p8affine(data = bytes 1<<j, matrix =
     // x with its bytes reversed): the reversal is folded into the shuffle before it.
     let rev8 = |f: &[usize; 16]| -> [usize; 16] { core::array::from_fn(|k| f[k ^ 7]) };
@@ -1184,19 +1177,12 @@ fn gfni_slot_plan() -> GfniSlotPlan {
     let b: [usize; 16] = core::array::from_fn(|k| {
         (1 - bit(k, 2)) + 2 * (1 - bit(k, 0)) + 4 * (1 - bit(k, 1)) + 8 * (1 - bit(k, 3))
     });
-    let inv = |f: &[usize; 16]| -> [usize; 16] {
-        let mut g = [0usize; 16];
-        for (k, &i) in f.iter().enumerate() {
-            g[i] = k;
-        }
-        g
-    };
-    let a_inv = inv(&a);
+    let a_inv = inv16(&a);
     GfniSlotPlan {
         a,
         b,
         swap: (12, 0x000F_000F_000F_000F),
-        b_inv: inv(&b),
+        b_inv: inv16(&b),
         r: core::array::from_fn(|k| k ^ 7),
         ra_inv: core::array::from_fn(|k| a_inv[k] ^ 7),
     }
@@ -1255,10 +1241,7 @@ fn h_routines_simd_small(arch: Arch, m: u32) -> String {
         _ => ("_mm512_shuffle_epi8", "_mm512_gf2p8affine_epi64_epi8"),
     };
     let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
-    let mut inv_p1 = [0usize; 16];
-    for (k, &i) in plan.p1.iter().enumerate() {
-        inv_p1[i] = k;
-    }
+    let inv_p1 = inv16(&plan.p1);
     let mut inv_lut = [0u32; 8];
     for (u, &v) in plan.lut.iter().enumerate() {
         inv_lut[v as usize] = u as u32;
@@ -1407,6 +1390,15 @@ static NKP_UNUSED $ATTR void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units
 "#
     .replace("$FWDFN", fwd)
     .replace("$BWDFN", bwd)
+}
+
+/// The inverse of a byte permutation of a 128-bit lane (`pshufb` table: out[k] = in[f[k]]).
+fn inv16(f: &[usize; 16]) -> [usize; 16] {
+    let mut g = [0usize; 16];
+    for (k, &i) in f.iter().enumerate() {
+        g[i] = k;
+    }
+    g
 }
 
 /// `_mm*_set_epi8(...)` of the register with the 16-byte pattern `idx` (byte k of each 128-bit
@@ -1830,10 +1822,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         let (b, k0) = (e / 2, e % 2);
         8 * k0 + (b ^ rev)
     });
-    let mut bwd = [0usize; 16];
-    for (e, &i) in fwd.iter().enumerate() {
-        bwd[i] = e;
-    }
+    let bwd = inv16(&fwd);
     let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
     let build = |parts: &[String]| -> String {
         match lanes {
@@ -2230,13 +2219,6 @@ fn b_gfni_avx2(ub: u32) -> String {
             8 * kx + b
         })
     };
-    let inv = |f: [usize; 16]| -> [usize; 16] {
-        let mut r = [0usize; 16];
-        for (d, &e) in f.iter().enumerate() {
-            r[e] = d;
-        }
-        r
-    };
     const MASKS: [&str; 3] = [
         "0xFF00FF00FF00FF00ULL",
         "0xFFFF0000FFFF0000ULL",
@@ -2311,7 +2293,7 @@ fn b_gfni_avx2(ub: u32) -> String {
         let ng = bpi / 8;
         s.push_str(&format!(
             "static NKP_UNUSED {attr} void nkp_Bq{bpi}_out_u{ub}_avx2(const char *regs, size_t o, const char *xs, char *dst, __m256i *scr) {{\n    const __m256i Pi = {};\n    const __m256i I = _mm256_set1_epi64x(0x0102040810204080LL);\n{masks}    const char *rg = regs + 8 * o * sizeof(__m256i);\n    char *p0 = dst + o;\n    const char *x0 = xs ? xs + o : p0;\n",
-            set_epi8_lanes(Arch::Avx2, &inv(fwd(bpi)))
+            set_epi8_lanes(Arch::Avx2, &inv16(&fwd(bpi)))
         ));
         s.push_str(&format!("    for (int gh = 0; gh < {}; gh++) {{\n        const int G = gh >> 3, h = gh & 7;\n        __m256i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm256_loadu_si256((const __m256i *)(const void *)(rg + 32 * (64 * G + 8 * h + t)));\n", 8 * ng));
         for st in (0..3usize).rev() {
