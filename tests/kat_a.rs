@@ -190,8 +190,9 @@ fn aes128_planes_bitslice() {
 
 // ----------------------------------------------------- AES-128 with const round keys (C helper)
 
-/// Runs `ciphers/aes/aes_keys.c` on `keys`; returns per key its 88 round-key plane words.
-fn aes_keys_helper(keys: &[[u8; 16]]) -> Vec<Vec<u64>> {
+/// Runs `ciphers/aes/aes_keys.c` on `keys`, built with `flags`; returns per key its 88
+/// round-key plane words.
+fn aes_keys_helper(keys: &[[u8; 16]], flags: &[&str]) -> Vec<Vec<u64>> {
     let root = common::root();
     let c = std::fs::read_to_string(root.join("ciphers/aes/aes_keys.c")).unwrap();
     let h = std::fs::read_to_string(root.join("ciphers/aes/aes_keys.h")).unwrap();
@@ -221,7 +222,7 @@ int main(void) {
     let out = common::build_and_run(
         "aes-keys",
         &[("aes_keys.c", &c), ("aes_keys.h", &h), ("main.c", main)],
-        &[],
+        flags,
         &input,
     );
     out.lines()
@@ -243,16 +244,29 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
     for _ in 0..n_keys {
         keys.push(rand16(&mut rng));
     }
-    // The helper against the oracle's key expansion.
-    let rks = aes_keys_helper(&keys);
-    assert_eq!(rks.len(), keys.len());
-    for (k, rk) in keys.iter().zip(&rks) {
-        let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k)
-            .iter()
-            .flat_map(|r| to_planes(r))
-            .collect();
-        assert_eq!(rk, &want, "aes_keys.c round keys for key {:02x?}", k);
+    // The helper against the oracle's key expansion: its generic S-box (plain build), and
+    // its gf2p8affineinvqb S-box where this CPU has GFNI (reported as skipped otherwise).
+    let mut builds: Vec<&[&str]> = vec![&[]];
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("gfni") {
+        builds.push(&["-mgfni"]);
+    } else {
+        eprintln!("skipped: aes_keys.c's GFNI S-box (this CPU has no GFNI)");
     }
+    let mut plain_build = None;
+    for flags in builds {
+        let rks = aes_keys_helper(&keys, flags);
+        assert_eq!(rks.len(), keys.len());
+        for (k, rk) in keys.iter().zip(&rks) {
+            let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k)
+                .iter()
+                .flat_map(|r| to_planes(r))
+                .collect();
+            assert_eq!(rk, &want, "aes_keys.c {:?} round keys for key {:02x?}", flags, k);
+        }
+        plain_build.get_or_insert(rks);
+    }
+    let rks = plain_build.unwrap();
     // The cipher with those round keys.
     let prog = lower_file("ciphers/aes/aes_rk.ua", slicing);
     let mut cases = vec![(0usize, plain)];

@@ -1,7 +1,8 @@
 /* AES-128 key expansion (FIPS-197 Sec. 5.2) producing the round keys in the bit-plane format
  * of aes_rk.ua's packed API (`const uint16_t *rk`, 11 round keys x 8 planes).
  * Plain C; the S-box is computed from its definition with masks (no table, no key-dependent
- * branch or index), four bytes at a time. */
+ * branch or index), four bytes at a time, or by one gf2p8affineinvqb where the compiler
+ * targets GFNI (-march=native on a CPU with it). */
 #ifndef AES_KEYS_H
 #define AES_KEYS_H
 #include <stdint.h>
