@@ -35,6 +35,10 @@ pub struct Config {
     /// Interleaving factor of the kernel behind the packed entry (`--packed-interleave K`;
     /// `None` = the measured rule of [`packed_factor`]; 1 = the packed entry calls the raw one).
     pub packed_interleave: Option<u32>,
+    /// The packed API's prepared `const` inputs in bitslice as one `uint64_t` per register
+    /// (`--packed-consts compact|full|auto`; `None` = the measured rule of
+    /// [`packed_compact_consts`]).
+    pub packed_consts: Option<bool>,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -62,6 +66,7 @@ impl Default for Config {
             spill: codegen::SPILL_DEFAULT,
             mem_loops: codegen::MEM_LOOPS_DEFAULT,
             packed_interleave: None,
+            packed_consts: None,
         }
     }
 }
@@ -294,6 +299,27 @@ pub fn packed_kernel(
     Some(kernel)
 }
 
+/// Whether the packed entry of `prog` keeps its prepared consts compact and calls
+/// `E__with_consts` (`codegen::AbiConfig::compact_consts`; only bitslice with `const` inputs
+/// on SSE/AVX2/AVX-512, [`codegen::compact_consts_apply`]): `cfg.packed_consts`, or the rule.
+///
+/// Sliced in full, a const bit costs a whole register of memory (RECTANGLE's 26 round keys:
+/// 104 KiB per call on AVX-512, AES's 11: 88 KiB), streamed from L2 on every call; compact,
+/// 8 bytes, but each read becomes a broadcast load of its own instead of a memory operand.
+/// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Compact consts"):
+/// compact on AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster) and SSE (1.03x both), full
+/// on AVX2, where gcc keeps the broadcasts in registers and spills more (AES const rk 0.87x,
+/// RECTANGLE 0.97x).
+pub fn packed_compact_consts(prog: &ir::Program, cfg: &Config) -> bool {
+    if !codegen::compact_consts_apply(prog, cfg.arch) {
+        return false;
+    }
+    match cfg.packed_consts {
+        Some(v) => v,
+        None => matches!(cfg.arch, Arch::Avx512 | Arch::Sse),
+    }
+}
+
 /// Optimised IR to C, with the packed entry's interleaved kernel when there is one.
 pub fn generate(
     prog: &ir::Program,
@@ -306,6 +332,7 @@ pub fn generate(
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();
     abi.entry_bit_params = entry_bit_params;
+    abi.compact_consts = kernel.is_none() && packed_compact_consts(prog, cfg);
     let ccfg = CodegenConfig {
         arch: cfg.arch,
         header_name: header_name.to_string(),

@@ -4,7 +4,9 @@
  * The round keys are computed once per call (aes128_round_key_planes) and prepared into the
  * sliced form once (aes128_rk__prepare_consts): the kernel does no key expansion.
  *
- * Bitslice (aes128_rk__SLICING_B, not interleaved, little-endian host): fused. Per raw call of
+ * Bitslice (aes128_rk__SLICING_B, not interleaved, little-endian host): fused. Where the packed
+ * API keeps its prepared consts compact (aes128_rk__HAS_WITH_CONSTS: AVX-512, SSE), the kernel
+ * called is aes128_rk__with_consts, which reads them so. Per raw call of
  * aes128_rk__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
  * layout (per 64-block lane: the low 6 bits are fixed patterns rotated, every other bit a
  * select between two broadcast bits: no transposition, no carry chain; sliced_counters). The output
@@ -131,8 +133,14 @@ void aes128_ctr_xor(uint8_t *out, const uint8_t *in, size_t len,
     for (;;) {
         const size_t left = len - done;
         sliced_counters(creg, hi, lo);
+#ifdef aes128_rk__HAS_WITH_CONSTS
+        /* the packed API keeps the round keys compact here (one uint64_t per register) */
+        aes128_rk__with_consts((aes128_rk__DATATYPE (*)[16])(void *)creg, ks.rk,
+                               (aes128_rk__DATATYPE (*)[16])(void *)oreg);
+#else
         aes128_rk__((aes128_rk__DATATYPE (*)[16])(void *)creg, ks.rk,
                     (aes128_rk__DATATYPE (*)[16])(void *)oreg);
+#endif
         keystream_order(ureg, oreg);
         if (left >= batch) {
             aes128_rk__unpack_cipher(AES_CI, ureg, (const uint16_t *)(const void *)(in + done),

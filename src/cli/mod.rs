@@ -156,6 +156,11 @@ OPTIONS:
     --packed-interleave K the packed entry runs whole steps through a K-way interleaved copy
                           of the kernel (1-4; the raw entry is unchanged); default: auto,
                           the measured rule (README, packed interleaved kernel)
+    --packed-consts compact|full|auto
+                          bitslice with const inputs: the packed API keeps them prepared as
+                          one uint64_t per register and calls E__with_consts (compact), or
+                          as whole registers (full); default auto, the measured rule
+                          (README, compact consts)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
     --compat usubac|nakiri
@@ -213,6 +218,7 @@ struct Args {
     spill: Option<bool>,
     mem_loops: Option<bool>,
     packed_interleave: Option<u32>,
+    packed_consts: Option<Option<bool>>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -389,6 +395,16 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                     None => return Err(usage_error("`--sched-bits-in` needs B, BH or BHV")),
                 }
             }
+            "--packed-consts" => match next(&mut i).as_deref() {
+                Some("compact") => a.packed_consts = Some(Some(true)),
+                Some("full") => a.packed_consts = Some(Some(false)),
+                Some("auto") => a.packed_consts = Some(None),
+                _ => {
+                    return Err(usage_error(
+                        "`--packed-consts` needs compact, full or auto",
+                    ))
+                }
+            },
             "--packed-interleave" => match next(&mut i).and_then(|v| {
                 if v == "auto" {
                     Some(0)
@@ -532,6 +548,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(k) = a.packed_interleave {
         cfg.packed_interleave = if k == 0 { None } else { Some(k) };
+    }
+    if let Some(v) = a.packed_consts {
+        cfg.packed_consts = v;
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;

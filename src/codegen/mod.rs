@@ -70,6 +70,37 @@ pub struct AbiConfig {
     /// R7 (usubac's database S-box table as the entry): one scalar `a0, a1, …` per input atom
     /// and one pointer `b0, b1, …` per output atom (set by the driver from sema).
     pub entry_bit_params: bool,
+    /// Bitslice on SSE/AVX2/AVX-512 (not usubac's): the packed API keeps its prepared `const`
+    /// inputs as one `uint64_t` per register (0 or all ones: a const bit is the same in every
+    /// instance) and calls `E__with_consts`, the raw entry compiled again to take them so and
+    /// broadcast each where it is read. Set by the driver (`driver::packed_compact_consts`);
+    /// where it does not apply ([`compact_consts_apply`]) it is ignored.
+    pub compact_consts: bool,
+}
+
+/// Whether [`AbiConfig::compact_consts`] applies to `prog` on `arch`: bitslice on a SIMD x86
+/// target, not interleaved, with `const` inputs that are all arrays (the default entry ABI is
+/// checked by the caller).
+pub fn compact_consts_apply(prog: &Program, arch: Arch) -> bool {
+    let entry = prog.entry();
+    prog.slicing == Slicing::B
+        && matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
+        && prog.interleave <= 1
+        && entry.inputs.iter().any(|p| p.is_const)
+        && entry
+            .inputs
+            .iter()
+            .all(|p| !p.is_const || !p.c_dims.is_empty())
+}
+
+/// A register whose every 64-bit lane is the C expression `w` (a `uint64_t`).
+fn bcast64(arch: Arch, w: &str) -> String {
+    match arch {
+        Arch::Sse => format!("_mm_set1_epi64x((long long){})", w),
+        Arch::Avx2 => format!("_mm256_set1_epi64x((long long){})", w),
+        Arch::Avx512 => format!("_mm512_set1_epi64((long long){})", w),
+        _ => format!("(DATATYPE){}", w),
+    }
 }
 
 /// The generated `.c` and `.h` texts.
@@ -304,6 +335,15 @@ pub fn generate_over(
     let kernel_names = kernel
         .zip(kernel_fn.as_ref())
         .map(|(k, kf)| function_names(k, kf, &mut globals));
+    // The raw entry again, taking the packed API's compact prepared consts (`E__with_consts`).
+    let with_consts = abi.compact_consts
+        && default_abi
+        && kernel.is_none()
+        && compact_consts_apply(prog, arch);
+    let wc_names = with_consts.then(|| {
+        let wf = globals.fresh(&format!("{}with_consts", entry_fn));
+        function_names(prog, &wf, &mut globals)
+    });
 
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
@@ -313,6 +353,9 @@ pub fn generate_over(
                     funcs: &mut String,
                     helpers: &mut Helpers|
      -> Result<String, CodegenError> {
+        // The compact-const copy: its entry and the loop bodies fed from its const inputs
+        // read one uint64_t per register.
+        let compact = entry == EntryKind::WithConsts;
         let mut proto_out = String::new();
         // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
         // and the loop-carried values each may keep in memory.
@@ -373,6 +416,7 @@ pub fn generate_over(
                 &memloops,
                 i,
                 kind,
+                compact,
             )
             .map_err(|e| CodegenError(format!("node `{}`: {}", n.name, e)))?;
             funcs.push_str(&text);
@@ -404,6 +448,21 @@ pub fn generate_over(
         }
         kernel_c.push_str(&kf);
     }
+    let mut wc_proto = None;
+    if let Some(wn) = &wc_names {
+        kernel_c.push_str(&format!(
+            "/* ---- {e}with_consts: {e} taking the const inputs as {e}prepare_consts leaves them (one uint64_t per register) ---- */\n",
+            e = entry_fn
+        ));
+        let mut wf = String::new();
+        let before = helpers.defs.len().max(helpers_before);
+        wc_proto = Some(emit_all(prog, wn, EntryKind::WithConsts, &mut wf, &mut helpers)?);
+        for d in &helpers.defs[before..] {
+            kernel_c.push_str(d);
+            kernel_c.push('\n');
+        }
+        kernel_c.push_str(&wf);
+    }
     helpers.defs.truncate(helpers_before);
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
@@ -411,7 +470,18 @@ pub fn generate_over(
         let note = "/* packed API not available for this program:\n   it is generated for nakiri's default entry ABI (no -bits-per-reg, -lf, -no-arr-entry or per-bit S-box entry). */\n".to_string();
         (note.clone(), note)
     } else {
-        let (c, h) = packed_section(prog, kernel.zip(kernel_fn.as_deref()), arch)?;
+        let wc_fn = wc_names.as_ref().and_then(|n| n.last().map(|s| s.as_str()));
+        let (c, mut h) = packed_section(prog, kernel.zip(kernel_fn.as_deref()), wc_fn, arch)?;
+        if let (Some(wf), Some(proto)) = (wc_fn, &wc_proto) {
+            let attr = runtime::target_attribute(arch);
+            h.push_str(&format!(
+                "/* {wf}: {e} with its const inputs as {e}prepare_consts leaves them in {e}consts\n   (one uint64_t, 0 or all ones, per register); the other parameters as for {e}. */\n#define {e}HAS_WITH_CONSTS 1\n{}{}{};\n",
+                attr,
+                if attr.is_empty() { "" } else { " " },
+                proto.replace("DATATYPE", &dt_name),
+                e = entry_fn
+            ));
+        }
         (format!("{}{}", kernel_c, c), h)
     };
     if funcs.len().saturating_add(packed_c.len()) > max_bytes {
@@ -520,6 +590,9 @@ enum EntryKind {
     Raw,
     /// The entry of the interleaved kernel behind the packed entry: the raw ABI, `static`.
     Kernel,
+    /// `E__with_consts`: the raw entry taking its `const` inputs in the packed API's compact
+    /// prepared form ([`AbiConfig::compact_consts`]), exported.
+    WithConsts,
 }
 
 /// The packed entry point's C definitions and header declarations.
@@ -531,9 +604,10 @@ enum EntryKind {
 fn packed_section(
     prog: &Program,
     kernel: Option<(&Program, &str)>,
+    with_consts: Option<&str>,
     arch: Arch,
 ) -> Result<(String, String), CodegenError> {
-    match packed::emit_over(prog, kernel, arch) {
+    match packed::emit_over(prog, kernel, with_consts, arch) {
         Ok(r) => Ok(r),
         Err(e) => {
             let note = format!(
@@ -614,8 +688,18 @@ fn emit_function(
     memloops: &[Option<memloop::MemLoop>],
     idx: usize,
     kind: EntryKind,
+    compact: bool,
 ) -> Result<(String, String), String> {
     let is_entry = kind != EntryKind::Node;
+    // (compact-const copy) entry input `pi` is a const input passed as one uint64_t per register
+    let compact_param = |pi: usize| {
+        compact
+            && t.slicing == Slicing::B
+            && prog
+                .nodes
+                .last()
+                .is_some_and(|e| e.inputs.get(pi).is_some_and(|p| p.is_const))
+    };
     let node = &prog.nodes[idx];
     // `globals` already holds every function name (`fresh` or `reserve`d above).
     let mut names = Namer::child(globals);
@@ -733,6 +817,15 @@ fn emit_function(
                     }
                     cname[a.0 as usize] = Some(n);
                 }
+            } else if compact_param(pi) {
+                // One uint64_t per register (0 or all ones), broadcast where read.
+                params.push(format!("uint64_t {}{}", pname, dims(&p.c_dims)));
+                for (i, &a) in p.atoms.iter().enumerate() {
+                    if used[a.0 as usize] {
+                        let w = format!("{}{}", pname, index(&p.c_dims, i));
+                        cname[a.0 as usize] = Some(bcast64(t.arch, &w));
+                    }
+                }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
                 for (i, &a) in p.atoms.iter().enumerate() {
@@ -785,16 +878,29 @@ fn emit_function(
     } else if let Some(ml) = memory_form {
         // Memory-form loop body (`memloop.rs`): state in, state out, this iteration's
         // inputs, the loop's constant inputs, this iteration's outputs.
-        let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
+        // (compact-const copy) the iteration inputs, or the indexed table's base, are a const
+        // input of the entry: one uint64_t per register
+        let x_compact = matches!(ml.each_src, memloop::EachSrc::Param { param, .. } if compact_param(param));
+        let b_compact = matches!(&ml.tables.indexed, Some((memloop::Base::Param(p), _)) if compact_param(*p));
+        let group_of = |names: &mut Namer,
+                        n: usize,
+                        nm: &str,
+                        out: bool,
+                        ety: &str,
+                        params: &mut Vec<String>| {
             let name = names.fresh(nm);
             if n > 0 {
                 params.push(format!(
-                    "{}DATATYPE *restrict {}",
+                    "{}{} *restrict {}",
                     if out { "" } else { "const " },
+                    ety,
                     name
                 ));
             }
             name
+        };
+        let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
+            group_of(names, n, nm, out, "DATATYPE", params)
         };
         let s_in: Vec<String> = (0..ml.ring - 1)
             .map(|b| {
@@ -808,14 +914,22 @@ fn emit_function(
             })
             .collect();
         let s_out = group(&mut names, ml.n_slots, "nk_t", true, &mut params);
-        let x_in = group(&mut names, ml.n_each, "nk_x", false, &mut params);
+        let x_in = group_of(
+            &mut names,
+            ml.n_each,
+            "nk_x",
+            false,
+            if x_compact { "uint64_t" } else { "DATATYPE" },
+            &mut params,
+        );
         let c_in = group(&mut names, ml.n_same, "nk_c", false, &mut params);
         let y_out = group(&mut names, ml.n_y, "nk_y", true, &mut params);
-        let b_in = group(
+        let b_in = group_of(
             &mut names,
             ml.tables.indexed.is_some() as usize,
             "nk_b",
             false,
+            if b_compact { "uint64_t" } else { "DATATYPE" },
             &mut params,
         );
         let ix_in = names.fresh("nk_ix");
@@ -834,18 +948,14 @@ fn emit_function(
             if used[a.0 as usize] {
                 cname[a.0 as usize] = Some(match w {
                     memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
+                    memloop::In::Each(k) if x_compact => bcast64(t.arch, &format!("{}[{}]", x_in, k)),
                     memloop::In::Each(k) => format!("{}[{}]", x_in, k),
                     memloop::In::Same(k) => format!("{}[{}]", c_in, k),
-                    memloop::In::Indexed(k) => format!("{}[{}[{}]]", b_in, ix_in, k),
-                    memloop::In::ConstBit(k) => {
-                        let w = format!("{}[{}]", kb_in, k);
-                        match t.arch {
-                            Arch::Sse => format!("_mm_set1_epi64x((long long){})", w),
-                            Arch::Avx2 => format!("_mm256_set1_epi64x((long long){})", w),
-                            Arch::Avx512 => format!("_mm512_set1_epi64((long long){})", w),
-                            _ => format!("(DATATYPE){}", w),
-                        }
+                    memloop::In::Indexed(k) if b_compact => {
+                        bcast64(t.arch, &format!("{}[{}[{}]]", b_in, ix_in, k))
                     }
+                    memloop::In::Indexed(k) => format!("{}[{}[{}]]", b_in, ix_in, k),
+                    memloop::In::ConstBit(k) => bcast64(t.arch, &format!("{}[{}]", kb_in, k)),
                 });
             }
         }
@@ -1092,7 +1202,8 @@ fn emit_function(
                     match ml.each_src {
                         memloop::EachSrc::Param { param, stride } => {
                             let pn = param_name(param)?;
-                            call.push(format!("(const DATATYPE *){} + nk_i * {}", pn, stride));
+                            let ety = if compact_param(param) { "uint64_t" } else { "DATATYPE" };
+                            call.push(format!("(const {} *){} + nk_i * {}", ety, pn, stride));
                         }
                         memloop::EachSrc::Gather => {
                             let rows: Vec<String> = (0..*count as usize)
@@ -1171,7 +1282,8 @@ fn emit_function(
                     ));
                     match base {
                         memloop::Base::Param(param) => {
-                            call.push(format!("(const DATATYPE *){}", param_name(*param)?))
+                            let ety = if compact_param(*param) { "uint64_t" } else { "DATATYPE" };
+                            call.push(format!("(const {} *){}", ety, param_name(*param)?))
                         }
                         memloop::Base::Pool(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
@@ -1413,6 +1525,8 @@ fn emit_function(
         s.push_str(&format!("NK_TARGET {}\n", proto));
     } else if kind == EntryKind::Kernel {
         s.push_str(&format!("static NK_TARGET {}\n", proto));
+    } else if kind == EntryKind::WithConsts {
+        s.push_str(&format!("NK_TARGET {}\n", proto));
     } else {
         // The body of a kept loop is inlined into the loop by the C compiler: its argument
         // arrays then become registers (measured 1.1-1.7x faster than calling it).

@@ -161,9 +161,12 @@ pub struct PackedLayout {
     /// group of `instances / k` instances of the step.
     pub interleave: usize,
     pub params: Vec<PackedParam>,
-    /// The C function one step calls: the raw entry `<entry>__`, or the internal interleaved
-    /// kernel of [`emit_over`].
+    /// The C function one step calls: the raw entry `<entry>__`, the internal interleaved
+    /// kernel of [`emit_over`], or `<entry>__with_consts`.
     pub raw_fn: String,
+    /// The prepared consts are one `uint64_t` per register and `raw_fn` is
+    /// `<entry>__with_consts` (bitslice, `AbiConfig::compact_consts`).
+    pub compact_consts: bool,
 }
 
 impl PackedLayout {
@@ -361,13 +364,14 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
         interleave: ileave,
         params,
         raw_fn: format!("{}__", sanitize(&entry.name)),
+        compact_consts: false,
     })
 }
 
 /// Returns (C definitions, header declarations) of `<Entry>__packed` and `<Entry>__instances`,
 /// to be appended after the raw entry `<Entry>__`.
 pub fn emit(prog: &Program, arch: Arch) -> Result<(String, String), CodegenError> {
-    emit_over(prog, None, arch)
+    emit_over(prog, None, None, arch)
 }
 
 /// The layout of `kernel` if it can run the whole steps of `lay`'s packed entry: interleaved
@@ -405,9 +409,17 @@ pub fn kernel_fits(prog: &Program, kernel: &Program, arch: Arch) -> bool {
 pub fn emit_over(
     prog: &Program,
     kernel: Option<(&Program, &str)>,
+    with_consts: Option<&str>,
     arch: Arch,
 ) -> Result<(String, String), CodegenError> {
-    let lay = layout(prog, arch)?;
+    let mut lay = layout(prog, arch)?;
+    if let Some(wf) = with_consts {
+        if kernel.is_some() || lay.slicing != Slicing::B || lay.interleave > 1 {
+            return err("packed API: compact consts are for bitslice without a kernel".to_string());
+        }
+        lay.raw_fn = wf.to_string();
+        lay.compact_consts = true;
+    }
     if lay.interleave > 1 && kernel.is_some() {
         return err(
             "packed API: an interleaved raw entry has no separate interleaved kernel".to_string(),
@@ -476,7 +488,7 @@ fn consts_typedef(lay: &PackedLayout) -> String {
     for p in lay.params.iter().filter(|p| p.is_const) {
         s.push_str(&format!(
             "    {} {}{};\n",
-            p.reg_type,
+            if lay.compact_consts { "uint64_t" } else { p.reg_type.as_str() },
             p.c_name,
             dims(&p.c_dims)
         ));
@@ -645,6 +657,16 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
             cargs.join(", ")
         ));
         for p in lay.params.iter().filter(|p| p.is_const) {
+            if lay.compact_consts {
+                // one uint64_t per register: the broadcast into 8-byte "registers"
+                c.push_str(&format!(
+                    "    nkp_bcast_B_u{}(nkp_p_{c}, {}, 8, ((uint64_t *)&nkp_cs->{c}));\n",
+                    if p.bit_string { 8 } else { p.word_bits },
+                    p.atoms,
+                    c = p.c_name
+                ));
+                continue;
+            }
             c.push_str(&bcast_call(
                 lay,
                 p,
