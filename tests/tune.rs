@@ -989,3 +989,52 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         Some(nakiri::tune::InlineKnob::Default)
     );
 }
+
+/// Goal `packed` in bitslice on SIMD targets also searches `packed-consts` (compact prepared
+/// consts and `E__with_consts`, or the full registers): each value reaches the C and
+/// round-trips in the knob line (tests/packed.rs checks what both compute).
+#[test]
+fn packed_goal_searches_compact_consts() {
+    let mut space = Space::new(Slicing::B, Arch::Sse, ccs(), false);
+    assert!(!space.dims.contains(&Dim::PackedConsts));
+    space.for_goal(Goal::Packed);
+    assert!(space.dims.contains(&Dim::PackedConsts));
+    let mut vspace = Space::new(Slicing::V, Arch::Sse, ccs(), false);
+    vspace.for_goal(Goal::Packed);
+    assert!(!vspace.dims.contains(&Dim::PackedConsts), "bitslice only");
+    let src =
+        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
+    let ch = checked(&src, Slicing::B);
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Sse,
+        ..Config::default()
+    };
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert_eq!(default.packed_consts, None, "the default is the rule");
+    let alts = space.alternatives(Dim::PackedConsts, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.packed_consts).collect::<Vec<_>>(),
+        [Some(true), Some(false)]
+    );
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base: base.clone(),
+        header_name: "t.h".into(),
+    };
+    // The rule takes compact consts on sse.
+    for (p, compact) in [(None, true), (Some(true), true), (Some(false), false)] {
+        let k = Knobs {
+            packed_consts: p,
+            ..default.clone()
+        };
+        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()), "{}", k.to_line());
+        let c = prep.compile(&k).unwrap();
+        assert_eq!(
+            c.out.c.contains("void Rectangle__with_consts("),
+            compact,
+            "{:?}: E__with_consts",
+            p
+        );
+    }
+}

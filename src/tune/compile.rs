@@ -58,6 +58,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     }
     cfg.spill = k.spill != SpillKnob::Off;
     cfg.packed_interleave = k.packed_interleave;
+    cfg.packed_consts = k.packed_consts;
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line())
         .trim()
         .to_string();

@@ -88,6 +88,9 @@ pub struct Knobs {
     /// The interleaved kernel behind the packed entry (`--packed-interleave`; `None`: the
     /// rule of `driver::packed_kernel`).
     pub packed_interleave: Option<u32>,
+    /// Bitslice `const` inputs prepared compact behind the packed entry (`--packed-consts`;
+    /// `None`: the rule of `driver::packed_compact_consts`).
+    pub packed_consts: Option<bool>,
     pub cc: Cc,
 }
 
@@ -210,6 +213,8 @@ pub enum Dim {
     Spill,
     /// The kernel behind the packed entry (goal `packed` only).
     PackedInterleave,
+    /// Compact prepared consts behind the packed entry (goal `packed`, bitslice on SIMD).
+    PackedConsts,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -218,7 +223,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 11] = [
+    pub const ALL: [Dim; 12] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -227,6 +232,7 @@ impl Dim {
         Dim::Ternlog,
         Dim::Spill,
         Dim::PackedInterleave,
+        Dim::PackedConsts,
         Dim::Cc,
         Dim::InlineNode,
         Dim::Loop,
@@ -241,6 +247,7 @@ impl Dim {
             Dim::Ternlog => "ternlog",
             Dim::Spill => "spill",
             Dim::PackedInterleave => "packed-interleave",
+            Dim::PackedConsts => "packed-consts",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -286,7 +293,7 @@ impl Space {
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
-                Dim::PackedInterleave => false,
+                Dim::PackedInterleave | Dim::PackedConsts => false,
                 Dim::Cc => ccs.len() > 1,
                 _ => true,
             })
@@ -310,6 +317,18 @@ impl Space {
                 .position(|d| *d == Dim::Cc)
                 .unwrap_or(self.dims.len());
             self.dims.insert(at, Dim::PackedInterleave);
+        }
+        if goal == Goal::Packed
+            && self.slicing == Slicing::B
+            && matches!(self.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
+            && !self.dims.contains(&Dim::PackedConsts)
+        {
+            let at = self
+                .dims
+                .iter()
+                .position(|d| *d == Dim::Cc)
+                .unwrap_or(self.dims.len());
+            self.dims.insert(at, Dim::PackedConsts);
         }
     }
 
@@ -349,6 +368,7 @@ impl Space {
                 (true, true) => SpillKnob::Lockstep,
             },
             packed_interleave: None,
+            packed_consts: None,
             cc: self.ccs[0].clone(),
         }
     }
@@ -442,6 +462,14 @@ impl Space {
                     });
                 }
             }
+            Dim::PackedConsts => {
+                for p in [None, Some(true), Some(false)] {
+                    push(Knobs {
+                        packed_consts: p,
+                        ..cur.clone()
+                    });
+                }
+            }
             Dim::Cc => {
                 for c in &self.ccs {
                     push(Knobs {
@@ -494,6 +522,12 @@ impl Knobs {
         if let Some(p) = self.packed_interleave {
             s.push_str(&format!(" packed-interleave={}", p));
         }
+        if let Some(p) = self.packed_consts {
+            s.push_str(&format!(
+                " packed-consts={}",
+                if p { "compact" } else { "full" }
+            ));
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -513,6 +547,7 @@ impl Knobs {
             ternlog: false,
             spill: SpillKnob::Off,
             packed_interleave: None,
+            packed_consts: None,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -569,6 +604,13 @@ impl Knobs {
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
                 "packed-interleave" => {
                     k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?)
+                }
+                "packed-consts" => {
+                    k.packed_consts = Some(match v {
+                        "compact" => true,
+                        "full" => false,
+                        _ => return None,
+                    })
                 }
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),

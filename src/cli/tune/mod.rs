@@ -387,6 +387,7 @@ pub fn run(args: &[String]) -> i32 {
     };
     let mut default = space.default_knobs(&cfg.opt, cfg.spill);
     default.packed_interleave = cfg.packed_interleave;
+    default.packed_consts = cfg.packed_consts;
     let mut prep = CheckedPreparer {
         checked,
         base: cfg.clone(),
