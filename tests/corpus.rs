@@ -5,40 +5,8 @@
 
 mod common;
 
-use common::{Instance, Rng};
+use common::{random_instances, Instance, Rng};
 use nakiri::ir::Slicing;
-
-fn random_instances(prog: &nakiri::ir::Program, n: usize, rng: &mut Rng) -> Vec<Instance> {
-    let entry = prog.entry();
-    // const parameters share one value across instances
-    let consts: Vec<Vec<u64>> = entry
-        .inputs
-        .iter()
-        .map(|p| {
-            (0..nakiri::interp::param_words(prog.slicing, p))
-                .map(|_| rng.bits(p.word_bits))
-                .collect()
-        })
-        .collect();
-    (0..n)
-        .map(|_| {
-            entry
-                .inputs
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    if p.is_const {
-                        consts[i].clone()
-                    } else {
-                        (0..nakiri::interp::param_words(prog.slicing, p))
-                            .map(|_| rng.bits(p.word_bits))
-                            .collect()
-                    }
-                })
-                .collect()
-        })
-        .collect()
-}
 
 /// The corpus is split in two halves so the two test threads share the work.
 #[test]

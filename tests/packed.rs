@@ -2394,34 +2394,7 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                 panic!("{file}: kernel without packed layout")
             };
             let n = 2 * 2 * lay.step() + 3;
-            let entry = prog.entry();
-            let consts: Vec<Vec<u64>> = entry
-                .inputs
-                .iter()
-                .map(|p| {
-                    (0..nakiri::interp::param_words(prog.slicing, p))
-                        .map(|_| rng.bits(p.word_bits))
-                        .collect()
-                })
-                .collect();
-            let insts: Vec<common::Instance> = (0..n)
-                .map(|_| {
-                    entry
-                        .inputs
-                        .iter()
-                        .enumerate()
-                        .map(|(i, p)| {
-                            if p.is_const {
-                                consts[i].clone()
-                            } else {
-                                (0..nakiri::interp::param_words(prog.slicing, p))
-                                    .map(|_| rng.bits(p.word_bits))
-                                    .collect()
-                            }
-                        })
-                        .collect()
-                })
-                .collect();
+            let insts = common::random_instances(&prog, n, &mut rng);
             let want = common::run_interp(&prog, &insts);
             let got = common::run_native_out(&prog, &out, arch, &insts);
             for k in 0..n {
@@ -2545,34 +2518,7 @@ fn compact_consts_behind_the_packed_entry() {
                 );
                 let lay = packed::layout(&prog, arch).unwrap();
                 let n = 2 * lay.step() + 5;
-                let entry = prog.entry();
-                let consts: Vec<Vec<u64>> = entry
-                    .inputs
-                    .iter()
-                    .map(|p| {
-                        (0..nakiri::interp::param_words(prog.slicing, p))
-                            .map(|_| rng.bits(p.word_bits))
-                            .collect()
-                    })
-                    .collect();
-                let insts: Vec<common::Instance> = (0..n)
-                    .map(|_| {
-                        entry
-                            .inputs
-                            .iter()
-                            .enumerate()
-                            .map(|(i, p)| {
-                                if p.is_const {
-                                    consts[i].clone()
-                                } else {
-                                    (0..nakiri::interp::param_words(prog.slicing, p))
-                                        .map(|_| rng.bits(p.word_bits))
-                                        .collect()
-                                }
-                            })
-                            .collect()
-                    })
-                    .collect();
+                let insts = common::random_instances(&prog, n, &mut rng);
                 let want = common::run_interp(&prog, &insts);
                 let got = common::run_native_out(&prog, &out, arch, &insts);
                 for k in 0..n {

@@ -308,27 +308,24 @@ impl Space {
         }
     }
 
-    /// Adds the dimensions only `goal` measures (`packed-interleave` for goal `packed`).
+    /// Adds the dimensions only `goal` measures (`packed-interleave` for goal `packed`, and
+    /// `packed-consts` there in bitslice on SIMD targets).
     pub fn for_goal(&mut self, goal: Goal) {
-        if goal == Goal::Packed && !self.dims.contains(&Dim::PackedInterleave) {
-            let at = self
-                .dims
-                .iter()
-                .position(|d| *d == Dim::Cc)
-                .unwrap_or(self.dims.len());
-            self.dims.insert(at, Dim::PackedInterleave);
+        if goal != Goal::Packed {
+            return;
         }
-        if goal == Goal::Packed
-            && self.slicing == Slicing::B
-            && matches!(self.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
-            && !self.dims.contains(&Dim::PackedConsts)
-        {
-            let at = self
-                .dims
-                .iter()
-                .position(|d| *d == Dim::Cc)
-                .unwrap_or(self.dims.len());
-            self.dims.insert(at, Dim::PackedConsts);
+        let consts = self.slicing == Slicing::B
+            && matches!(self.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
+        for (d, applies) in [(Dim::PackedInterleave, true), (Dim::PackedConsts, consts)] {
+            if applies && !self.dims.contains(&d) {
+                // before `cc`, after the others
+                let at = self
+                    .dims
+                    .iter()
+                    .position(|d| *d == Dim::Cc)
+                    .unwrap_or(self.dims.len());
+                self.dims.insert(at, d);
+            }
         }
     }
 

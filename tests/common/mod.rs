@@ -146,6 +146,39 @@ use nakiri::ir::{Program, Slicing};
 /// Per instance: per parameter, its source words.
 pub type Instance = Vec<Vec<u64>>;
 
+/// `n` random instances of `prog`'s entry; its `const` inputs share one value across them.
+pub fn random_instances(prog: &nakiri::ir::Program, n: usize, rng: &mut Rng) -> Vec<Instance> {
+    let entry = prog.entry();
+    // const parameters share one value across instances
+    let consts: Vec<Vec<u64>> = entry
+        .inputs
+        .iter()
+        .map(|p| {
+            (0..nakiri::interp::param_words(prog.slicing, p))
+                .map(|_| rng.bits(p.word_bits))
+                .collect()
+        })
+        .collect();
+    (0..n)
+        .map(|_| {
+            entry
+                .inputs
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    if p.is_const {
+                        consts[i].clone()
+                    } else {
+                        (0..nakiri::interp::param_words(prog.slicing, p))
+                            .map(|_| rng.bits(p.word_bits))
+                            .collect()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// Loads `.ua` sources from disk (paths relative to the crate root).
 pub struct Fs;
 impl nakiri::syntax::Loader for Fs {
