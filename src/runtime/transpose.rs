@@ -404,16 +404,17 @@ const B_OUT_GENERIC: &str = r#"static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(co
 /// The SIMD bitslice outbound: `nkp_B_outx_uU_<A>(regs, units, natoms, xs, dst)` writes
 /// `dst` = the instances XOR `xs` (same layout; `xs` may be `dst`, or NULL for a plain
 /// unpack), and `nkp_B_out_uU_<A>` is it with `xs` = NULL. Pairs of whole 64-atom groups take
-/// `nkp_Bg2_out` when an instance is a multiple of 16 bytes (one 16-byte store per instance
-/// and pair), single whole groups `nkp_Bg_out`; a last partial group the shuffle routine's
+/// `nkp_Bg2_out` (one 16-byte store per instance and pair) while the pair's 16 bytes lie
+/// inside the instance (instances of 16 bytes or more: all of a multiple of 16, the 16-byte
+/// prefixes of 20-, 33- or 40-byte ones), single whole groups `nkp_Bg_out`; a last partial group the shuffle routine's
 /// window (which rewrites bytes already written: without `xs` only) or the 64x64 transposes.
 const B_OUTX_SIMD: &str = r#"static NKP_UNUSED $ATTR void nkp_B_outx_u$UB_$A(const void *regs, size_t units, size_t natoms, const uint$UB_t *xs, uint$UB_t *dst) {
     NKP_VT_$A x[128];
     uint64_t tmp[NKP_VL_$A];
     const size_t bpi = units * sizeof(uint$UB_t);
     size_t g = 0, used = 64;
-    if (bpi % 16 == 0 && 128 <= natoms) {
-        for (; 64 * (g + 2) <= natoms; g += 2) nkp_Bg2_out_u$UB_$A((const char *)regs, bpi, 8 * g, (const char *)xs, (char *)dst, x);
+    if (bpi >= 16 && 128 <= natoms) {
+        for (; 64 * (g + 2) <= natoms && 8 * g + 16 <= bpi; g += 2) nkp_Bg2_out_u$UB_$A((const char *)regs, bpi, 8 * g, (const char *)xs, (char *)dst, x);
         used = 128;
     }
     for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_out_u$UB_$A((const char *)regs, bpi, 8 * g, 64, xs, dst, x);
@@ -1888,8 +1889,12 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         format!("    for (size_t B = 0; B < {nb}; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = {load};\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n")
     };
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
-    // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances (AVX-512: 8 and
-    // 16k bytes) take the shorter network of `b_gfni_avx512` / `b_gfni_avx2`.
+    // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances take the
+    // shorter network of `b_gfni_avx512` / `b_gfni_avx2`. On AVX-512 also every whole group
+    // whose instance bytes lie in a 16-byte chunk of the instance (16-byte loads at that
+    // offset, stride bpi): all groups of 16k-byte instances, and all but the last of 20-,
+    // 33- and 40-byte ones (Spongent, Subterranean, Ascon/ACE); the outbound pairs likewise.
+    // (A last partial group's window starts at any byte, `nkp_Bw_off`: not this form.)
     let q = |body: &str| -> String {
         match arch {
             Arch::Avx512 => {
@@ -1905,7 +1910,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         _ => {}
     }
     let q_in = if arch == Arch::Avx512 {
-        q(&format!("    if (lim == 64 && (bpi == 8 || bpi % 16 == 0)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
+        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
     } else {
         q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"))
     };
