@@ -1892,8 +1892,10 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances take the
     // shorter network of `b_gfni_avx512` / `b_gfni_avx2`. On AVX-512 also every whole group
     // whose instance bytes lie in a 16-byte chunk of the instance (16-byte loads at that
-    // offset, stride bpi): all groups of 16k-byte instances, and all but the last of 20-,
-    // 33- and 40-byte ones (Spongent, Subterranean, Ascon/ACE); the outbound pairs likewise.
+    // offset, stride bpi): all groups of 16k-byte instances, all but the last of 20- and
+    // 33-byte ones (Spongent, Subterranean), and on the inbound every group of instances of a
+    // multiple of 8 bytes from 16 up (Ascon/ACE's 40: the last from bytes 24..39); the
+    // outbound pairs of groups inside a 16-byte chunk.
     // (A last partial group's window starts at any byte, `nkp_Bw_off`: not this form.)
     let q = |body: &str| -> String {
         match arch {
@@ -1910,7 +1912,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         _ => {}
     }
     let q_in = if arch == Arch::Avx512 {
-        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
+        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && (o & 7) == 0 && o + 8 <= bpi && ((o & ~(size_t)15) + 16 <= bpi || bpi % 8 == 0)))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
     } else {
         q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"))
     };
@@ -2116,14 +2118,18 @@ fn b_gfni_avx512(ub: u32) -> String {
         ));
         if bpi == 8 {
             s.push_str(&format!("    const __m512i perm = {};\n", idx_in(8, 0)));
+            s.push_str("    const char *p0 = src;\n");
         } else {
+            // The 16-byte chunk of each instance that holds the group's 8 bytes: the aligned
+            // one, or where that passes the instance's end the last 16 bytes (bpi a multiple of
+            // 8: the last group of a 40-byte instance is the upper half of bytes 24..39).
             s.push_str(&format!(
-                "    const __m512i perm = (o & 8) ? {} : {};\n",
+                "    const size_t c = (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const __m512i perm = o != c ? {} : {};\n    const char *p0 = src + c;\n",
                 idx_in(16, 1),
                 idx_in(16, 0)
             ));
         }
-        s.push_str("    const __m512i I = _mm512_set1_epi64(0x8040201008040201ULL);\n    const char *p0 = src + (o & ~(size_t)15);\n    char *rg = regs + 8 * o * sizeof(__m512i);\n");
+        s.push_str("    const __m512i I = _mm512_set1_epi64(0x8040201008040201ULL);\n    char *rg = regs + 8 * o * sizeof(__m512i);\n");
         s.push_str("    for (int g = 0; g < 8; g++) {\n        __m512i y[8];\n");
         for t in 0..8 {
             if bpi == 8 {
