@@ -306,17 +306,17 @@ pub fn packed_kernel(
 /// Sliced in full, a const bit costs a whole register of memory (RECTANGLE's 26 round keys:
 /// 104 KiB per call on AVX-512, AES's 11: 88 KiB), streamed from L2 on every call; compact,
 /// 8 bytes, but each read becomes a broadcast load of its own instead of a memory operand.
-/// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Compact consts"):
-/// compact on AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster) and SSE (1.03x both), full
-/// on AVX2, where gcc keeps the broadcasts in registers and spills more (AES const rk 0.87x,
-/// RECTANGLE 0.97x).
+/// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Stop 29"): compact on
+/// AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster); full on AVX2, where gcc keeps the
+/// broadcasts in registers and spills more (AES const rk 0.87x, RECTANGLE 0.97x), and on SSE,
+/// where five runs read 0.93-1.03x (mostly slower).
 pub fn packed_compact_consts(prog: &ir::Program, cfg: &Config) -> bool {
     if !codegen::compact_consts_apply(prog, cfg.arch) {
         return false;
     }
     match cfg.packed_consts {
         Some(v) => v,
-        None => matches!(cfg.arch, Arch::Avx512 | Arch::Sse),
+        None => cfg.arch == Arch::Avx512,
     }
 }
 

@@ -1022,8 +1022,8 @@ fn packed_goal_searches_compact_consts() {
         base: base.clone(),
         header_name: "t.h".into(),
     };
-    // The rule takes compact consts on sse.
-    for (p, compact) in [(None, true), (Some(true), true), (Some(false), false)] {
+    // The rule leaves sse on full consts.
+    for (p, compact) in [(None, false), (Some(true), true), (Some(false), false)] {
         let k = Knobs {
             packed_consts: p,
             ..default.clone()

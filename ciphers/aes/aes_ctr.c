@@ -5,7 +5,7 @@
  * sliced form once (aes128_rk__prepare_consts): the kernel does no key expansion.
  *
  * Bitslice (aes128_rk__SLICING_B, not interleaved, little-endian host): fused. Where the packed
- * API keeps its prepared consts compact (aes128_rk__HAS_WITH_CONSTS: AVX-512, SSE), the kernel
+ * API keeps its prepared consts compact (aes128_rk__HAS_WITH_CONSTS: AVX-512 by default), the kernel
  * called is aes128_rk__with_consts, which reads them so. Per raw call of
  * aes128_rk__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
  * layout (per 64-block lane: the low 6 bits are fixed patterns rotated, every other bit a
