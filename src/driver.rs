@@ -309,7 +309,7 @@ pub fn packed_kernel(
 /// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Stop 29"): compact on
 /// AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster); full on AVX2, where gcc keeps the
 /// broadcasts in registers and spills more (AES const rk 0.87x, RECTANGLE 0.97x), and on SSE,
-/// where five runs read 0.93-1.03x (mostly slower).
+/// where four runs read 0.93-1.03x (mostly slower).
 pub fn packed_compact_consts(prog: &ir::Program, cfg: &Config) -> bool {
     if !codegen::compact_consts_apply(prog, cfg.arch) {
         return false;
