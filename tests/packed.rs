@@ -2303,6 +2303,27 @@ int main(void) {
 /// ones); and the kernel forced in hslice and bitslice. The
 /// rule must pick Serpent (all targets) and leave ChaCha20 on avx2 alone (measured: README
 /// "Interleaving behind the packed entry").
+/// `n` random instances (const inputs shared) through the packed entry of `out` natively on
+/// `arch`, each equal to the interpreter's result for `prog`.
+fn packed_matches_interp(
+    prog: &Program,
+    out: &nakiri::codegen::COutput,
+    arch: Arch,
+    n: usize,
+    rng: &mut Rng,
+    what: &str,
+) {
+    let insts = common::random_instances(prog, n, rng);
+    let want = common::run_interp(prog, &insts);
+    let got = common::run_native_out(prog, out, arch, &insts);
+    for k in 0..n {
+        assert_eq!(
+            got[k], want[k],
+            "{what}: instance {k} of {n} differs from the interpreter"
+        );
+    }
+}
+
 #[test]
 fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     use nakiri::driver::{self, Config};
@@ -2395,15 +2416,7 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                 panic!("{file}: kernel without packed layout")
             };
             let n = 2 * 2 * lay.step() + 3;
-            let insts = common::random_instances(&prog, n, &mut rng);
-            let want = common::run_interp(&prog, &insts);
-            let got = common::run_native_out(&prog, &out, arch, &insts);
-            for k in 0..n {
-                assert_eq!(
-                    got[k], want[k],
-                    "{file} -{slicing} {arch}: instance {k} of {n} differs from the interpreter"
-                );
-            }
+            packed_matches_interp(&prog, &out, arch, n, &mut rng, &format!("{file} -{slicing} {arch}"));
             with_kernel.push(format!("{name} -{slicing} {arch}"));
         }
     }
@@ -2519,15 +2532,7 @@ fn compact_consts_behind_the_packed_entry() {
                 );
                 let lay = packed::layout(&prog, arch).unwrap();
                 let n = 2 * lay.step() + 5;
-                let insts = common::random_instances(&prog, n, &mut rng);
-                let want = common::run_interp(&prog, &insts);
-                let got = common::run_native_out(&prog, &out, arch, &insts);
-                for k in 0..n {
-                    assert_eq!(
-                        got[k], want[k],
-                        "{file} -B {arch} {force:?}: instance {k} of {n} differs from the interpreter"
-                    );
-                }
+                packed_matches_interp(&prog, &out, arch, n, &mut rng, &format!("{file} -B {arch} {force:?}"));
                 if has {
                     checked.push(format!("{file} {arch}"));
                 }

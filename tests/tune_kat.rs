@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{run_interp, run_native, Instance, Rng};
+use common::{run_interp, run_native, Rng};
 use nakiri::driver::{self, Config};
 use nakiri::target::Arch;
 use nakiri::tune::compile::{stable_hash, CheckedPreparer, Compiled};
@@ -116,39 +116,13 @@ fn tuned_ciphers_match_the_default() {
         // Random instances: a full std chunk and a tail; const inputs shared.
         let (_, default_prog) = driver::lower(c.file, &text, &cfg, &common::Fs);
         let default_prog = default_prog.unwrap();
-        let e = default_prog.entry();
         let mut rng = Rng(stable_hash(c.file));
-        let consts: Vec<Vec<u64>> = e
-            .inputs
-            .iter()
-            .map(|p| {
-                (0..nakiri::interp::param_words(slicing, p))
-                    .map(|_| rng.bits(p.word_bits))
-                    .collect()
-            })
-            .collect();
         let n = if slicing == nakiri::ir::Slicing::B {
             70
         } else {
             5
         };
-        let insts: Vec<Instance> = (0..n)
-            .map(|_| {
-                e.inputs
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        if p.is_const {
-                            consts[i].clone()
-                        } else {
-                            (0..nakiri::interp::param_words(slicing, p))
-                                .map(|_| rng.bits(p.word_bits))
-                                .collect()
-                        }
-                    })
-                    .collect()
-            })
-            .collect();
+        let insts = common::random_instances(&default_prog, n, &mut rng);
         let want = run_interp(&default_prog, &insts);
         let got = run_native(&o.chosen.prog, Arch::Std, &insts);
         assert_eq!(

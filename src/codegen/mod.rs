@@ -455,7 +455,7 @@ pub fn generate_over(
             e = entry_fn
         ));
         let mut wf = String::new();
-        let before = helpers.defs.len().max(helpers_before);
+        let before = helpers.defs.len();
         wc_proto = Some(emit_all(prog, wn, EntryKind::WithConsts, &mut wf, &mut helpers)?);
         for d in &helpers.defs[before..] {
             kernel_c.push_str(d);
