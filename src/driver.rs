@@ -39,6 +39,10 @@ pub struct Config {
     /// (`--packed-consts compact|full|auto`; `None` = the measured rule of
     /// [`packed_compact_consts`]).
     pub packed_consts: Option<bool>,
+    /// Which database circuit an S-box table with several takes (`--sbox-circuit
+    /// small|shallow|auto`; `None` = the measured rule of
+    /// [`crate::normalize::sbox::default_goal`]: small in bitslice, shallow otherwise).
+    pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -67,6 +71,7 @@ impl Default for Config {
             mem_loops: codegen::MEM_LOOPS_DEFAULT,
             packed_interleave: None,
             packed_consts: None,
+            sbox_circuit: None,
         }
     }
 }
@@ -153,6 +158,7 @@ pub fn check(name: &str, text: &str, cfg: &Config, loader: &dyn Loader) -> Front
     opts.keep_tables = cfg.keep_tables;
     opts.bits_per_reg = cfg.abi.bits_per_reg;
     opts.max_ops = cfg.max_ops;
+    opts.sbox_circuit = cfg.sbox_circuit;
     let (checked, mut diags) = sema::elaborate(front.ast.as_ref().unwrap(), &opts);
     front.diags.append(&mut diags);
     front.checked = checked;

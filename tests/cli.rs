@@ -417,3 +417,31 @@ fn scratch(name: &str) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// `--sbox-circuit`: AES's S-box has two database circuits. The rule takes the 115-gate one
+/// in bitslice and the depth-16 one in hslice and vslice; the flag overrides it either way;
+/// a bad value is a usage error.
+#[test]
+fn sbox_circuit_flag() {
+    let dir = common::scratch_dir("cli_sbox_circuit");
+    let body = |slicing: &str, extra: &[&str]| -> String {
+        let out = dir.join("s.c");
+        let out = out.to_str().unwrap();
+        let mut a = vec!["compile", "ciphers/aes/aes_planes.ua", slicing, "-o", out];
+        a.extend_from_slice(extra);
+        let (code, _, err) = nakiri(&a);
+        assert_eq!(code, 0, "{slicing} {extra:?}: {err}");
+        let c = std::fs::read_to_string(out).unwrap();
+        // after the banner, which names the flags
+        c[c.find(" */\n").unwrap()..].to_string()
+    };
+    for (slicing, rule, other) in [("-B", "small", "shallow"), ("-H", "shallow", "small"), ("-V", "shallow", "small")] {
+        let auto = body(slicing, &[]);
+        assert!(auto == body(slicing, &["--sbox-circuit", rule]), "{slicing}: the rule is {rule}");
+        assert!(auto == body(slicing, &["--sbox-circuit", other, "--sbox-circuit", "auto"]));
+        assert!(auto != body(slicing, &["--sbox-circuit", other]), "{slicing}: {other} differs");
+    }
+    let (code, _, err) = nakiri(&["compile", "ciphers/aes/aes_planes.ua", "--sbox-circuit", "tiny"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("small, shallow or auto"), "{err}");
+}

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{lower_file, run_everywhere, Instance, Rng};
+use common::{lower_file, lower_file_cfg, run_everywhere, Instance, Rng};
+use nakiri::normalize::sbox::CircuitGoal;
 use nakiri::ir::Slicing;
 
 /// Bytes -> one-bit source words, MSB of byte 0 first (Usuba bit 0).
@@ -135,7 +136,17 @@ fn from_planes(p: &[u64]) -> Vec<u8> {
 }
 
 fn aes_planes(slicing: Slicing, n_random: usize) {
-    let prog = lower_file("ciphers/aes/aes_planes.ua", slicing);
+    aes_planes_circuit(slicing, None, n_random)
+}
+
+/// [`aes_planes`] with the S-box's database circuit chosen (`--sbox-circuit`; `None` = rule).
+fn aes_planes_circuit(slicing: Slicing, goal: Option<CircuitGoal>, n_random: usize) {
+    let cfg = nakiri::driver::Config {
+        slicing,
+        sbox_circuit: goal,
+        ..Default::default()
+    };
+    let prog = lower_file_cfg("ciphers/aes/aes_planes.ua", &cfg);
     let key: [u8; 16] = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();
     let plain: [u8; 16] = hex("00112233445566778899aabbccddeeff").try_into().unwrap();
     let expect = hex("69c4e0d86a7b0430d8cdb78070b4c55a");
@@ -186,6 +197,15 @@ fn aes128_planes_vslice() {
 #[test]
 fn aes128_planes_bitslice() {
     aes_planes(Slicing::B, 1000);
+}
+
+/// Each slicing with the S-box circuit its rule does not take (`--sbox-circuit`): the
+/// depth-16 circuit in bitslice, the 115-gate one in hslice and vslice.
+#[test]
+fn aes128_planes_other_sbox_circuit() {
+    aes_planes_circuit(Slicing::B, Some(CircuitGoal::Shallow), 200);
+    aes_planes_circuit(Slicing::H, Some(CircuitGoal::Small), 200);
+    aes_planes_circuit(Slicing::V, Some(CircuitGoal::Small), 200);
 }
 
 // ----------------------------------------------------- AES-128 with const round keys (C helper)

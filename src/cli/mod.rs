@@ -161,6 +161,10 @@ OPTIONS:
                           one uint64_t per register and calls E__with_consts (compact), or
                           as whole registers (full); default auto, the measured rule
                           (README, compact consts)
+    --sbox-circuit small|shallow|auto
+                          an S-box table with several database circuits (AES) takes the
+                          one with fewest gates or least depth; default auto, the measured
+                          rule: small in bitslice, shallow otherwise (README, S-box circuits)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
     --compat usubac|nakiri
@@ -219,6 +223,7 @@ struct Args {
     mem_loops: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
+    sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -405,6 +410,14 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                     ))
                 }
             },
+            "--sbox-circuit" => match next(&mut i).as_deref() {
+                Some("small") => a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Small)),
+                Some("shallow") => {
+                    a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Shallow))
+                }
+                Some("auto") => a.sbox_circuit = Some(None),
+                _ => return Err(usage_error("`--sbox-circuit` needs small, shallow or auto")),
+            },
             "--packed-interleave" => match next(&mut i).and_then(|v| {
                 if v == "auto" {
                     Some(0)
@@ -551,6 +564,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.packed_consts {
         cfg.packed_consts = v;
+    }
+    if let Some(v) = a.sbox_circuit {
+        cfg.sbox_circuit = v;
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;

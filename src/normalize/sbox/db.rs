@@ -89,12 +89,35 @@ impl Entry {
     }
 }
 
-/// The circuit for `table` if it is a known S-box.
+/// The circuit for `table` if it is a known S-box (the smallest where there are several).
 pub fn lookup(n_in: usize, n_out: usize, table: &[u64]) -> Option<Circuit> {
-    entries()
+    lookup_for(n_in, n_out, table, super::CircuitGoal::Small)
+}
+
+/// The circuit for `table` if it is a known S-box; among several, the one `goal` prefers
+/// (fewest gates then least depth, or least depth then fewest gates; then the first listed).
+pub fn lookup_for(
+    n_in: usize,
+    n_out: usize,
+    table: &[u64],
+    goal: super::CircuitGoal,
+) -> Option<Circuit> {
+    let mut best: Option<(usize, usize, Circuit)> = None;
+    for e in entries()
         .iter()
-        .find(|e| e.n_in == n_in && e.n_out == n_out && e.table == table)
-        .map(|e| e.circuit())
+        .filter(|e| e.n_in == n_in && e.n_out == n_out && e.table == table)
+    {
+        let c = e.circuit();
+        let (g, d) = (c.gates.len(), super::depth(&c));
+        let key = match goal {
+            super::CircuitGoal::Small => (g, d),
+            super::CircuitGoal::Shallow => (d, g),
+        };
+        if best.as_ref().is_none_or(|b| key < (b.0, b.1)) {
+            best = Some((key.0, key.1, c));
+        }
+    }
+    best.map(|b| b.2)
 }
 
 // ---------------------------------------------------------------- tables
@@ -264,6 +287,39 @@ fn t(v: &[u8]) -> Vec<u64> {
 
 // -------------------------------------------------------------- circuits
 
+/// Boyar & Peralta, "A new combinational logic minimization technique with
+/// applications to cryptology" (SEA 2010 / eprint 2009/191): the 115-gate
+/// circuit (32 AND, 79 XOR, 4 XNOR; depth 28). Same structure as the
+/// depth-16 circuit below (top linear layer, GF(2^4)-based inversion, bottom
+/// linear layer) with 13 fewer gates. U0 and S0 are the most significant bits.
+const AES_BP115: &str = "
+y14 = U3 ^ U5; y13 = U0 ^ U6; y9 = U0 ^ U3; y8 = U0 ^ U5; t0 = U1 ^ U2
+y1 = t0 ^ U7; y4 = y1 ^ U3; y12 = y13 ^ y14; y2 = y1 ^ U0; y5 = y1 ^ U6
+y3 = y5 ^ y8; t1 = U4 ^ y12; y15 = t1 ^ U5; y20 = t1 ^ U1; y6 = y15 ^ U7
+y10 = y15 ^ t0; y11 = y20 ^ y9; y7 = U7 ^ y11; y17 = y10 ^ y11; y19 = y10 ^ y8
+y16 = t0 ^ y11; y21 = y13 ^ y16; y18 = U0 ^ y16
+t2 = y12 & y15; t3 = y3 & y6; t4 = t3 ^ t2; t5 = y4 & U7; t6 = t5 ^ t2
+t7 = y13 & y16; t8 = y5 & y1; t9 = t8 ^ t7; t10 = y2 & y7; t11 = t10 ^ t7
+t12 = y9 & y11; t13 = y14 & y17; t14 = t13 ^ t12; t15 = y8 & y10; t16 = t15 ^ t12
+t17 = t4 ^ t14; t18 = t6 ^ t16; t19 = t9 ^ t14; t20 = t11 ^ t16
+t21 = t17 ^ y20; t22 = t18 ^ y19; t23 = t19 ^ y21; t24 = t20 ^ y18
+t25 = t21 ^ t22; t26 = t21 & t23; t27 = t24 ^ t26; t28 = t25 & t27; t29 = t28 ^ t22
+t30 = t23 ^ t24; t31 = t22 ^ t26; t32 = t31 & t30; t33 = t32 ^ t24; t34 = t23 ^ t33
+t35 = t27 ^ t33; t36 = t24 & t35; t37 = t36 ^ t34; t38 = t27 ^ t36; t39 = t29 & t38
+t40 = t25 ^ t39; t41 = t40 ^ t37; t42 = t29 ^ t33; t43 = t29 ^ t40; t44 = t33 ^ t37
+t45 = t42 ^ t41
+z0 = t44 & y15; z1 = t37 & y6; z2 = t33 & U7; z3 = t43 & y16; z4 = t40 & y1
+z5 = t29 & y7; z6 = t42 & y11; z7 = t45 & y17; z8 = t41 & y10; z9 = t44 & y12
+z10 = t37 & y3; z11 = t33 & y4; z12 = t43 & y13; z13 = t40 & y5; z14 = t29 & y2
+z15 = t42 & y9; z16 = t45 & y14; z17 = t41 & y8
+t46 = z15 ^ z16; t47 = z10 ^ z11; t48 = z5 ^ z13; t49 = z9 ^ z10; t50 = z2 ^ z12
+t51 = z2 ^ z5; t52 = z7 ^ z8; t53 = z0 ^ z3; t54 = z6 ^ z7; t55 = z16 ^ z17
+t56 = z12 ^ t48; t57 = t50 ^ t53; t58 = z4 ^ t46; t59 = z3 ^ t54; t60 = t46 ^ t57
+t61 = z14 ^ t57; t62 = t52 ^ t58; t63 = t49 ^ t58; t64 = z4 ^ t59; t65 = t61 ^ t62
+t66 = z1 ^ t63; S0 = t59 ^ t63; S6 = t56 # t62; S7 = t48 # t60; t67 = t64 ^ t65
+S3 = t53 ^ t66; S4 = t51 ^ t66; S5 = t47 ^ t65; S1 = t64 # S3; S2 = t55 # t67
+";
+
 /// Boyar & Peralta, "A depth-16 circuit for the AES S-box" (SEC 2012 /
 /// eprint 2011/332): top linear layer, GF(2^4)-based inversion, bottom
 /// linear layer. U0 and S0 are the most significant bits.
@@ -348,6 +404,16 @@ fn build_entries() -> Vec<Entry> {
             program: AES_BP,
             outputs: &["S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7"],
             provenance: "Boyar-Peralta depth-16 circuit (published in the paper)",
+        },
+        Entry {
+            name: "AES (115 gates)",
+            n_in: 8,
+            n_out: 8,
+            table: aes_table(),
+            inputs: &["U0", "U1", "U2", "U3", "U4", "U5", "U6", "U7"],
+            program: AES_BP115,
+            outputs: &["S0", "S1", "S2", "S3", "S4", "S5", "S6", "S7"],
+            provenance: "Boyar-Peralta 115-gate circuit (published in the paper)",
         },
         Entry {
             name: "SKINNY-128 S8",

@@ -17,7 +17,10 @@
 //!
 //! # Construction (in order)
 //! 1. **Database** ([`db`]): a table equal to a known S-box gets its stored
-//!    compact circuit.
+//!    compact circuit; where the database has several (AES), the one the
+//!    [`CircuitGoal`] prefers ([`table_circuit_for`]; `--sbox-circuit`, by
+//!    default [`default_goal`]: the smallest in bitslice, the shallowest in
+//!    m-slice).
 //! 2. **Generic synthesis** ([`generic_circuit`], `anf.rs`), the smallest of:
 //!    * ANF: Möbius transform per output bit; monomials built incrementally
 //!      (each from an existing sub-monomial AND one variable) and shared
@@ -37,7 +40,8 @@
 //! # Database (gate counts = gates of the returned circuit, NOT counted)
 //! | S-box | in→out | gates | provenance |
 //! | --- | --- | --- | --- |
-//! | AES | 8→8 | 132 | Boyar–Peralta depth-16 circuit as published in their paper (128 ops; the 4 XNORs cost a NOT each) |
+//! | AES | 8→8 | 119 | Boyar–Peralta 115-gate circuit as published in their 2009 paper (depth 29 with the NOTs); `Small` |
+//! | AES | 8→8 | 132 | Boyar–Peralta depth-16 circuit as published in their paper (128 ops; the 4 XNORs cost a NOT each; depth 17); `Shallow` |
 //! | SKINNY-128 S8 | 8→8 | 24 | the S-box definition in the SKINNY paper (4 × 2 NOR/XOR, permutations free) |
 //! | Ascon | 5→5 | 17 | bitsliced S-box given in the Ascon specification |
 //! | RECTANGLE | 4→4 | 12 | bit-slice S-box given in the RECTANGLE specification |
@@ -91,11 +95,59 @@ pub struct Circuit {
     pub outputs: Vec<Wire>,
 }
 
-/// Builds a circuit computing `table` (`table.len() == 1 << n_in`, entries `< 1 << n_out`).
+/// Which of several database circuits for one table to take (`--sbox-circuit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CircuitGoal {
+    /// Fewest gates (ties: least depth). Best where the sliced code has independent work to
+    /// overlap with the circuit's dependency chain, as in bitslice (every bit of every byte
+    /// is its own copy of the circuit).
+    #[default]
+    Small,
+    /// Least depth (ties: fewest gates). Best where the circuit's chain is the critical path,
+    /// as in m-slice: AES `-H` / `-V`, where the whole state goes through one S-box circuit
+    /// per round.
+    Shallow,
+}
+
+/// The measured rule of `--sbox-circuit auto` (README "The S-box circuits"): `Small` in
+/// bitslice, `Shallow` in vslice and hslice.
+pub fn default_goal(bitslice: bool) -> CircuitGoal {
+    if bitslice {
+        CircuitGoal::Small
+    } else {
+        CircuitGoal::Shallow
+    }
+}
+
+/// Longest chain of gates from an input to an output (a NOT counts as a gate).
+pub fn depth(c: &Circuit) -> usize {
+    let mut d = vec![0usize; c.gates.len()];
+    let at = |d: &Vec<usize>, w: Wire| match w {
+        Wire::Gate(g) => d[g],
+        _ => 0,
+    };
+    for (i, g) in c.gates.iter().enumerate() {
+        d[i] = 1 + match *g {
+            Gate::And(a, b) | Gate::Or(a, b) | Gate::Xor(a, b) | Gate::Andn(a, b) => {
+                at(&d, a).max(at(&d, b))
+            }
+            Gate::Not(a) => at(&d, a),
+        };
+    }
+    c.outputs.iter().map(|&w| at(&d, w)).max().unwrap_or(0)
+}
+
+/// Builds a circuit computing `table` (`table.len() == 1 << n_in`, entries `< 1 << n_out`),
+/// the database's smallest where it has several ([`table_circuit_for`]).
 ///
 /// Tolerant of malformed input: a shorter table is padded with zeros, extra
 /// entries are ignored and entry bits above `n_out` are ignored.
 pub fn table_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
+    table_circuit_for(n_in, n_out, table, CircuitGoal::Small)
+}
+
+/// [`table_circuit`], choosing among the database's circuits for `table` by `goal`.
+pub fn table_circuit_for(n_in: usize, n_out: usize, table: &[u64], goal: CircuitGoal) -> Circuit {
     let size = 1usize << n_in;
     let mask = if n_out >= 64 {
         u64::MAX
@@ -112,7 +164,7 @@ pub fn table_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
             outputs: Vec::new(),
         };
     }
-    if let Some(c) = db::lookup(n_in, n_out, &table) {
+    if let Some(c) = db::lookup_for(n_in, n_out, &table, goal) {
         return c;
     }
     let mut best = generic_circuit(n_in, n_out, &table);

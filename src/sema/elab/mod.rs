@@ -43,6 +43,9 @@ pub struct Options {
     pub keep_tables: bool,
     /// `-bits-per-reg N` (std): the register width a polymorphic `-H` entry word fills (R7).
     pub bits_per_reg: Option<u32>,
+    /// Which database circuit a table with several takes (`--sbox-circuit`; `None` = the
+    /// measured rule, [`crate::normalize::sbox::default_goal`]).
+    pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
 }
 
 impl Options {
@@ -53,6 +56,7 @@ impl Options {
             compat_usubac: false,
             keep_tables: false,
             bits_per_reg: None,
+            sbox_circuit: None,
         }
     }
 }

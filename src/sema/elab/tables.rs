@@ -134,7 +134,7 @@ impl<'a> Ctx<'a> {
                 "a table that is not in the S-box database (its circuit is synthesised)",
             )?;
         }
-        let circuit = sbox::table_circuit(n_in, n_out, &table);
+        let circuit = sbox::table_circuit_for(n_in, n_out, &table, self.sbox_goal());
         let span = decl.name.span;
         let ab = inst.atom_bits(m);
         let all_ins = inst.node.flat_inputs();
@@ -269,7 +269,7 @@ impl<'a> Ctx<'a> {
             }
             table[i] = v as u64;
         }
-        let circuit = sbox::table_circuit(m_in, m_out, &table);
+        let circuit = sbox::table_circuit_for(m_in, m_out, &table, self.sbox_goal());
         let ins_all = inst.node.inputs[0].atoms.clone();
         let outs_all = inst.node.outputs[0].atoms.clone();
         let ab = inst.atom_bits(m_in as u32);
@@ -336,6 +336,13 @@ impl<'a> Ctx<'a> {
 
     /// Emits `circuit`'s gates on the atoms `ins` (words of `ab` bits); returns the atom of each
     /// circuit output, in order (constant outputs are emitted as constants).
+    /// Which database circuit a table takes: `--sbox-circuit`, or the measured rule.
+    fn sbox_goal(&self) -> sbox::CircuitGoal {
+        self.opts
+            .sbox_circuit
+            .unwrap_or_else(|| sbox::default_goal(self.opts.slicing == Slicing::B))
+    }
+
     fn emit_circuit(
         &mut self,
         inst: &mut Inst,
