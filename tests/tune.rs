@@ -163,6 +163,7 @@ fn tune(
             checked: &ch,
             base,
             header_name: "t.h".into(),
+            sbox_alternatives: vec![],
         },
         clock: clock.clone(),
         compile_s,
@@ -634,6 +635,7 @@ fn final_check_keeps_the_default_when_the_choice_is_slower() {
         checked: &ch,
         base,
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let mut m = Drifting(clock.clone(), default.clone(), 0);
     let o = search::run(
@@ -670,6 +672,7 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
         checked: &ch,
         base,
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let kept = prep.compile(&default).unwrap();
     assert_eq!(
@@ -769,6 +772,7 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
         checked: &ch,
         base,
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let mut rng = common::Rng(3);
     let insts: Vec<common::Instance> = (0..8)
@@ -837,6 +841,7 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
         checked: &ch,
         base: base.clone(),
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     for (p, kernel) in [
         (None, Some("Serpent__x2(")),
@@ -909,6 +914,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         checked: &ch,
         base: base.clone(),
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let tuned = prep.compile(&default).unwrap();
     assert_eq!(tuned.prog.to_string(), driver_prog.to_string());
@@ -943,6 +949,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         checked: &ch,
         base: base_v,
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let a = prep2.compile(&d2).unwrap();
     let c = prep2
@@ -972,6 +979,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         checked: &ch_v,
         base: base_v,
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     let tuned_v = prep_v.compile(&dv).unwrap();
     assert_eq!(
@@ -1021,6 +1029,7 @@ fn packed_goal_searches_compact_consts() {
         checked: &ch,
         base: base.clone(),
         header_name: "t.h".into(),
+        sbox_alternatives: vec![],
     };
     // The rule leaves sse on full consts.
     for (p, compact) in [(None, false), (Some(true), true), (Some(false), false)] {
@@ -1037,4 +1046,68 @@ fn packed_goal_searches_compact_consts() {
             p
         );
     }
+}
+
+/// `sbox-circuit` is searched only where a table has a choice of database circuit (AES):
+/// each value compiles from the program checked with that circuit, reaches the C (the
+/// 115-gate circuit has fewer logic operations) and round-trips in the knob line; the
+/// candidates compute the same function (tests/kat_a.rs checks both circuits against FIPS-197).
+#[test]
+fn sbox_circuit_knob() {
+    use nakiri::normalize::sbox::CircuitGoal;
+    let space0 = Space::new(Slicing::H, Arch::Sse, ccs(), false);
+    assert!(!space0.dims.contains(&Dim::SboxCircuit), "only with a choice");
+    let mut space = space0.clone();
+    space.with_sbox_circuit();
+    assert_eq!(
+        space.dims.iter().position(|d| *d == Dim::SboxCircuit).unwrap() + 1,
+        space.dims.iter().position(|d| *d == Dim::Cc).unwrap_or(space.dims.len())
+    );
+    let base = Config {
+        slicing: Slicing::H,
+        arch: Arch::Sse,
+        ..Config::default()
+    };
+    let path = common::root().join("ciphers/aes/aes_rk.ua");
+    let path = path.to_str().unwrap();
+    let src = std::fs::read_to_string(path).unwrap();
+    let check = |g: Option<CircuitGoal>| {
+        let cfg = Config {
+            sbox_circuit: g,
+            ..base.clone()
+        };
+        let front = driver::check(path, &src, &cfg, &nakiri::cli::FsLoader);
+        assert!(!front.has_errors(), "{}", front.render_diags());
+        front.checked.unwrap()
+    };
+    let (rule, small, shallow) = (check(None), check(Some(CircuitGoal::Small)), check(Some(CircuitGoal::Shallow)));
+    assert!(rule.ir == shallow.ir && small.ir != shallow.ir, "-H: the rule is shallow");
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert_eq!(default.sbox_circuit, None, "the default is the rule");
+    let alts = space.alternatives(Dim::SboxCircuit, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.sbox_circuit).collect::<Vec<_>>(),
+        [Some(CircuitGoal::Small), Some(CircuitGoal::Shallow)]
+    );
+    let mut prep = CheckedPreparer {
+        checked: &rule,
+        base: base.clone(),
+        header_name: "t.h".into(),
+        sbox_alternatives: vec![(CircuitGoal::Small, small), (CircuitGoal::Shallow, shallow)],
+    };
+    let mut ops = vec![];
+    for g in [None, Some(CircuitGoal::Small), Some(CircuitGoal::Shallow)] {
+        let k = Knobs {
+            sbox_circuit: g,
+            ..default.clone()
+        };
+        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()), "{}", k.to_line());
+        let c = prep.compile(&k).unwrap();
+        let n = ["NK_XOR(", "NK_AND(", "NK_ANDN(", "NK_OR(", "NK_NOT("]
+            .iter()
+            .map(|op| c.out.c.matches(op).count())
+            .sum::<usize>();
+        ops.push(n);
+    }
+    assert!(ops[0] == ops[2] && ops[1] < ops[2], "logic ops rule/small/shallow: {ops:?}");
 }

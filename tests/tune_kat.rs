@@ -91,6 +91,7 @@ fn tuned_ciphers_match_the_default() {
                 checked,
                 base: cfg.clone(),
                 header_name: "t.h".into(),
+                sbox_alternatives: vec![],
             },
             clock.clone(),
         );

@@ -59,6 +59,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     cfg.spill = k.spill != SpillKnob::Off;
     cfg.packed_interleave = k.packed_interleave;
     cfg.packed_consts = k.packed_consts;
+    cfg.sbox_circuit = k.sbox_circuit;
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line())
         .trim()
         .to_string();
@@ -210,11 +211,18 @@ pub struct CheckedPreparer<'a> {
     pub checked: &'a Checked,
     pub base: Config,
     pub header_name: String,
+    /// The program checked with each S-box circuit the `sbox-circuit` knob may force (empty
+    /// when the program has no choice of circuit).
+    pub sbox_alternatives: Vec<(crate::normalize::sbox::CircuitGoal, Checked)>,
 }
 
 impl super::search::Preparer for CheckedPreparer<'_> {
     fn compile(&mut self, k: &Knobs) -> Result<Compiled, String> {
-        compile(self.checked, &self.base, k, &self.header_name)
+        let checked = k
+            .sbox_circuit
+            .and_then(|g| self.sbox_alternatives.iter().find(|a| a.0 == g))
+            .map_or(self.checked, |a| &a.1);
+        compile(checked, &self.base, k, &self.header_name)
     }
     fn inline_flips(&self, current: &Compiled, max: usize) -> Vec<(String, bool)> {
         inline_flips(self.checked, &current.prog, self.base.arch, max)

@@ -91,6 +91,9 @@ pub struct Knobs {
     /// Bitslice `const` inputs prepared compact behind the packed entry (`--packed-consts`;
     /// `None`: the rule of `driver::packed_compact_consts`).
     pub packed_consts: Option<bool>,
+    /// Which database circuit an S-box table with several takes (`--sbox-circuit`; `None`:
+    /// the rule of `sbox::default_goal`).
+    pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
     pub cc: Cc,
 }
 
@@ -215,6 +218,8 @@ pub enum Dim {
     PackedInterleave,
     /// Compact prepared consts behind the packed entry (goal `packed`, bitslice on SIMD).
     PackedConsts,
+    /// The S-box circuit, where a table has several in the database (AES).
+    SboxCircuit,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -223,7 +228,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 12] = [
+    pub const ALL: [Dim; 13] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -233,6 +238,7 @@ impl Dim {
         Dim::Spill,
         Dim::PackedInterleave,
         Dim::PackedConsts,
+        Dim::SboxCircuit,
         Dim::Cc,
         Dim::InlineNode,
         Dim::Loop,
@@ -248,6 +254,7 @@ impl Dim {
             Dim::Spill => "spill",
             Dim::PackedInterleave => "packed-interleave",
             Dim::PackedConsts => "packed-consts",
+            Dim::SboxCircuit => "sbox-circuit",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -294,6 +301,8 @@ impl Space {
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
                 Dim::PackedInterleave | Dim::PackedConsts => false,
+                // Only programs with a choice of circuit ([`Space::with_sbox_circuit`]).
+                Dim::SboxCircuit => false,
                 Dim::Cc => ccs.len() > 1,
                 _ => true,
             })
@@ -326,6 +335,19 @@ impl Space {
                     .unwrap_or(self.dims.len());
                 self.dims.insert(at, d);
             }
+        }
+    }
+
+    /// Adds `sbox-circuit`, for a program whose S-box tables compile differently with each
+    /// circuit of the database (before `cc`, after the others).
+    pub fn with_sbox_circuit(&mut self) {
+        if !self.dims.contains(&Dim::SboxCircuit) {
+            let at = self
+                .dims
+                .iter()
+                .position(|d| *d == Dim::Cc)
+                .unwrap_or(self.dims.len());
+            self.dims.insert(at, Dim::SboxCircuit);
         }
     }
 
@@ -366,6 +388,7 @@ impl Space {
             },
             packed_interleave: None,
             packed_consts: None,
+            sbox_circuit: None,
             cc: self.ccs[0].clone(),
         }
     }
@@ -467,6 +490,15 @@ impl Space {
                     });
                 }
             }
+            Dim::SboxCircuit => {
+                use crate::normalize::sbox::CircuitGoal;
+                for g in [None, Some(CircuitGoal::Small), Some(CircuitGoal::Shallow)] {
+                    push(Knobs {
+                        sbox_circuit: g,
+                        ..cur.clone()
+                    });
+                }
+            }
             Dim::Cc => {
                 for c in &self.ccs {
                     push(Knobs {
@@ -525,6 +557,9 @@ impl Knobs {
                 if p { "compact" } else { "full" }
             ));
         }
+        if let Some(g) = self.sbox_circuit {
+            s.push_str(&format!(" sbox-circuit={}", g.name()));
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -545,6 +580,7 @@ impl Knobs {
             spill: SpillKnob::Off,
             packed_interleave: None,
             packed_consts: None,
+            sbox_circuit: None,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -608,6 +644,9 @@ impl Knobs {
                         "full" => false,
                         _ => return None,
                     })
+                }
+                "sbox-circuit" => {
+                    k.sbox_circuit = Some(crate::normalize::sbox::CircuitGoal::parse(v)?)
                 }
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),

@@ -152,6 +152,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::Spill) => "#bcbd22",
         Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::PackedConsts) => "#ffbb78",
+        Some(Dim::SboxCircuit) => "#98df8a",
         Some(Dim::Cc) => "#e377c2",
         Some(Dim::InlineNode) => "#7f7f7f",
         Some(Dim::Loop) => "#17becf",

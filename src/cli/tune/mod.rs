@@ -388,10 +388,19 @@ pub fn run(args: &[String]) -> i32 {
     let mut default = space.default_knobs(&cfg.opt, cfg.spill);
     default.packed_interleave = cfg.packed_interleave;
     default.packed_consts = cfg.packed_consts;
+    default.sbox_circuit = cfg.sbox_circuit;
+    // `sbox-circuit` is searched where the two circuits give different programs (AES).
+    let sbox_alternatives = sbox_alternatives(&file, &text, &cfg);
+    if !sbox_alternatives.is_empty()
+        && t.knobs.as_ref().is_none_or(|k| k.contains(&Dim::SboxCircuit))
+    {
+        space.with_sbox_circuit();
+    }
     let mut prep = CheckedPreparer {
         checked,
         base: cfg.clone(),
         header_name: h_name.clone(),
+        sbox_alternatives,
     };
     let mut measurer = match measure::HarnessMeasurer::new(t.quick) {
         Ok(m) => m,
@@ -506,4 +515,28 @@ fn progress_bar(budget: f64) -> indicatif::ProgressBar {
     }
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// The program checked with each S-box circuit (`--sbox-circuit small` and `shallow`), or
+/// nothing when both give the same IR (no table with a choice of circuit).
+fn sbox_alternatives(
+    file: &str,
+    text: &str,
+    cfg: &crate::driver::Config,
+) -> Vec<(crate::normalize::sbox::CircuitGoal, crate::sema::Checked)> {
+    use crate::normalize::sbox::CircuitGoal;
+    let mut out = Vec::new();
+    for g in [CircuitGoal::Small, CircuitGoal::Shallow] {
+        let mut c = cfg.clone();
+        c.sbox_circuit = Some(g);
+        let front = crate::driver::check(file, text, &c, &super::FsLoader);
+        match front.checked {
+            Some(ch) if !front.has_errors() => out.push((g, ch)),
+            _ => return Vec::new(),
+        }
+    }
+    if out[0].1.ir == out[1].1.ir {
+        return Vec::new();
+    }
+    out
 }

@@ -96,7 +96,7 @@ pub struct Circuit {
 }
 
 /// Which of several database circuits for one table to take (`--sbox-circuit`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum CircuitGoal {
     /// Fewest gates (ties: least depth). Best where the sliced code has independent work to
     /// overlap with the circuit's dependency chain, as in bitslice (every bit of every byte
@@ -107,6 +107,20 @@ pub enum CircuitGoal {
     /// as in m-slice: AES `-H` / `-V`, where the whole state goes through one S-box circuit
     /// per round.
     Shallow,
+}
+
+impl CircuitGoal {
+    pub fn name(self) -> &'static str {
+        match self {
+            CircuitGoal::Small => "small",
+            CircuitGoal::Shallow => "shallow",
+        }
+    }
+    pub fn parse(s: &str) -> Option<CircuitGoal> {
+        [CircuitGoal::Small, CircuitGoal::Shallow]
+            .into_iter()
+            .find(|g| g.name() == s)
+    }
 }
 
 /// The measured rule of `--sbox-circuit auto` (README "The S-box circuits"): `Small` in
