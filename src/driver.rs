@@ -227,6 +227,14 @@ pub const PACKED_KERNEL_GRANULARITY: usize = 50;
 /// `tune::estimate::excess_spills`) a 2-way kernel may have for the rule to take it.
 pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 
+/// The most instructions (static estimate, `tune::estimate`) a straight-line one-copy program
+/// (no kept loop) may have for the rule to take a 2-way kernel: two copies at about 6.5 bytes
+/// per AVX-512 instruction must fit the 32 KiB L1 instruction cache. AES const rk `-V` on
+/// avx512 (2963: a 66 KB kernel) was 1.12x slower through the kernel once its MixColumns
+/// took two shuffles instead of three (README "The S-box circuits"); the programs that gain
+/// stay under it (Pyjamask 1586, ACE 1617 on avx512).
+pub const PACKED_KERNEL_MAX_STRAIGHT_INSNS: f64 = 2520.0;
+
 /// In hslice the rule also asks the one-copy program to be latency-bound enough: its critical
 /// path at least this fraction of its port bound (`tune::estimate`).
 pub const PACKED_KERNEL_MIN_CRIT_PORT_H: f64 = 0.5;
@@ -264,6 +272,8 @@ pub fn packed_kernel_min_crit_port_h(arch: Arch) -> f64 {
 /// spill bound: gains 1.04-1.35x (Serpent, GIFT-v, Ascon, Clyde, RECTANGLE, Pyjamask, ACE,
 /// Xoodoo, Gimli), neutral on AES and ChaCha20, BLAKE2s 0.98x; in hslice it takes RECTANGLE,
 /// GIFT-v, Ascon, ACE, Pyjamask (1.06-1.11x), Serpent and BLAKE2s (neutral) and Clyde (0.97x).
+/// A straight-line program over [`PACKED_KERNEL_MAX_STRAIGHT_INSNS`] gets no kernel (two copies
+/// would not fit the instruction cache).
 /// Bitslice gets a kernel only on request (`--packed-interleave`,
 /// or `nakiri tune --goal packed`).
 pub fn packed_kernel(
@@ -285,6 +295,14 @@ pub fn packed_kernel(
         // (One copy over the bound: two copies are too; saves optimising big programs twice.)
         let e = estimate(prog, cfg.arch);
         if too_many(prog, e.insns) {
+            return None;
+        }
+        let straight = prog.nodes.iter().all(|n| {
+            n.body
+                .iter()
+                .all(|i| !matches!(i, ir::Instr::Loop { .. }))
+        });
+        if straight && e.insns > PACKED_KERNEL_MAX_STRAIGHT_INSNS {
             return None;
         }
         let port = (e.insns + e.spills) / issue_width(cfg.arch);

@@ -445,3 +445,21 @@ fn sbox_circuit_flag() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("small, shallow or auto"), "{err}");
 }
+
+/// The packed-kernel rule's code-size bound (`driver::PACKED_KERNEL_MAX_STRAIGHT_INSNS`):
+/// AES const rk `-V` on avx512 is straight-line and too big for two copies in the instruction
+/// cache, so its packed entry calls the raw one; Pyjamask `-V` avx512, under the bound, keeps
+/// its 2-way kernel.
+#[test]
+fn packed_kernel_code_size_bound() {
+    let dir = common::scratch_dir("cli_kernel_size");
+    let out = dir.join("k.c");
+    let out = out.to_str().unwrap();
+    let has_kernel = |file: &str| {
+        let (code, _, err) = nakiri(&["compile", file, "-V", "--arch", "avx512", "-o", out]);
+        assert_eq!(code, 0, "{file}: {err}");
+        std::fs::read_to_string(out).unwrap().contains("__x2(")
+    };
+    assert!(!has_kernel("ciphers/aes/aes_rk.ua"), "AES const rk -V avx512: no kernel");
+    assert!(has_kernel("ciphers/pyjamask128/pyjamask128.ua"), "Pyjamask -V avx512: a kernel");
+}

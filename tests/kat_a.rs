@@ -264,12 +264,14 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
     for _ in 0..n_keys {
         keys.push(rand16(&mut rng));
     }
-    // The helper against the oracle's key expansion: its generic S-box (plain build), and
-    // its gf2p8affineinvqb S-box where this CPU has GFNI (reported as skipped otherwise).
+    // The helper against the oracle's key expansion: its generic S-box and plane gathering
+    // (plain build), its gf2p8affineinvqb S-box (-mgfni), and with SSSE3 too its
+    // gf2p8affineqb plane transpose, where this CPU has GFNI (reported as skipped otherwise).
     let mut builds: Vec<&[&str]> = vec![&[]];
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("gfni") {
         builds.push(&["-mgfni"]);
+        builds.push(&["-mgfni", "-mssse3"]);
     } else {
         eprintln!("skipped: aes_keys.c's GFNI S-box (this CPU has no GFNI)");
     }
