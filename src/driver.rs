@@ -231,7 +231,7 @@ pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 /// (no kept loop) may have for the rule to take a 2-way kernel: two copies at about 6.5 bytes
 /// per AVX-512 instruction must fit the 32 KiB L1 instruction cache. AES const rk `-V` on
 /// avx512 (2963: a 66 KB kernel) was 1.12x slower through the kernel once its MixColumns
-/// took two shuffles instead of three (README "The S-box circuits"); the programs that gain
+/// took two shuffles instead of three (README "Stop 30"); the programs that gain
 /// stay under it (Pyjamask 1586, ACE 1617 on avx512).
 pub const PACKED_KERNEL_MAX_STRAIGHT_INSNS: f64 = 2520.0;
 
