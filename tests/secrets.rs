@@ -11,10 +11,6 @@ use nakiri::codegen::{self, packed, Arch, CodegenConfig};
 use nakiri::ir::Slicing;
 use std::process::Command;
 
-fn generated(file: &str, s: Slicing, header: &str) -> (codegen::COutput, packed::PackedLayout) {
-    generated_for(file, s, header, Arch::Std)
-}
-
 fn generated_for(
     file: &str,
     s: Slicing,

@@ -17,6 +17,7 @@ pub mod sched_bits;
 pub mod sched_ilp;
 pub mod sched_pairs;
 pub mod ternlog;
+pub mod xor_share;
 
 pub use inline::InlinePolicy;
 
@@ -65,6 +66,7 @@ pub enum PassId {
     Interleave,
     Fold,
     Cse,
+    XorShare,
     Reroll,
     Ternlog,
     SchedBits,
@@ -73,13 +75,14 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 11] = [
+    pub const ALL: [PassId; 12] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
         PassId::Interleave,
         PassId::Fold,
         PassId::Cse,
+        PassId::XorShare,
         PassId::Reroll,
         PassId::Ternlog,
         PassId::SchedBits,
@@ -96,6 +99,7 @@ impl PassId {
             PassId::Interleave => "interleave",
             PassId::Fold => "fold",
             PassId::Cse => "cse",
+            PassId::XorShare => "xor-share",
             PassId::Reroll => "reroll",
             PassId::Ternlog => "ternlog",
             PassId::SchedBits => "sched-bits",
@@ -131,6 +135,7 @@ pub const PIPELINE: &[PassId] = &[
     Interleave, // on the inlined entry; before fold/cse, which merge the copies' const work
     Fold,       // after inlining: constants reach the callee bodies
     Cse,        // after folding: folded operands expose more equal expressions
+    XorShare,   // after CSE, which merges equal XORs first; before ternlog, which fuses them
     CopyProp,   // removes the copies fold and CSE leave, and what became dead
     Reroll,     // needs the runs of calls in body order, after the body is final
     Ternlog,    // target ops from here on (AVX-512 only); after CSE, which sees plain ops
@@ -471,6 +476,7 @@ pub fn run_pass(
         Interleave => interleave::run(prog, cfg),
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
+        XorShare => xor_share::run(prog),
         Ternlog => ternlog::run(prog, cfg),
         SchedIlp => {
             if sched_ilp::applies(prog.slicing) {
