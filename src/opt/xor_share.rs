@@ -209,16 +209,16 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 }
                 let len = s.len() as u64;
                 budget = budget.saturating_sub(2 * len);
+                // The row's pairs with a or b go (the pair (a, b) itself once).
                 for &x in s.iter() {
+                    if x == a || x == b {
+                        continue;
+                    }
                     for y in [a, b] {
-                        if x != y {
-                            let e = count.get_mut(&key(x, y)).expect("counted");
-                            *e -= 1;
-                        }
+                        *count.get_mut(&key(x, y)).expect("counted") -= 1;
                     }
                 }
-                // (a, b) was subtracted twice above
-                *count.get_mut(&key(a, b)).expect("counted") += 1;
+                *count.get_mut(&key(a, b)).expect("counted") -= 1;
                 s.retain(|x| *x != a && *x != b);
                 for &x in s.iter() {
                     *count.entry(key(x, t)).or_insert(0) += 1;
