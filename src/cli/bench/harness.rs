@@ -459,14 +459,18 @@ pub struct Run {
     pub timings: Vec<Timing>,
 }
 
-/// TSC ticks per core cycle: a chain of dependent adds (1 core cycle each) timed with rdtsc.
+/// TSC ticks per core cycle: a chain of dependent register-register adds (1 core cycle each)
+/// timed with rdtsc. Not `add $imm, reg`: Intel's Golden Cove cores fold chains of immediate
+/// adds at rename, which read a ratio of 0.12 on the Sapphire-Rapids-class machine of
+/// 2026-11-26 (0.72 with a register operand, the same as an `imul` chain divided by its
+/// latency of 3).
 pub const TSC_RATIO_C: &str = r#"
 static double nk_tsc_ratio(int windows) {
-    uint64_t best = ~(uint64_t)0, x = 1;
+    uint64_t best = ~(uint64_t)0, x = 1, one = 1;
     for (int w = 0; w < windows; w++) {
         _mm_lfence(); uint64_t t0 = __rdtsc(); _mm_lfence();
         for (int i = 0; i < 100; i++)
-            __asm__ volatile(".rept 1000\n\tadd $1, %0\n\t.endr" : "+r"(x));
+            __asm__ volatile(".rept 1000\n\tadd %1, %0\n\t.endr" : "+r"(x) : "r"(one));
         _mm_lfence(); uint64_t t1 = __rdtsc(); _mm_lfence();
         if (t1 - t0 < best) best = t1 - t0;
     }
