@@ -536,16 +536,18 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
 
 /// `--loops auto` in bitslice on avx512 unrolls the round loops whose body passes no
 /// state on unchanged (`opt::auto_unrolled`, measured faster there) and keeps DES's Feistel
-/// rounds, and so in hslice and vslice; on avx2 it keeps them all (`chains`).
+/// rounds, and so in hslice and vslice; on avx2 it keeps them all (`chains`). These are the
+/// rules measured on AMD (`--uarch amd`); Intel's are the next test.
 #[test]
 fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
     use nakiri::codegen::Arch;
     let loops_s = |file: &str, slicing: Slicing, arch: Arch| {
-        let cfg = Config {
+        let mut cfg = Config {
             slicing,
             arch,
             ..Config::default()
         };
+        cfg.opt.uarch = nakiri::target::Uarch::Amd;
         let prog = common::lower_file_cfg(file, &cfg);
         prog.entry()
             .body
@@ -605,6 +607,54 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
             .iter()
             .any(|i| matches!(i, ir::Instr::Loop { .. })),
         "--loops chains keeps Ascon's rounds"
+    );
+}
+
+/// On Intel (`--uarch intel`) in bitslice on avx512, `--loops auto` keeps the round loops of a
+/// program whose rounds all do little work per state atom (`opt::INTEL_B_UNROLL_MIN_WORK_PER_ATOM`:
+/// Ascon, GIFT, Gimli, Spongent, measured faster kept there) and unrolls those of programs with
+/// a heavy round (AES: its light key-schedule loop is unrolled too; Pyjamask); DES keeps its
+/// Feistel rounds, and hslice/vslice follow the AMD rule.
+#[test]
+fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
+    use nakiri::codegen::Arch;
+    use nakiri::target::Uarch;
+    let loops_u = |file: &str, slicing: Slicing, uarch: Uarch| {
+        let mut cfg = Config {
+            slicing,
+            arch: Arch::Avx512,
+            ..Config::default()
+        };
+        cfg.opt.uarch = uarch;
+        let prog = common::lower_file_cfg(file, &cfg);
+        prog.entry()
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+            .count()
+    };
+    for file in [
+        "ciphers/ascon/ascon.ua",
+        "ciphers/gift/gift.ua",
+        "ciphers/gimli/gimli.ua",
+        "ciphers/spongent160/spongent160.ua",
+    ] {
+        assert_eq!(loops_u(file, Slicing::B, Uarch::Intel), 1, "{}: kept on Intel", file);
+        assert_eq!(loops_u(file, Slicing::B, Uarch::Amd), 0, "{}: unrolled on AMD", file);
+    }
+    for file in ["ciphers/aes/aes.ua", "ciphers/pyjamask128/pyjamask128.ua"] {
+        assert_eq!(loops_u(file, Slicing::B, Uarch::Intel), 0, "{}: unrolled on Intel", file);
+    }
+    assert_eq!(loops_u("ciphers/des/des.ua", Slicing::B, Uarch::Intel), 1, "DES keeps its rounds");
+    assert_eq!(
+        loops_u("ciphers/rectangle/rectangle.ua", Slicing::V, Uarch::Intel),
+        0,
+        "RECTANGLE -V unrolled on Intel as on AMD"
+    );
+    assert_eq!(
+        loops_u("ciphers/ascon/ascon.ua", Slicing::V, Uarch::Intel),
+        loops_u("ciphers/ascon/ascon.ua", Slicing::V, Uarch::Amd),
+        "vslice: one rule"
     );
 }
 

@@ -900,11 +900,13 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
 #[test]
 fn default_knobs_are_what_compile_emits_on_avx512() {
     let ch = checked(SRC, Slicing::B);
-    let base = Config {
+    let mut base = Config {
         slicing: Slicing::B,
         arch: Arch::Avx512,
         ..Config::default()
     };
+    // the AMD rule, which unrolls this light round (Intel's keeps it: `--uarch`)
+    base.opt.uarch = nakiri::target::Uarch::Amd;
     let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
     let default = space.default_knobs(&base.opt, base.spill);
     assert_eq!(default.loops, LoopPolicyKnob::Auto);

@@ -178,7 +178,12 @@ OPTIONS:
     --loops P             which loops stay C `for` loops: chains (loops whose every iteration
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains, but on avx512 round loops are unrolled,
-                          except Feistel ones and, in -H, those of words over 16 bits)
+                          except Feistel ones and, in -H, those of words over 16 bits, and
+                          on Intel (--uarch) bitsliced rounds with little work per bit)
+    --uarch amd|intel|host
+                          whose measurements the rules that differ between processor
+                          families follow (--loops auto on avx512); default: host, the
+                          CPU nakiri runs on (README, Loops on Intel)
     -h, --help            this help
     --version             print the version
 
@@ -224,6 +229,7 @@ struct Args {
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
+    uarch: Option<crate::target::Uarch>,
     inter_factor: Option<u32>,
     inter_granularity: Option<usize>,
     /// Passes switched on that are off by default (`--enable`, `-sched-n`).
@@ -410,6 +416,10 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                     ))
                 }
             },
+            "--uarch" => match next(&mut i).as_deref().and_then(crate::target::Uarch::parse) {
+                Some(u) => a.uarch = Some(u),
+                None => return Err(usage_error("`--uarch` needs amd, intel or host")),
+            },
             "--sbox-circuit" => match next(&mut i).as_deref() {
                 Some("small") => a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Small)),
                 Some("shallow") => {
@@ -567,6 +577,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.sbox_circuit {
         cfg.sbox_circuit = v;
+    }
+    if let Some(u) = a.uarch {
+        cfg.opt.uarch = u;
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;

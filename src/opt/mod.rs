@@ -22,7 +22,7 @@ pub mod xor_share;
 pub use inline::InlinePolicy;
 
 use crate::ir::{self, LoopHints, Program, Slicing};
-use crate::target::{Arch, Target};
+use crate::target::{Arch, Target, Uarch};
 use std::time::{Duration, Instant};
 
 /// Which source loops stay loops in the C (the others are unrolled).
@@ -154,6 +154,9 @@ pub struct OptConfig {
     pub loops: LoopPolicy,
     /// The target the code is for (what costs and native operations passes may assume).
     pub arch: Arch,
+    /// Whose measurements the rules that differ between processor families follow
+    /// (`--uarch`; default: the host's).
+    pub uarch: Uarch,
     /// Print the IR after these passes into the report (`--dump-after`).
     pub dump_after: Vec<PassId>,
     /// Run the IR verifier after every pass (tests and debug builds).
@@ -229,6 +232,7 @@ impl Default for OptConfig {
             inline: InlinePolicy::Default,
             loops: LoopPolicy::Auto,
             arch: Arch::Std,
+            uarch: Uarch::host(),
             dump_after: Vec::new(),
             verify_each: cfg!(debug_assertions),
             sched_window: 10,
@@ -362,6 +366,12 @@ pub struct PassState {
     pub unrolled: Vec<String>,
 }
 
+/// On Intel, the work per state atom (instructions of one round, callees counted through,
+/// per output atom of the loop body) below which a bitsliced round loop stays a loop on
+/// AVX-512 ([`auto_unrolled`]; every loop body of the program must be below it). Gimli (11.9) stays a loop, ChaCha20 (11.6) too, though it was
+/// 1.05x faster unrolled; Pyjamask (14.8) and AES (19-20) are unrolled.
+pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
+
 /// Under `--loops auto`, the outlined loop bodies to unroll after all. On AVX-512 in bitslice
 /// (measured on Zen 4, README "Loops": unrolled code 1.1-1.7x faster for AES, SKINNY, Ascon,
 /// GIFT, Pyjamask, ChaCha20, BLAKE2s, Gimli, whose memory-form rounds move the whole state
@@ -371,7 +381,9 @@ pub struct PassState {
 /// 1.04-2.8x faster for all sources but DES, PRESENT and Ascon p6/p8, which lose 2-9%),
 /// every body except those that pass part of the state on
 /// unchanged (a Feistel half, DES: its memory form reads that half from the generation
-/// before and keeps its loop, 1.5x faster than unrolled).
+/// before and keeps its loop, 1.5x faster than unrolled). On Intel ([`Uarch::Intel`]) a
+/// bitsliced program whose rounds all do little work per state atom
+/// ([`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`]) keeps every loop.
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
     if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 {
         return Vec::new();
@@ -430,6 +442,31 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
                 |i| matches!(i, crate::ir::Instr::Call { callee, args, .. } if callee.0 as usize == id && args.iter().any(|a| consts.contains(a))),
             )
     };
+    // On Intel in bitslice, a round loop whose body does little work per state atom stays a
+    // loop: its memory form costs a load and a store per atom and round, which Intel's two
+    // 512-bit load ports and store port absorb, while the unrolled rounds spill about as
+    // much and their code (100-600 KB) streams through the front end. Measured on a Golden
+    // Cove server core (README "Loops on Intel"), time kept / unrolled at work per atom:
+    // Spongent 0.50 (3.8), GIFT 0.68 (4.0), Subterranean 0.56 (5.0), SKINNY 1.00 (5.2),
+    // PRESENT 0.79 (5.5), Ascon 0.69 (5.6), Gimli 0.83 (11.9); rounds with more work gain
+    // from unrolling as on Zen 4: ChaCha20 1.05 (11.6), Pyjamask 1.27 (14.8), AES 1.21-1.23
+    // (19-20). On Zen 4 every one of those but Spongent and Subterranean was faster unrolled.
+    // The program's heaviest round decides for all its loops: AES with a key per block keeps
+    // its key-schedule loop (4.8) 1.16x slower than unrolled next to its unrolled rounds.
+    let t = Target::new(cfg.arch);
+    let mut memo = Vec::new();
+    let light_rounds = prog.slicing == Slicing::B
+        && cfg.uarch == Uarch::Intel
+        && bodies.iter().all(|b| {
+            prog.nodes.iter().position(|n| &n.name == b).is_none_or(|id| {
+                (cost::node_work(prog, id, &t, &mut memo) as f64)
+                    < INTEL_B_UNROLL_MIN_WORK_PER_ATOM
+                        * prog.nodes[id].flat_outputs().len().max(1) as f64
+            })
+        });
+    if light_rounds {
+        return Vec::new();
+    }
     bodies
         .iter()
         .filter(|b| {

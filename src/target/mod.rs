@@ -25,6 +25,66 @@ pub enum Feature {
     Andn,
 }
 
+/// The processor family whose measurements the default rules follow (`--uarch`). A few
+/// defaults were measured to go opposite ways on the two x86-64 families this project has run
+/// on — AMD Zen 4 (2026-11-24/25) and an Intel Golden Cove server core (Sapphire Rapids
+/// class, 2026-11-26) — e.g. which bitsliced round loops `--loops auto` unrolls on AVX-512
+/// (`opt::auto_unrolled`). By default it is the host's ([`Uarch::host`]), as the generated C
+/// is built with `-march=native`; `--uarch amd|intel` pins it (tests do).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Uarch {
+    /// AMD (and any CPU not recognised as Intel): the rules as measured on Zen 4.
+    Amd,
+    /// Intel: the rules as measured on a Golden Cove server core.
+    Intel,
+}
+
+impl Uarch {
+    /// The family of the CPU this process runs on (its CPUID vendor string); `Amd` off x86-64.
+    pub fn host() -> Uarch {
+        #[cfg(target_arch = "x86_64")]
+        {
+            // CPUID leaf 0 (the vendor string) exists on every x86-64 processor.
+            let r = std::arch::x86_64::__cpuid(0);
+            let mut v = Vec::with_capacity(12);
+            for w in [r.ebx, r.edx, r.ecx] {
+                v.extend_from_slice(&w.to_le_bytes());
+            }
+            Uarch::from_vendor(&String::from_utf8_lossy(&v))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Uarch::Amd
+        }
+    }
+
+    /// From a CPUID vendor string or a `/proc/cpuinfo` text.
+    pub fn from_vendor(vendor: &str) -> Uarch {
+        if vendor.contains("GenuineIntel") {
+            Uarch::Intel
+        } else {
+            Uarch::Amd
+        }
+    }
+
+    /// `--uarch` values: `amd` (or `zen`), `intel`, `host`.
+    pub fn parse(s: &str) -> Option<Uarch> {
+        match s.to_ascii_lowercase().as_str() {
+            "amd" | "zen" | "zen4" => Some(Uarch::Amd),
+            "intel" => Some(Uarch::Intel),
+            "host" | "native" | "auto" => Some(Uarch::host()),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Uarch::Amd => "amd",
+            Uarch::Intel => "intel",
+        }
+    }
+}
+
 /// The target of one compilation: architecture, slicing-independent register facts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Target {

@@ -5,7 +5,7 @@
 //! one raw call executes (each IR operation at the instructions codegen emits for it, calls
 //! and kept loops counted through; no loads, stores or spills), per byte of non-`const`
 //! input, divided by the instructions the core can issue per cycle ([`issue_per_cycle`], by
-//! the vendor in `/proc/cpuinfo`): on AMD (Zen 3 and Zen 4, this project's machines until
+//! the host's CPUID vendor, `Uarch::host`): on AMD (Zen 3 and Zen 4, this project's machines until
 //! 2026-11-25) 4 on GP registers and on SSE/AVX2 (four integer ALUs, four vector pipes), 2 for
 //! 512-bit operations (Zen 4 splits them over its four 256-bit pipes); on Intel (Golden Cove
 //! server cores, the machine of 2026-11-26) 4 on GP registers (bitwise ops and adds on five
@@ -21,36 +21,13 @@
 
 use crate::driver::{self, Config};
 use crate::ir::{Op, Program, Slicing};
-use crate::target::Arch;
-
-/// The CPU vendor the issue widths are modelled on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Vendor {
-    Amd,
-    Intel,
-}
-
-impl Vendor {
-    /// This machine's, from `/proc/cpuinfo` (AMD when it cannot be read).
-    pub fn here() -> Vendor {
-        let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        Vendor::from_cpuinfo(&info)
-    }
-
-    pub fn from_cpuinfo(info: &str) -> Vendor {
-        if info.contains("GenuineIntel") {
-            Vendor::Intel
-        } else {
-            Vendor::Amd
-        }
-    }
-}
+use crate::target::{Arch, Uarch};
 
 /// ALU instructions the modelled core issues per cycle on `arch`.
-pub fn issue_per_cycle(arch: Arch, vendor: Vendor) -> f64 {
+pub fn issue_per_cycle(arch: Arch, vendor: Uarch) -> f64 {
     match (arch, vendor) {
         (Arch::Avx512, _) => 2.0,
-        (Arch::Sse | Arch::Avx2, Vendor::Intel) => 3.0,
+        (Arch::Sse | Arch::Avx2, Uarch::Intel) => 3.0,
         _ => 4.0,
     }
 }
@@ -102,7 +79,7 @@ pub fn limit_of(
     let ops_per_byte = emitted_work(&prog, &crate::target::Target::new(arch)) as f64 / bytes;
     Ok(Limit {
         ops_per_byte,
-        core_cpb: ops_per_byte / issue_per_cycle(arch, Vendor::here()),
+        core_cpb: ops_per_byte / issue_per_cycle(arch, Uarch::host()),
     })
 }
 
@@ -209,9 +186,9 @@ pub fn run(args: &[String]) -> i32 {
             format!("; compile flags: {}", flags.join(" "))
         }
     );
-    println!("ops/B = instructions one raw call executes (no loads, stores or spills) per input byte; limit = ops/B / issue width ({}), in core cycles/byte", match Vendor::here() {
-        Vendor::Intel => "Intel: 4 per cycle on std, 3 on sse/avx2, 2 for 512-bit operations",
-        Vendor::Amd => "AMD: 4 per cycle on std/sse/avx2, 2 for 512-bit operations",
+    println!("ops/B = instructions one raw call executes (no loads, stores or spills) per input byte; limit = ops/B / issue width ({}), in core cycles/byte", match Uarch::host() {
+        Uarch::Intel => "Intel: 4 per cycle on std, 3 on sse/avx2, 2 for 512-bit operations",
+        Uarch::Amd => "AMD: 4 per cycle on std/sse/avx2, 2 for 512-bit operations",
     });
     if !from.is_empty() {
         println!("measured raw c/B from {} (TSC; the first file with the row); limit in TSC c/B = core limit × that run's TSC/core ratio; limit/raw = fraction of the limit reached", from.join(", "));
@@ -257,10 +234,10 @@ mod tests {
 
     #[test]
     fn issue_width_follows_the_vendor() {
-        let intel = Vendor::from_cpuinfo("vendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)");
-        let amd = Vendor::from_cpuinfo("vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC");
-        assert_eq!(intel, Vendor::Intel);
-        assert_eq!(amd, Vendor::Amd);
+        let intel = Uarch::from_vendor("vendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R)");
+        let amd = Uarch::from_vendor("vendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC");
+        assert_eq!(intel, Uarch::Intel);
+        assert_eq!(amd, Uarch::Amd);
         assert_eq!(issue_per_cycle(Arch::Avx2, intel), 3.0);
         assert_eq!(issue_per_cycle(Arch::Sse, intel), 3.0);
         assert_eq!(issue_per_cycle(Arch::Avx2, amd), 4.0);
