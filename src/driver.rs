@@ -333,14 +333,19 @@ pub fn packed_kernel(
 /// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Stop 29"): compact on
 /// AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster); full on AVX2, where gcc keeps the
 /// broadcasts in registers and spills more (AES const rk 0.87x, RECTANGLE 0.97x), and on SSE,
-/// where four runs read 0.93-1.03x (mostly slower).
+/// where four runs read 0.93-1.03x (mostly slower). On Intel (`--uarch`; Golden Cove,
+/// 2026-11-26) compact also on AVX2, where it measured faster in two runs each (RECTANGLE
+/// 1.14x, AES const rk 1.03x; AVX-512 1.29x and 1.12x); SSE neutral there (0.98-1.00x).
 pub fn packed_compact_consts(prog: &ir::Program, cfg: &Config) -> bool {
     if !codegen::compact_consts_apply(prog, cfg.arch) {
         return false;
     }
     match cfg.packed_consts {
         Some(v) => v,
-        None => cfg.arch == Arch::Avx512,
+        None => {
+            cfg.arch == Arch::Avx512
+                || (cfg.arch == Arch::Avx2 && cfg.opt.uarch == crate::target::Uarch::Intel)
+        }
     }
 }
 

@@ -2494,8 +2494,9 @@ fn the_kernel_is_dropped_when_only_the_raw_program_fits_the_budget() {
 
 /// Bitslice `const` inputs prepared compact (`--packed-consts`, `E__with_consts`: one
 /// `uint64_t` per register, broadcast where read): forced on, forced off and by the rule, on
-/// every native SIMD target, the packed entry of both shipped bitsliced programs with `const`
-/// inputs (RECTANGLE's round keys read in a kept loop, AES's too) matches the interpreter.
+/// every native SIMD target (the rule for both processor families, `--uarch`), the packed
+/// entry of both shipped bitsliced programs with `const` inputs (RECTANGLE's round keys read
+/// in a kept loop, AES's too) matches the interpreter.
 #[test]
 fn compact_consts_behind_the_packed_entry() {
     use nakiri::driver::{self, Config};
@@ -2503,13 +2504,20 @@ fn compact_consts_behind_the_packed_entry() {
     let mut checked = Vec::new();
     for arch in common::native_archs("packed API: compact consts") {
         for file in ["ciphers/rectangle/rectangle.ua", "ciphers/aes/aes_rk.ua"] {
-            for force in [Some(true), Some(false), None] {
-                let cfg = Config {
+            use nakiri::target::Uarch;
+            for (force, uarch) in [
+                (Some(true), Uarch::host()),
+                (Some(false), Uarch::host()),
+                (None, Uarch::Amd),
+                (None, Uarch::Intel),
+            ] {
+                let mut cfg = Config {
                     slicing: Slicing::B,
                     arch,
                     packed_consts: force,
                     ..Config::default()
                 };
+                cfg.opt.uarch = uarch;
                 let src = std::fs::read_to_string(common::root().join(file)).unwrap();
                 let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
                 let out = out.unwrap_or_else(|| panic!("{file} -B {arch}: no C"));
@@ -2519,11 +2527,14 @@ fn compact_consts_behind_the_packed_entry() {
                 let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
                 let want_compact = match force {
                     Some(v) => v && simd,
-                    None => arch == Arch::Avx512,
+                    // the rule: AVX-512, and AVX2 on Intel
+                    None => {
+                        arch == Arch::Avx512 || (arch == Arch::Avx2 && uarch == Uarch::Intel)
+                    }
                 };
                 assert_eq!(
                     has, want_compact,
-                    "{file} -B {arch} {force:?}: E__with_consts emitted?"
+                    "{file} -B {arch} {force:?} {uarch:?}: E__with_consts emitted?"
                 );
                 assert_eq!(
                     out.h.contains(&format!("#define {e}__HAS_WITH_CONSTS 1")),
