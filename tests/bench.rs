@@ -344,10 +344,14 @@ fn bench_limits_counts_operations_per_byte() {
         "avx2 {} vs {avx2_expected}",
         ops("avx2")
     );
-    // The limit is ops/B over 4 per cycle on avx2.
+    // The limit is ops/B over 4 per cycle on avx2 on AMD, 3 on Intel (the host's vendor).
     let avx2 = cha.iter().find(|r| r[2] == "avx2").unwrap();
+    let width = match nakiri::target::Uarch::host() {
+        nakiri::target::Uarch::Intel => 3.0,
+        nakiri::target::Uarch::Amd => 4.0,
+    };
     assert!(
-        (positive(avx2[4]) - avx2_expected / 4.0).abs() < 0.01,
+        (positive(avx2[4]) - avx2_expected / width).abs() < 0.01,
         "{avx2:?}"
     );
     // Every cipher x slicing x target has a row, none failed.

@@ -1181,6 +1181,78 @@ fn avx512_rotate16_uses_vbmi2_when_targeted() {
     }
 }
 
+/// SSE/AVX2 rotations of 32- and 64-bit words are one `vprold`/`vprolq` (`vprord`/`vprorq`)
+/// where the C compiler targets AVX-512VL (`-march=native` on a CPU with it) and two shifts
+/// and an OR elsewhere; and both forms compute the same: ChaCha20 and Ascon `-V` on sse and
+/// avx2, built with the VL flags, against the interpreter where the CPU has AVX-512 (the
+/// other KATs run the shift form).
+#[test]
+fn simd_rotates_use_avx512vl_when_targeted() {
+    if !cfg!(target_arch = "x86_64") || !tool_works("objdump") {
+        println!("skipped: needs x86-64 and objdump");
+        return;
+    }
+    let dir = scratch_dir("rot_vl");
+    for arch in [Arch::Sse, Arch::Avx2] {
+        let base = if arch == Arch::Sse { "-msse4.2" } else { "-mavx2" };
+        for (m, k) in [(32u32, 7u32), (64, 19)] {
+            for (dirn, op) in [("l", Op::Rotl as fn(VarId, u32) -> Op), ("r", Op::Rotr)] {
+                let p = single_op(Slicing::V, m, |x, _| op(x, k), m);
+                let name = format!("r{dirn}{m}_{}", arch.name());
+                let out = generate(&p, &cfg(arch, &format!("{name}.h"))).unwrap();
+                std::fs::write(dir.join(format!("{name}.c")), strip_packed(&out.c)).unwrap();
+                std::fs::write(dir.join(format!("{name}.h")), strip_packed(&out.h)).unwrap();
+                let sfx = if m == 32 { "d" } else { "q" };
+                for (vl, want, not) in [
+                    (true, format!("vpro{dirn}{sfx}"), "psll".to_string()),
+                    (false, "psll".to_string(), "vpro".to_string()),
+                ] {
+                    let obj = format!("{name}.o");
+                    let c = format!("{name}.c");
+                    let mut args = vec!["-O2", "-c", "-o", &obj, base];
+                    if vl {
+                        args.extend(["-mavx512f", "-mavx512vl"]);
+                    }
+                    args.push(&c);
+                    compiles(&dir, &cc(), &args).unwrap_or_else(|e| panic!("{name} vl={vl}: {e}"));
+                    let dis = Command::new("objdump")
+                        .current_dir(&dir)
+                        .args(["-d", &obj])
+                        .output()
+                        .unwrap();
+                    let asm = String::from_utf8_lossy(&dis.stdout);
+                    assert!(
+                        asm.contains(&want) && !asm.contains(&not),
+                        "{name} vl={vl}: want {want} and no {not}:\n{asm}"
+                    );
+                }
+            }
+        }
+    }
+    if !Arch::Avx512.runs_here() {
+        println!("skipped: the AVX-512VL rotations natively (this CPU lacks AVX-512)");
+        return;
+    }
+    let mut rng = common::Rng(0x0b57_1e5);
+    for file in ["ciphers/chacha20/chacha20.ua", "ciphers/ascon/ascon.ua"] {
+        let prog = common::lower_file(file, Slicing::V);
+        let insts = common::random_instances(&prog, 37, &mut rng);
+        let want = common::run_interp(&prog, &insts);
+        for arch in [Arch::Sse, Arch::Avx2] {
+            let out = generate(&prog, &cfg(arch, "out.h")).unwrap();
+            assert!(out.c.contains("_rol_epi") || out.c.contains("_ror_epi"), "{file} {arch}");
+            let got = common::run_native_out_flags(
+                &prog,
+                &out,
+                arch,
+                &insts,
+                &["-mavx512f", "-mavx512vl"],
+            );
+            assert_eq!(got, want, "{file} -V {arch} with AVX-512VL rotations");
+        }
+    }
+}
+
 /// Small node functions the optimiser leaves to the C compiler are declared `inline`, so that
 /// gcc inlines them at -O2 too (a common default) instead of passing their argument arrays
 /// through memory: Serpent -V (8 S-boxes and the linear layer as functions) compiled with

@@ -2301,8 +2301,8 @@ int main(void) {
 /// random instances (kernel steps, then raw calls for the tail) and compared with the
 /// interpreter; every shipped cipher in hslice by the rule (a kernel for the latency-bound
 /// ones); and the kernel forced in hslice and bitslice. The
-/// rule must pick Serpent (all targets) and leave ChaCha20 on avx2 alone (measured: README
-/// "Interleaving behind the packed entry").
+/// rule must pick Serpent (all targets) and leave ChaCha20 on avx2 alone on AMD, not on Intel
+/// (measured: README "Interleaving behind the packed entry").
 /// `n` random instances (const inputs shared) through the packed entry of `out` natively on
 /// `arch`, each equal to the interpreter's result for `prog`.
 fn packed_matches_interp(
@@ -2381,9 +2381,12 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                 );
             }
             if name == "chacha20.ua" && arch == Arch::Avx2 && force.is_none() {
-                assert!(
-                    !has,
-                    "{file} -{slicing} {arch}: the rule must not interleave ChaCha20 on avx2"
+                // AMD: two copies spill, measured no gain; Intel: latency-bound, 0.86x the time
+                let intel = cfg.opt.uarch == nakiri::target::Uarch::Intel;
+                assert_eq!(
+                    has,
+                    intel && *slicing == Slicing::V,
+                    "{file} -{slicing} {arch}: the rule interleaves ChaCha20 on avx2 on Intel only"
                 );
             }
             if *slicing == Slicing::H && force.is_none() {

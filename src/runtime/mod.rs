@@ -220,6 +220,23 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         s.push_str("#define NK_ROTL16(a, k) NK_OR(NK_SHL16((a), (k)), NK_SHR16((a), 16 - (k)))\n");
         s.push_str("#define NK_ROTR16(a, k) NK_OR(NK_SHR16((a), (k)), NK_SHL16((a), 16 - (k)))\n");
         s.push_str("#endif\n");
+    } else if w == 32 || w == 64 {
+        // SSE/AVX2: `vprold`/`vprolq` on xmm/ymm (AVX-512VL) when the C compiler targets a CPU
+        // that has it (`-march=native` on Skylake-X and later, Zen 4): one instruction instead of
+        // two shifts and an OR; gcc does not form it from the shifts itself. ChaCha20 `-V` avx2
+        // on the Intel machine of 2026-11-26: 1.33x faster raw, Serpent 1.32x, Clyde and ACE 1.7x
+        // (README "Rotations with AVX-512VL").
+        s.push_str("#if defined(__AVX512VL__)\n");
+        s.push_str(&format!("#define NK_ROTL{w}(a, k) @P_rol_epi{w}((a), (k))\n"));
+        s.push_str(&format!("#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"));
+        s.push_str("#else\n");
+        s.push_str(&format!(
+            "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"
+        ));
+        s.push_str(&format!(
+            "#define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"
+        ));
+        s.push_str("#endif\n");
     } else {
         s.push_str(&format!(
             "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"

@@ -319,6 +319,18 @@ pub fn run_native_out(
     arch: Arch,
     insts: &[Instance],
 ) -> Vec<Instance> {
+    run_native_out_flags(prog, out, arch, insts, &[])
+}
+
+/// [`run_native_out`] with extra C compiler flags (e.g. `-mavx512vl`, to run the code paths a
+/// `-march=native` build takes on a CPU with more than the target needs).
+pub fn run_native_out_flags(
+    prog: &Program,
+    out: &nakiri::codegen::COutput,
+    arch: Arch,
+    insts: &[Instance],
+    flags: &[&str],
+) -> Vec<Instance> {
     use std::fmt::Write as _;
     let entry = prog.entry();
     let name = &entry.name;
@@ -424,9 +436,9 @@ pub fn run_native_out(
         }
     }
     let stdout = build_and_run(
-        &format!("native-{}", arch),
+        &format!("native-{}{}", arch, flags.concat()),
         &[("out.c.inc", &out.c), ("out.h", &out.h), ("driver.c", &d)],
-        &[],
+        flags,
         &input,
     );
     let mut lines = stdout.lines();
