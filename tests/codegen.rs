@@ -1182,10 +1182,11 @@ fn avx512_rotate16_uses_vbmi2_when_targeted() {
 }
 
 /// SSE/AVX2 rotations of 32- and 64-bit words are one `vprold`/`vprolq` (`vprord`/`vprorq`)
-/// where the C compiler targets AVX-512VL (`-march=native` on a CPU with it) and two shifts
-/// and an OR elsewhere; and both forms compute the same: ChaCha20 and Ascon `-V` on sse and
-/// avx2, built with the VL flags, against the interpreter where the CPU has AVX-512 (the
-/// other KATs run the shift form).
+/// where the C compiler targets AVX-512VL (`-march=native` on a CPU with it), of 16-bit words
+/// one `vpshldw`/`vpshrdw` where it also targets VBMI2, and two shifts and an OR elsewhere;
+/// and both forms compute the same: ChaCha20, Ascon and RECTANGLE `-V` on sse and avx2, built
+/// with those flags, against the interpreter where the CPU has them (the other KATs run the
+/// shift form).
 #[test]
 fn simd_rotates_use_avx512vl_when_targeted() {
     if !cfg!(target_arch = "x86_64") || !tool_works("objdump") {
@@ -1195,23 +1196,29 @@ fn simd_rotates_use_avx512vl_when_targeted() {
     let dir = scratch_dir("rot_vl");
     for arch in [Arch::Sse, Arch::Avx2] {
         let base = if arch == Arch::Sse { "-msse4.2" } else { "-mavx2" };
-        for (m, k) in [(32u32, 7u32), (64, 19)] {
+        for (m, k) in [(16u32, 5u32), (32, 7), (64, 19)] {
             for (dirn, op) in [("l", Op::Rotl as fn(VarId, u32) -> Op), ("r", Op::Rotr)] {
                 let p = single_op(Slicing::V, m, |x, _| op(x, k), m);
                 let name = format!("r{dirn}{m}_{}", arch.name());
                 let out = generate(&p, &cfg(arch, &format!("{name}.h"))).unwrap();
                 std::fs::write(dir.join(format!("{name}.c")), strip_packed(&out.c)).unwrap();
                 std::fs::write(dir.join(format!("{name}.h")), strip_packed(&out.h)).unwrap();
-                let sfx = if m == 32 { "d" } else { "q" };
+                // 16-bit: `vpshldw`/`vpshrdw` (VBMI2 with VL)
+                let (one, vl_flags): (String, &[&str]) = match m {
+                    16 => (format!("vpsh{dirn}dw"), &["-mavx512f", "-mavx512vl", "-mavx512vbmi2"]),
+                    32 => (format!("vpro{dirn}d"), &["-mavx512f", "-mavx512vl"]),
+                    _ => (format!("vpro{dirn}q"), &["-mavx512f", "-mavx512vl"]),
+                };
+                let not_one = if m == 16 { "vpsh" } else { "vpro" };
                 for (vl, want, not) in [
-                    (true, format!("vpro{dirn}{sfx}"), "psll".to_string()),
-                    (false, "psll".to_string(), "vpro".to_string()),
+                    (true, one.clone(), "psll".to_string()),
+                    (false, "psll".to_string(), not_one.to_string()),
                 ] {
                     let obj = format!("{name}.o");
                     let c = format!("{name}.c");
                     let mut args = vec!["-O2", "-c", "-o", &obj, base];
                     if vl {
-                        args.extend(["-mavx512f", "-mavx512vl"]);
+                        args.extend(vl_flags);
                     }
                     args.push(&c);
                     compiles(&dir, &cc(), &args).unwrap_or_else(|e| panic!("{name} vl={vl}: {e}"));
@@ -1233,21 +1240,33 @@ fn simd_rotates_use_avx512vl_when_targeted() {
         println!("skipped: the AVX-512VL rotations natively (this CPU lacks AVX-512)");
         return;
     }
+    let vbmi2 = std::is_x86_feature_detected!("avx512vbmi2");
     let mut rng = common::Rng(0x0b57_1e5);
-    for file in ["ciphers/chacha20/chacha20.ua", "ciphers/ascon/ascon.ua"] {
+    for file in [
+        "ciphers/chacha20/chacha20.ua",
+        "ciphers/ascon/ascon.ua",
+        "ciphers/rectangle/rectangle.ua",
+    ] {
+        // RECTANGLE's 16-bit rotations need VBMI2 too
+        let flags: &[&str] = if file.contains("rectangle") {
+            if !vbmi2 {
+                println!("skipped: {file} with VBMI2 rotations (this CPU lacks VBMI2)");
+                continue;
+            }
+            &["-mavx512f", "-mavx512vl", "-mavx512vbmi2"]
+        } else {
+            &["-mavx512f", "-mavx512vl"]
+        };
         let prog = common::lower_file(file, Slicing::V);
         let insts = common::random_instances(&prog, 37, &mut rng);
         let want = common::run_interp(&prog, &insts);
         for arch in [Arch::Sse, Arch::Avx2] {
             let out = generate(&prog, &cfg(arch, "out.h")).unwrap();
-            assert!(out.c.contains("_rol_epi") || out.c.contains("_ror_epi"), "{file} {arch}");
-            let got = common::run_native_out_flags(
-                &prog,
-                &out,
-                arch,
-                &insts,
-                &["-mavx512f", "-mavx512vl"],
+            assert!(
+                out.c.contains("_rol_epi") || out.c.contains("_shldi_epi16"),
+                "{file} {arch}"
             );
+            let got = common::run_native_out_flags(&prog, &out, arch, &insts, flags);
             assert_eq!(got, want, "{file} -V {arch} with AVX-512VL rotations");
         }
     }

@@ -210,10 +210,15 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         s.push_str(&format!(
             "#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"
         ));
-    } else if arch == Arch::Avx512 && w == 16 {
+    } else if w == 16 {
         // `vpshldw`/`vpshrdw` (AVX-512 VBMI2) when the C compiler targets a CPU that has it
-        // (e.g. `-march=native` on Ice Lake and later, Zen 4): a 16-bit rotate in one instruction.
-        s.push_str("#if defined(__AVX512VBMI2__)\n");
+        // (e.g. `-march=native` on Ice Lake and later, Zen 4): a 16-bit rotate in one instruction;
+        // on xmm/ymm (SSE/AVX2 targets) with AVX-512VL too.
+        if arch == Arch::Avx512 {
+            s.push_str("#if defined(__AVX512VBMI2__)\n");
+        } else {
+            s.push_str("#if defined(__AVX512VBMI2__) && defined(__AVX512VL__)\n");
+        }
         s.push_str("#define NK_ROTL16(a, k) @P_shldi_epi16((a), (a), (k))\n");
         s.push_str("#define NK_ROTR16(a, k) @P_shrdi_epi16((a), (a), (k))\n");
         s.push_str("#else\n");
