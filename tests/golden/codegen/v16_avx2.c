@@ -28,8 +28,13 @@
 #define NK_SHR16(a, k) _mm256_srli_epi16((a), (k))
 #define NK_SAR16(a, k) _mm256_srai_epi16((a), (k))
 #define NK_MUL16(a, b) _mm256_mullo_epi16((a), (b))
+#if defined(__AVX512VBMI2__) && defined(__AVX512VL__)
+#define NK_ROTL16(a, k) _mm256_shldi_epi16((a), (a), (k))
+#define NK_ROTR16(a, k) _mm256_shrdi_epi16((a), (a), (k))
+#else
 #define NK_ROTL16(a, k) NK_OR(NK_SHL16((a), (k)), NK_SHR16((a), 16 - (k)))
 #define NK_ROTR16(a, k) NK_OR(NK_SHR16((a), (k)), NK_SHL16((a), 16 - (k)))
+#endif
 /* all ones where bit k (MSB-first) of the lane is set */
 #define NK_BITMASK16(a, k) NK_SAR16(NK_SHL16((a), (k)), 15)
 /* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */
