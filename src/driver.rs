@@ -313,11 +313,10 @@ pub fn packed_kernel(
         if too_many(prog, e.insns) && !latency_bound {
             return None;
         }
-        let straight = prog.nodes.iter().all(|n| {
-            n.body
-                .iter()
-                .all(|i| !matches!(i, ir::Instr::Loop { .. }))
-        });
+        let straight = prog
+            .nodes
+            .iter()
+            .all(|n| n.body.iter().all(|i| !matches!(i, ir::Instr::Loop { .. })));
         if straight && e.insns > PACKED_KERNEL_MAX_STRAIGHT_INSNS {
             return None;
         }

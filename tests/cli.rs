@@ -132,7 +132,14 @@ fn loop_policies() {
     let c = c.to_str().unwrap();
     let count_loops = |args: &[&str]| -> usize {
         // (no interleaved kernel behind the packed entry: its copy of the loops is not counted)
-        let mut a = vec!["compile", "tests/in/loops.ua", "-o", c, "--packed-interleave", "1"];
+        let mut a = vec![
+            "compile",
+            "tests/in/loops.ua",
+            "-o",
+            c,
+            "--packed-interleave",
+            "1",
+        ];
         a.extend_from_slice(args);
         let (code, _, err) = nakiri(&a);
         assert_eq!(code, 0, "{:?}: {}", args, err);
@@ -345,7 +352,9 @@ fn optimiser_flags() {
             .lines()
             .filter(|l| !l.contains("xor_kernel") && !l.contains("XOR_KERNEL"))
             .filter(|l| !l.starts_with("/* ") || !l.contains("interleaved kernel"))
-            .filter(|l| !l.starts_with("   each input pointer") && !l.starts_with("   call by call"))
+            .filter(|l| {
+                !l.starts_with("   each input pointer") && !l.starts_with("   call by call")
+            })
             .collect::<Vec<_>>()
             .join("\n");
         (c.contains("__x2(") || c.contains("__x3("), raw, h)
@@ -364,7 +373,10 @@ fn optimiser_flags() {
     assert!(h_on == h_off, "the header is the same either way");
     // ChaCha20 -V avx2: no kernel by the AMD rule (two copies spill), one by Intel's (its
     // critical path is 0.66 of its port bound: `driver::PACKED_KERNEL_INTEL_V_MIN_CRIT_PORT`)
-    assert!(kernel(cha, &["--uarch", "intel"]).0, "Intel: ChaCha20 -V avx2 kernel");
+    assert!(
+        kernel(cha, &["--uarch", "intel"]).0,
+        "Intel: ChaCha20 -V avx2 kernel"
+    );
     assert!(
         !kernel(cha, &["--uarch", "amd"]).0
             && kernel(cha, &["--packed-interleave", "2"]).0
@@ -446,13 +458,33 @@ fn sbox_circuit_flag() {
         // after the banner, which names the flags
         c[c.find(" */\n").unwrap()..].to_string()
     };
-    for (slicing, rule, other) in [("-B", "small", "shallow"), ("-H", "shallow", "small"), ("-V", "shallow", "small")] {
+    for (slicing, rule, other) in [
+        ("-B", "small", "shallow"),
+        ("-H", "shallow", "small"),
+        ("-V", "shallow", "small"),
+    ] {
         let auto = body(slicing, &[]);
-        assert!(auto == body(slicing, &["--sbox-circuit", rule]), "{slicing}: the rule is {rule}");
-        assert!(auto == body(slicing, &["--sbox-circuit", other, "--sbox-circuit", "auto"]));
-        assert!(auto != body(slicing, &["--sbox-circuit", other]), "{slicing}: {other} differs");
+        assert!(
+            auto == body(slicing, &["--sbox-circuit", rule]),
+            "{slicing}: the rule is {rule}"
+        );
+        assert!(
+            auto == body(
+                slicing,
+                &["--sbox-circuit", other, "--sbox-circuit", "auto"]
+            )
+        );
+        assert!(
+            auto != body(slicing, &["--sbox-circuit", other]),
+            "{slicing}: {other} differs"
+        );
     }
-    let (code, _, err) = nakiri(&["compile", "ciphers/aes/aes_planes.ua", "--sbox-circuit", "tiny"]);
+    let (code, _, err) = nakiri(&[
+        "compile",
+        "ciphers/aes/aes_planes.ua",
+        "--sbox-circuit",
+        "tiny",
+    ]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("small, shallow or auto"), "{err}");
 }
@@ -471,6 +503,12 @@ fn packed_kernel_code_size_bound() {
         assert_eq!(code, 0, "{file}: {err}");
         std::fs::read_to_string(out).unwrap().contains("__x2(")
     };
-    assert!(!has_kernel("ciphers/aes/aes_rk.ua"), "AES const rk -V avx512: no kernel");
-    assert!(has_kernel("ciphers/pyjamask128/pyjamask128.ua"), "Pyjamask -V avx512: a kernel");
+    assert!(
+        !has_kernel("ciphers/aes/aes_rk.ua"),
+        "AES const rk -V avx512: no kernel"
+    );
+    assert!(
+        has_kernel("ciphers/pyjamask128/pyjamask128.ua"),
+        "Pyjamask -V avx512: a kernel"
+    );
 }

@@ -1195,7 +1195,11 @@ fn simd_rotates_use_avx512vl_when_targeted() {
     }
     let dir = scratch_dir("rot_vl");
     for arch in [Arch::Sse, Arch::Avx2] {
-        let base = if arch == Arch::Sse { "-msse4.2" } else { "-mavx2" };
+        let base = if arch == Arch::Sse {
+            "-msse4.2"
+        } else {
+            "-mavx2"
+        };
         for (m, k) in [(16u32, 5u32), (32, 7), (64, 19)] {
             for (dirn, op) in [("l", Op::Rotl as fn(VarId, u32) -> Op), ("r", Op::Rotr)] {
                 let p = single_op(Slicing::V, m, |x, _| op(x, k), m);
@@ -1205,7 +1209,10 @@ fn simd_rotates_use_avx512vl_when_targeted() {
                 std::fs::write(dir.join(format!("{name}.h")), strip_packed(&out.h)).unwrap();
                 // 16-bit: `vpshldw`/`vpshrdw` (VBMI2 with VL)
                 let (one, vl_flags): (String, &[&str]) = match m {
-                    16 => (format!("vpsh{dirn}dw"), &["-mavx512f", "-mavx512vl", "-mavx512vbmi2"]),
+                    16 => (
+                        format!("vpsh{dirn}dw"),
+                        &["-mavx512f", "-mavx512vl", "-mavx512vbmi2"],
+                    ),
                     32 => (format!("vpro{dirn}d"), &["-mavx512f", "-mavx512vl"]),
                     _ => (format!("vpro{dirn}q"), &["-mavx512f", "-mavx512vl"]),
                 };

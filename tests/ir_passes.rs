@@ -639,13 +639,32 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
         "ciphers/gimli/gimli.ua",
         "ciphers/spongent160/spongent160.ua",
     ] {
-        assert_eq!(loops_u(file, Slicing::B, Uarch::Intel), 1, "{}: kept on Intel", file);
-        assert_eq!(loops_u(file, Slicing::B, Uarch::Amd), 0, "{}: unrolled on AMD", file);
+        assert_eq!(
+            loops_u(file, Slicing::B, Uarch::Intel),
+            1,
+            "{}: kept on Intel",
+            file
+        );
+        assert_eq!(
+            loops_u(file, Slicing::B, Uarch::Amd),
+            0,
+            "{}: unrolled on AMD",
+            file
+        );
     }
     for file in ["ciphers/aes/aes.ua", "ciphers/pyjamask128/pyjamask128.ua"] {
-        assert_eq!(loops_u(file, Slicing::B, Uarch::Intel), 0, "{}: unrolled on Intel", file);
+        assert_eq!(
+            loops_u(file, Slicing::B, Uarch::Intel),
+            0,
+            "{}: unrolled on Intel",
+            file
+        );
     }
-    assert_eq!(loops_u("ciphers/des/des.ua", Slicing::B, Uarch::Intel), 1, "DES keeps its rounds");
+    assert_eq!(
+        loops_u("ciphers/des/des.ua", Slicing::B, Uarch::Intel),
+        1,
+        "DES keeps its rounds"
+    );
     assert_eq!(
         loops_u("ciphers/rectangle/rectangle.ua", Slicing::V, Uarch::Intel),
         0,

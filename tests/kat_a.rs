@@ -5,8 +5,8 @@
 mod common;
 
 use common::{lower_file, lower_file_cfg, run_everywhere, Instance, Rng};
-use nakiri::normalize::sbox::CircuitGoal;
 use nakiri::ir::Slicing;
+use nakiri::normalize::sbox::CircuitGoal;
 
 /// Bytes -> one-bit source words, MSB of byte 0 first (Usuba bit 0).
 fn bytes_to_bits(b: &[u8]) -> Vec<u64> {
@@ -284,7 +284,11 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
                 .iter()
                 .flat_map(|r| to_planes(r))
                 .collect();
-            assert_eq!(rk, &want, "aes_keys.c {:?} round keys for key {:02x?}", flags, k);
+            assert_eq!(
+                rk, &want,
+                "aes_keys.c {:?} round keys for key {:02x?}",
+                flags, k
+            );
         }
         plain_build.get_or_insert(rks);
     }

@@ -2419,7 +2419,14 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                 panic!("{file}: kernel without packed layout")
             };
             let n = 2 * 2 * lay.step() + 3;
-            packed_matches_interp(&prog, &out, arch, n, &mut rng, &format!("{file} -{slicing} {arch}"));
+            packed_matches_interp(
+                &prog,
+                &out,
+                arch,
+                n,
+                &mut rng,
+                &format!("{file} -{slicing} {arch}"),
+            );
             with_kernel.push(format!("{name} -{slicing} {arch}"));
         }
     }
@@ -2531,9 +2538,7 @@ fn compact_consts_behind_the_packed_entry() {
                 let want_compact = match force {
                     Some(v) => v && simd,
                     // the rule: AVX-512, and AVX2 on Intel
-                    None => {
-                        arch == Arch::Avx512 || (arch == Arch::Avx2 && uarch == Uarch::Intel)
-                    }
+                    None => arch == Arch::Avx512 || (arch == Arch::Avx2 && uarch == Uarch::Intel),
                 };
                 assert_eq!(
                     has, want_compact,
@@ -2546,7 +2551,14 @@ fn compact_consts_behind_the_packed_entry() {
                 );
                 let lay = packed::layout(&prog, arch).unwrap();
                 let n = 2 * lay.step() + 5;
-                packed_matches_interp(&prog, &out, arch, n, &mut rng, &format!("{file} -B {arch} {force:?}"));
+                packed_matches_interp(
+                    &prog,
+                    &out,
+                    arch,
+                    n,
+                    &mut rng,
+                    &format!("{file} -B {arch} {force:?}"),
+                );
                 if has {
                     checked.push(format!("{file} {arch}"));
                 }

@@ -1039,7 +1039,12 @@ fn packed_goal_searches_compact_consts() {
             packed_consts: p,
             ..default.clone()
         };
-        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()), "{}", k.to_line());
+        assert_eq!(
+            Knobs::parse(&k.to_line()),
+            Some(k.clone()),
+            "{}",
+            k.to_line()
+        );
         let c = prep.compile(&k).unwrap();
         assert_eq!(
             c.out.c.contains("void Rectangle__with_consts("),
@@ -1058,12 +1063,24 @@ fn packed_goal_searches_compact_consts() {
 fn sbox_circuit_knob() {
     use nakiri::normalize::sbox::CircuitGoal;
     let space0 = Space::new(Slicing::H, Arch::Sse, ccs(), false);
-    assert!(!space0.dims.contains(&Dim::SboxCircuit), "only with a choice");
+    assert!(
+        !space0.dims.contains(&Dim::SboxCircuit),
+        "only with a choice"
+    );
     let mut space = space0.clone();
     space.with_sbox_circuit();
     assert_eq!(
-        space.dims.iter().position(|d| *d == Dim::SboxCircuit).unwrap() + 1,
-        space.dims.iter().position(|d| *d == Dim::Cc).unwrap_or(space.dims.len())
+        space
+            .dims
+            .iter()
+            .position(|d| *d == Dim::SboxCircuit)
+            .unwrap()
+            + 1,
+        space
+            .dims
+            .iter()
+            .position(|d| *d == Dim::Cc)
+            .unwrap_or(space.dims.len())
     );
     let base = Config {
         slicing: Slicing::H,
@@ -1082,8 +1099,15 @@ fn sbox_circuit_knob() {
         assert!(!front.has_errors(), "{}", front.render_diags());
         front.checked.unwrap()
     };
-    let (rule, small, shallow) = (check(None), check(Some(CircuitGoal::Small)), check(Some(CircuitGoal::Shallow)));
-    assert!(rule.ir == shallow.ir && small.ir != shallow.ir, "-H: the rule is shallow");
+    let (rule, small, shallow) = (
+        check(None),
+        check(Some(CircuitGoal::Small)),
+        check(Some(CircuitGoal::Shallow)),
+    );
+    assert!(
+        rule.ir == shallow.ir && small.ir != shallow.ir,
+        "-H: the rule is shallow"
+    );
     let default = space.default_knobs(&base.opt, base.spill);
     assert_eq!(default.sbox_circuit, None, "the default is the rule");
     let alts = space.alternatives(Dim::SboxCircuit, &default);
@@ -1103,7 +1127,12 @@ fn sbox_circuit_knob() {
             sbox_circuit: g,
             ..default.clone()
         };
-        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()), "{}", k.to_line());
+        assert_eq!(
+            Knobs::parse(&k.to_line()),
+            Some(k.clone()),
+            "{}",
+            k.to_line()
+        );
         let c = prep.compile(&k).unwrap();
         let n = ["NK_XOR(", "NK_AND(", "NK_ANDN(", "NK_OR(", "NK_NOT("]
             .iter()
@@ -1111,5 +1140,8 @@ fn sbox_circuit_knob() {
             .sum::<usize>();
         ops.push(n);
     }
-    assert!(ops[0] == ops[2] && ops[1] < ops[2], "logic ops rule/small/shallow: {ops:?}");
+    assert!(
+        ops[0] == ops[2] && ops[1] < ops[2],
+        "logic ops rule/small/shallow: {ops:?}"
+    );
 }

@@ -336,10 +336,12 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--arch" | "-arch" => match next(&mut i) {
                 Some(v) => match Arch::parse(&v) {
                     Some(ar) => a.arch = Some(ar),
-                    None => return Err(usage_error(&format!(
+                    None => {
+                        return Err(usage_error(&format!(
                         "unknown architecture `{}` (expected std, sse, avx, avx2, avx512 or neon)",
                         v
-                    ))),
+                    )))
+                    }
                 },
                 None => return Err(usage_error("`-arch` needs a value")),
             },
@@ -410,18 +412,19 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                 Some("compact") => a.packed_consts = Some(Some(true)),
                 Some("full") => a.packed_consts = Some(Some(false)),
                 Some("auto") => a.packed_consts = Some(None),
-                _ => {
-                    return Err(usage_error(
-                        "`--packed-consts` needs compact, full or auto",
-                    ))
-                }
+                _ => return Err(usage_error("`--packed-consts` needs compact, full or auto")),
             },
-            "--uarch" => match next(&mut i).as_deref().and_then(crate::target::Uarch::parse) {
+            "--uarch" => match next(&mut i)
+                .as_deref()
+                .and_then(crate::target::Uarch::parse)
+            {
                 Some(u) => a.uarch = Some(u),
                 None => return Err(usage_error("`--uarch` needs amd, intel or host")),
             },
             "--sbox-circuit" => match next(&mut i).as_deref() {
-                Some("small") => a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Small)),
+                Some("small") => {
+                    a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Small))
+                }
                 Some("shallow") => {
                     a.sbox_circuit = Some(Some(crate::normalize::sbox::CircuitGoal::Shallow))
                 }

@@ -336,10 +336,8 @@ pub fn generate_over(
         .zip(kernel_fn.as_ref())
         .map(|(k, kf)| function_names(k, kf, &mut globals));
     // The raw entry again, taking the packed API's compact prepared consts (`E__with_consts`).
-    let with_consts = abi.compact_consts
-        && default_abi
-        && kernel.is_none()
-        && compact_consts_apply(prog, arch);
+    let with_consts =
+        abi.compact_consts && default_abi && kernel.is_none() && compact_consts_apply(prog, arch);
     let wc_names = with_consts.then(|| {
         let wf = globals.fresh(&format!("{}with_consts", entry_fn));
         function_names(prog, &wf, &mut globals)
@@ -456,7 +454,13 @@ pub fn generate_over(
         ));
         let mut wf = String::new();
         let before = helpers.defs.len();
-        wc_proto = Some(emit_all(prog, wn, EntryKind::WithConsts, &mut wf, &mut helpers)?);
+        wc_proto = Some(emit_all(
+            prog,
+            wn,
+            EntryKind::WithConsts,
+            &mut wf,
+            &mut helpers,
+        )?);
         for d in &helpers.defs[before..] {
             kernel_c.push_str(d);
             kernel_c.push('\n');
@@ -880,8 +884,10 @@ fn emit_function(
         // inputs, the loop's constant inputs, this iteration's outputs.
         // (compact-const copy) the iteration inputs, or the indexed table's base, are a const
         // input of the entry: one uint64_t per register
-        let x_compact = matches!(ml.each_src, memloop::EachSrc::Param { param, .. } if compact_param(param));
-        let b_compact = matches!(&ml.tables.indexed, Some((memloop::Base::Param(p), _)) if compact_param(*p));
+        let x_compact =
+            matches!(ml.each_src, memloop::EachSrc::Param { param, .. } if compact_param(param));
+        let b_compact =
+            matches!(&ml.tables.indexed, Some((memloop::Base::Param(p), _)) if compact_param(*p));
         let group_of = |names: &mut Namer,
                         n: usize,
                         nm: &str,
@@ -948,7 +954,9 @@ fn emit_function(
             if used[a.0 as usize] {
                 cname[a.0 as usize] = Some(match w {
                     memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
-                    memloop::In::Each(k) if x_compact => bcast64(t.arch, &format!("{}[{}]", x_in, k)),
+                    memloop::In::Each(k) if x_compact => {
+                        bcast64(t.arch, &format!("{}[{}]", x_in, k))
+                    }
                     memloop::In::Each(k) => format!("{}[{}]", x_in, k),
                     memloop::In::Same(k) => format!("{}[{}]", c_in, k),
                     memloop::In::Indexed(k) if b_compact => {
@@ -1202,7 +1210,11 @@ fn emit_function(
                     match ml.each_src {
                         memloop::EachSrc::Param { param, stride } => {
                             let pn = param_name(param)?;
-                            let ety = if compact_param(param) { "uint64_t" } else { "DATATYPE" };
+                            let ety = if compact_param(param) {
+                                "uint64_t"
+                            } else {
+                                "DATATYPE"
+                            };
                             call.push(format!("(const {} *){} + nk_i * {}", ety, pn, stride));
                         }
                         memloop::EachSrc::Gather => {
@@ -1282,7 +1294,11 @@ fn emit_function(
                     ));
                     match base {
                         memloop::Base::Param(param) => {
-                            let ety = if compact_param(*param) { "uint64_t" } else { "DATATYPE" };
+                            let ety = if compact_param(*param) {
+                                "uint64_t"
+                            } else {
+                                "DATATYPE"
+                            };
                             call.push(format!("(const {} *){}", ety, param_name(*param)?))
                         }
                         memloop::Base::Pool(vs) => {

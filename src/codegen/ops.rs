@@ -593,10 +593,12 @@ fn simd_v(
             | Op::Rotl(a, _)
             | Op::Rotr(a, _)
             | Op::Shuffle(a, _) => nm(*a),
-            Op::Pack(..) => return Err(format!(
+            Op::Pack(..) => {
+                return Err(format!(
                 "`Pack` needs mixed word sizes, which vslice on {} cannot express; use --arch std",
                 t.arch
-            )),
+            ))
+            }
             Op::Copy(_)
             | Op::Not(_)
             | Op::And(..)

@@ -488,7 +488,11 @@ fn consts_typedef(lay: &PackedLayout) -> String {
     for p in lay.params.iter().filter(|p| p.is_const) {
         s.push_str(&format!(
             "    {} {}{};\n",
-            if lay.compact_consts { "uint64_t" } else { p.reg_type.as_str() },
+            if lay.compact_consts {
+                "uint64_t"
+            } else {
+                p.reg_type.as_str()
+            },
             p.c_name,
             dims(&p.c_dims)
         ));
@@ -927,7 +931,11 @@ fn xor_kernel_text(lay: &PackedLayout, kl: &PackedLayout, o: &PackedParam) -> St
         o.c_name,
         xor_params(lay, o).join(", ")
     );
-    c.push_str(&format!("    {} nkp_o[{k}]{};\n", o.reg_type, dims(&o.c_dims)));
+    c.push_str(&format!(
+        "    {} nkp_o[{k}]{};\n",
+        o.reg_type,
+        dims(&o.c_dims)
+    ));
     let mut args = Vec::new();
     for p in &kl.params {
         if p.is_const {

@@ -458,11 +458,14 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     let light_rounds = prog.slicing == Slicing::B
         && cfg.uarch == Uarch::Intel
         && bodies.iter().all(|b| {
-            prog.nodes.iter().position(|n| &n.name == b).is_none_or(|id| {
-                (cost::node_work(prog, id, &t, &mut memo) as f64)
-                    < INTEL_B_UNROLL_MIN_WORK_PER_ATOM
-                        * prog.nodes[id].flat_outputs().len().max(1) as f64
-            })
+            prog.nodes
+                .iter()
+                .position(|n| &n.name == b)
+                .is_none_or(|id| {
+                    (cost::node_work(prog, id, &t, &mut memo) as f64)
+                        < INTEL_B_UNROLL_MIN_WORK_PER_ATOM
+                            * prog.nodes[id].flat_outputs().len().max(1) as f64
+                })
         });
     if light_rounds {
         return Vec::new();

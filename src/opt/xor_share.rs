@@ -97,7 +97,8 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         .map(|v| {
             def[v].is_some()
                 && uses[v] == 1
-                && xor_of(&node.body[user[v]]).is_some_and(|(d, _, _)| bits(d) == bits(VarId(v as u32)))
+                && xor_of(&node.body[user[v]])
+                    .is_some_and(|(d, _, _)| bits(d) == bits(VarId(v as u32)))
         })
         .collect();
     // Trees: root position, root, leaves (odd multiplicity).
@@ -268,7 +269,14 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         // The shared XORs this tree needs, operands first.
         let mut vals: Vec<VarId> = Vec::with_capacity(sigs.len());
         for &s in sigs {
-            vals.push(materialise(s, &news, &mut new_var, &mut body, &mut fresh, &mut added));
+            vals.push(materialise(
+                s,
+                &news,
+                &mut new_var,
+                &mut body,
+                &mut fresh,
+                &mut added,
+            ));
         }
         match vals.len() {
             0 => body.push(Instr::Assign {

@@ -392,7 +392,9 @@ pub fn run(args: &[String]) -> i32 {
     // `sbox-circuit` is searched where the two circuits give different programs (AES).
     let sbox_alternatives = sbox_alternatives(&file, &text, &cfg);
     if !sbox_alternatives.is_empty()
-        && t.knobs.as_ref().is_none_or(|k| k.contains(&Dim::SboxCircuit))
+        && t.knobs
+            .as_ref()
+            .is_none_or(|k| k.contains(&Dim::SboxCircuit))
     {
         space.with_sbox_circuit();
     }

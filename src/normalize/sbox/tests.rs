@@ -262,7 +262,10 @@ fn aes_circuit_by_goal() {
     assert_eq!(default_goal(true), CircuitGoal::Small);
     assert_eq!(default_goal(false), CircuitGoal::Shallow);
     // A table with one circuit gets it whatever the goal.
-    let r = db::entries().iter().find(|e| e.name == "RECTANGLE").unwrap();
+    let r = db::entries()
+        .iter()
+        .find(|e| e.name == "RECTANGLE")
+        .unwrap();
     assert_eq!(
         table_circuit_for(4, 4, &r.table, CircuitGoal::Shallow),
         table_circuit_for(4, 4, &r.table, CircuitGoal::Small)
