@@ -203,6 +203,11 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
             );
         }
     }
+    // Rotations as two shifts and an OR: where no one-instruction form is known to exist.
+    let shift_rotates = format!(
+        "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n\
+         #define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"
+    );
     if arch == Arch::Avx512 && (w == 32 || w == 64) {
         s.push_str(&format!(
             "#define NK_ROTL{w}(a, k) @P_rol_epi{w}((a), (k))\n"
@@ -222,8 +227,7 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         s.push_str("#define NK_ROTL16(a, k) @P_shldi_epi16((a), (a), (k))\n");
         s.push_str("#define NK_ROTR16(a, k) @P_shrdi_epi16((a), (a), (k))\n");
         s.push_str("#else\n");
-        s.push_str("#define NK_ROTL16(a, k) NK_OR(NK_SHL16((a), (k)), NK_SHR16((a), 16 - (k)))\n");
-        s.push_str("#define NK_ROTR16(a, k) NK_OR(NK_SHR16((a), (k)), NK_SHL16((a), 16 - (k)))\n");
+        s.push_str(&shift_rotates);
         s.push_str("#endif\n");
     } else if w == 32 || w == 64 {
         // SSE/AVX2: `vprold`/`vprolq` on xmm/ymm (AVX-512VL) when the C compiler targets a CPU
@@ -239,20 +243,10 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
             "#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"
         ));
         s.push_str("#else\n");
-        s.push_str(&format!(
-            "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"
-        ));
-        s.push_str(&format!(
-            "#define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"
-        ));
+        s.push_str(&shift_rotates);
         s.push_str("#endif\n");
     } else {
-        s.push_str(&format!(
-            "#define NK_ROTL{w}(a, k) NK_OR(NK_SHL{w}((a), (k)), NK_SHR{w}((a), {w} - (k)))\n"
-        ));
-        s.push_str(&format!(
-            "#define NK_ROTR{w}(a, k) NK_OR(NK_SHR{w}((a), (k)), NK_SHL{w}((a), {w} - (k)))\n"
-        ));
+        s.push_str(&shift_rotates);
     }
     s.push_str("/* all ones where bit k (MSB-first) of the lane is set */\n");
     s.push_str(&format!(
