@@ -366,7 +366,7 @@ fn kept_loops_run_natively() {
 }
 
 /// Kept loops whose state outgrows the registers keep it in memory (`codegen/memloop.rs`):
-/// a double buffer, or a ring of generations where states are passed on unchanged (a
+/// one buffer overwritten in place, a double buffer, or a ring of generations where states are passed on unchanged (a
 /// Feistel half: 3 buffers; a chain of two passes: 4), round keys read in place at a
 /// constant stride, through an index table (from the key array, or from a pool of the
 /// distinct values when they repeat), or gathered once, iteration-major. `kept_loops_run_natively` runs these
@@ -409,6 +409,15 @@ fn kept_loops_with_big_states_live_in_memory() {
         assert!(c.contains("_st[4][32];"), "{}: chain of passes", arch);
         // the swap (a cycle of copies) stores one of its halves: 64 of 96 bits
         assert!(c.contains("_st[3][64];"), "{}: swap cycle", arch);
+        // the mixer (u' = v ^ (u & k), v' = u ^ (v <<< 5) ^ k) overwrites its one buffer in
+        // place: every slot is read by two outputs, so some stores wait for the last read of
+        // their slot (`memloop::single_buffer`); `kept_loops_run_natively` runs it
+        assert!(c.contains("_st[1][64];"), "{}: single buffer", arch);
+        assert!(
+            c.contains("void mixer(DATATYPE *v_nk_st, const DATATYPE *restrict"),
+            "{}: one state pointer, not restrict",
+            arch
+        );
         // key[7 - i] through an index table, rc[i] from a table of bits, the computed keys
         // gathered once, iteration-major
         assert!(

@@ -33,6 +33,11 @@
 //!
 //! - the state is two buffers; iteration i reads one and writes the other (`restrict`: they
 //!   never overlap), and the body stores each output as soon as it is computed;
+//! - or, where the body's order allows it ([`single_buffer`]: each slot's next value can be
+//!   stored once the last instruction reading its current one has, holding back at most
+//!   [`SINGLE_BUFFER_MAX_HELD`] values at a time), one buffer that each iteration overwrites in
+//!   place (`DATATYPE nk_l0_st[1][64]`, one pointer): half the memory, which matters where two
+//!   buffers and the spill slots outgrow L1 (Ascon's 320 atoms on AVX-512: 2 x 20 KB);
 //! - the per-iteration inputs (`LoopArg::Each`) are read in place when they are elements of
 //!   one entry parameter array at a constant stride per iteration (round keys); otherwise
 //!   elements of one entry array are read through a constant table of indices (permuted key
@@ -140,6 +145,12 @@ pub struct MemLoop {
     pub n_y: usize,
     pub each_src: EachSrc,
     pub tables: Tables,
+    /// One state buffer instead of two ([`single_buffer`]): iteration i overwrites the state in
+    /// place, each slot's next value stored once its current one has been read.
+    pub single: bool,
+    /// (single buffer) per slot, the instruction after which its next value may be stored
+    /// when that is later than the one computing it: the last read of its current value.
+    pub store_after: Vec<Option<usize>>,
 }
 
 /// Per node, its memory form when it is the body of a kept loop that gets one.
@@ -373,7 +384,13 @@ fn plan(
         n_y,
         each_src: EachSrc::Gather,
         tables: Tables::default(),
+        single: false,
+        store_after: Vec::new(),
     };
+    if let Some(after) = single_buffer(body, &ml) {
+        ml.single = true;
+        ml.store_after = after;
+    }
     // (entry inputs read in place) atom -> (parameter, flat element)
     let at: EntryAtoms = if caller_is_entry {
         caller
@@ -401,6 +418,86 @@ fn plan(
         }
     }
     Some(ml)
+}
+
+/// The most state values a single-buffer body may hold back at once ([`single_buffer`]).
+pub const SINGLE_BUFFER_MAX_HELD: usize = 8;
+
+/// Whether the state can live in one buffer, each iteration overwriting it in place, and
+/// then per slot the instruction after which its next value is stored (`None`: right after
+/// the instruction that computes it).
+///
+/// The body (emitted in `body` order) reads a state input where it is used (`nk_s0[slot]` in
+/// the instruction's expression) and stores each state output right after the instruction
+/// that computes it (an output that is an input, passed on, at the end). With one buffer a
+/// slot's next value must wait until the last instruction reading its current value (the read
+/// is in that instruction's expression, before any store after it); values held back that
+/// way stay live longer, so at most [`SINGLE_BUFFER_MAX_HELD`] may be held at once, and an
+/// output passed on unchanged must go back to its own slot. Only a plain ring of two
+/// generations (no Feistel delays) qualifies.
+///
+/// Two buffers were 2 x 20 KB for Ascon's 320 atoms on AVX-512: with the spill slots more
+/// than Golden Cove's 48 KB L1D (Zen 4: 32 KB).
+pub fn single_buffer(body: &Node, ml: &MemLoop) -> Option<Vec<Option<usize>>> {
+    if ml.ring != 2 {
+        return None;
+    }
+    let n = body.vars.len();
+    let mut last_use = vec![None::<usize>; n];
+    let mut def_at = vec![None::<usize>; n];
+    for (k, ins) in body.body.iter().enumerate() {
+        for u in ins.uses() {
+            last_use[u.0 as usize] = Some(k);
+        }
+        for d in ins.defs() {
+            def_at[d.0 as usize] = Some(k);
+        }
+    }
+    // the last read of each slot's current value, and the slot each state input is
+    let mut slot_read = vec![None::<usize>; ml.n_slots];
+    let mut input_slot = std::collections::HashMap::new();
+    for (&a, w) in body.flat_inputs().iter().zip(&ml.ins) {
+        if let In::State { back, slot } = *w {
+            if back != 0 {
+                return None;
+            }
+            input_slot.insert(a, slot);
+            if let Some(k) = last_use[a.0 as usize] {
+                slot_read[slot] = slot_read[slot].max(Some(k));
+            }
+        }
+    }
+    let mut after = vec![None; ml.n_slots];
+    // +1 / -1 events of held values, by instruction
+    let mut events = vec![0i64; body.body.len() + 1];
+    for (&o, ws) in body.flat_outputs().iter().zip(&ml.outs) {
+        for w in ws {
+            let Out::State(j) = *w else { continue };
+            match def_at[o.0 as usize] {
+                Some(k) => {
+                    if let Some(r) = slot_read[j].filter(|&r| r > k) {
+                        after[j] = Some(r);
+                        events[k] += 1;
+                        events[r] -= 1;
+                    }
+                }
+                // stored at the end: reads its own slot, or memory that is not the state
+                None => {
+                    if input_slot.get(&o).is_some_and(|&s| s != j) {
+                        return None;
+                    }
+                }
+            }
+        }
+    }
+    let mut held = 0i64;
+    for e in events {
+        held += e;
+        if held > SINGLE_BUFFER_MAX_HELD as i64 {
+            return None;
+        }
+    }
+    Some(after)
 }
 
 /// The entry's input atoms read in place: atom -> (input parameter, flat element).

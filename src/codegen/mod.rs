@@ -719,6 +719,9 @@ fn emit_function(
     let mut loads: Vec<Option<String>> = vec![None; node.vars.len()];
     // (C lvalue, atom) pairs written at the end.
     let mut epilogue: Vec<(String, VarId)> = Vec::new();
+    // (single-buffer memory form) per epilogue entry, the instruction after which it is stored
+    // when later than its atom's definition (`memloop::single_buffer`)
+    let mut epi_after: Vec<Option<usize>> = Vec::new();
     let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
     // (entry) the C name of each input parameter passed as an array read in place
     let mut param_names: Vec<Option<String>> = vec![None; node.inputs.len()];
@@ -908,18 +911,28 @@ fn emit_function(
         let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
             group_of(names, n, nm, out, "DATATYPE", params)
         };
-        let s_in: Vec<String> = (0..ml.ring - 1)
-            .map(|b| {
-                group(
-                    &mut names,
-                    ml.n_slots,
-                    &format!("nk_s{}", b),
-                    false,
-                    &mut params,
-                )
-            })
-            .collect();
-        let s_out = group(&mut names, ml.n_slots, "nk_t", true, &mut params);
+        let (s_in, s_out) = if ml.single {
+            // one buffer, read and overwritten in place (`memloop::single_buffer`)
+            let name = names.fresh("nk_st");
+            params.push(format!("DATATYPE *{}", name));
+            (vec![name.clone()], name)
+        } else {
+            let s_in: Vec<String> = (0..ml.ring - 1)
+                .map(|b| {
+                    group(
+                        &mut names,
+                        ml.n_slots,
+                        &format!("nk_s{}", b),
+                        false,
+                        &mut params,
+                    )
+                })
+                .collect();
+            (
+                s_in,
+                group(&mut names, ml.n_slots, "nk_t", true, &mut params),
+            )
+        };
         let x_in = group_of(
             &mut names,
             ml.n_each,
@@ -985,6 +998,10 @@ fn emit_function(
                     },
                     a,
                 ));
+                epi_after.push(match w {
+                    memloop::Out::State(j) if ml.single => ml.store_after[*j],
+                    _ => None,
+                });
             }
         }
     } else if let Some(elem) = array_abi_type(node, t) {
@@ -1099,6 +1116,7 @@ fn emit_function(
     // (memory form) epilogue entries per atom, stored right after the atom is computed
     let mut early: std::collections::HashMap<VarId, Vec<usize>> = std::collections::HashMap::new();
     let mut stored = vec![false; epilogue.len()];
+    let mut held: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
     if memory_form.is_some() {
         for (e, (_, a)) in epilogue.iter().enumerate() {
             early.entry(*a).or_default().push(e);
@@ -1153,7 +1171,8 @@ fn emit_function(
                 args,
                 results,
             } if memloops[callee.0 as usize].is_some() => {
-                // The memory form (`memloop.rs`): state double-buffered, inputs read in place.
+                // The memory form (`memloop.rs`): state double-buffered (or one buffer
+                // overwritten in place), inputs read in place.
                 let ml = memloops[callee.0 as usize]
                     .as_ref()
                     .expect("checked by the guard");
@@ -1167,7 +1186,7 @@ fn emit_function(
                     count, fname
                 ));
                 let st = format!("nk_l{}_st", k);
-                let ring = ml.ring as i64;
+                let ring = if ml.single { 1 } else { ml.ring as i64 };
                 // generation g lives in buffer g mod ring
                 let buf = |g: i64| g.rem_euclid(ring);
                 body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
@@ -1182,7 +1201,9 @@ fn emit_function(
                     ));
                 }
                 let gen = |back: i64| {
-                    if ring == 2 {
+                    if ring == 1 {
+                        format!("{st}[0]")
+                    } else if ring == 2 {
                         format!("{st}[(nk_i + {}) & 1]", buf(-back))
                     } else {
                         format!("{st}[(nk_i + {}) % {}]", buf(-back), ring)
@@ -1193,7 +1214,12 @@ fn emit_function(
                 // own stack slots (Spongent -B avx2: 1215 instructions per round against 957).
                 let mut pre = Vec::new();
                 let mut call = Vec::new();
-                for b in (0..ring - 1).chain([-1]) {
+                let gens: Vec<i64> = if ring == 1 {
+                    vec![-1]
+                } else {
+                    (0..ring - 1).chain([-1]).collect()
+                };
+                for b in gens {
                     let pn = format!(
                         "nk_p{}",
                         if b < 0 {
@@ -1497,9 +1523,19 @@ fn emit_function(
         }
         for d in ins.defs() {
             for &e in early.get(&d).map_or(&[][..], |v| &v[..]) {
-                body.push(format!("{} = {};", epilogue[e].0, nm(d)));
-                stored[e] = true;
+                match epi_after.get(e).copied().flatten() {
+                    // (single buffer) the slot's current value is still read later
+                    Some(r) if r > k => held.entry(r).or_default().push(e),
+                    _ => {
+                        body.push(format!("{} = {};", epilogue[e].0, nm(d)));
+                        stored[e] = true;
+                    }
+                }
             }
+        }
+        for e in held.remove(&k).unwrap_or_default() {
+            body.push(format!("{} = {};", epilogue[e].0, nm(epilogue[e].1)));
+            stored[e] = true;
         }
     }
     emit_actions(&mut body, node.body.len());

@@ -11,7 +11,7 @@
 //!   counted down by `sub $k,%r`/`dec %r` to zero (trip X/k), or counted up by `add $k,%r`/`inc`
 //!   from `xor %r,%r`/`mov $X,%r` and compared with `cmp $N,%r` (trip (N-X)/k), or a pointer
 //!   stepped by `add $k` up to another register, both set by `lea D(%base)` from one base
-//!   (trip (D1-D0)/k). Any other loop is counted once and the result is marked `approx`.
+//!   (trip (D1-D0)/k), or the bound set by `lea D(%counter)` from the counter (trip D/k). Any other loop is counted once and the result is marked `approx`.
 //! - **Spills**: instructions with a memory operand addressed by `%rsp` (or by `%rbp` in a
 //!   function that sets up `%rbp` as its frame pointer); a store when that operand is the
 //!   destination (last in AT&T syntax), else a load. `push`/`pop` (register saves in the
@@ -372,6 +372,11 @@ fn trip_count(insns: &[Insn], start: usize, j: usize) -> Option<u64> {
         };
         let (b0, x0) = init_value_at(insns, start, &ctr)?;
         let (b1, n) = init_value_at(insns, start, &bound)?;
+        // (the bound may also be `lea D(%ctr)`, set from the counter's initial value)
+        let (b1, n) = match &b1 {
+            Some(b) if reg_family(b).as_deref() == Some(ctr.as_str()) => (b0.clone(), x0 + n),
+            _ => (b1, n),
+        };
         if b0 != b1 || step <= 0 || n <= x0 || cond != "jne" || (n - x0) % step != 0 {
             return None;
         }
@@ -682,6 +687,16 @@ Disassembly of section .text:
         let s = analyze(&parse(text), "f").unwrap();
         // (0x208 - 0x148) / 0x20 = 6 iterations of 4 instructions
         assert_eq!(s.insns, 2.0 + 24.0 + 1.0);
+        assert!(!s.approx);
+    }
+
+    #[test]
+    fn pointer_bound_from_the_counter() {
+        // gcc 12 on a single-buffer kept loop (Ascon -B avx512): a table pointer from `lea
+        // (%rip)`, the bound `lea 0x300(%rdx)` from it, stepped by 0x40: 12 iterations
+        let text = "0000000000000000 <f>:\n   0:\t48 8d 15 00 00 00 00 \tlea    0x0(%rip),%rdx        # 7 <f+0x7>\n   7:\t48 8d 8a 00 03 00 00 \tlea    0x300(%rdx),%rcx\n   e:\tc5 fd 6f 02 \tvmovdqa (%rdx),%ymm0\n  12:\t48 83 c2 40 \tadd    $0x40,%rdx\n  16:\t48 39 d1 \tcmp    %rdx,%rcx\n  19:\t75 f3    \tjne    e <f+0xe>\n  1b:\tc3       \tret\n";
+        let s = analyze(&parse(text), "f").unwrap();
+        assert_eq!(s.insns, 2.0 + 12.0 * 4.0 + 1.0);
         assert!(!s.approx);
     }
 
