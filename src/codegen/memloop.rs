@@ -35,7 +35,7 @@
 //!   never overlap), and the body stores each output as soon as it is computed;
 //! - or, where the body's order allows it ([`single_buffer`]: each slot's next value can be
 //!   stored once the last instruction reading its current one has, holding back at most
-//!   [`SINGLE_BUFFER_MAX_HELD`] values at a time), one buffer that each iteration overwrites in
+//!   half as many values at a time as the target has registers), one buffer that each iteration overwrites in
 //!   place (`DATATYPE nk_l0_st[1][64]`, one pointer): half the memory, which matters where two
 //!   buffers and the spill slots outgrow L1 (Ascon's 320 atoms on AVX-512: 2 x 20 KB);
 //! - the per-iteration inputs (`LoopArg::Each`) are read in place when they are elements of
@@ -190,6 +190,7 @@ pub fn plans(
             plan(
                 &prog.nodes[c],
                 caller,
+                regs,
                 ni + 1 == n,
                 *count as usize,
                 state.len(),
@@ -319,6 +320,7 @@ fn generations(
 fn plan(
     body: &Node,
     caller: &Node,
+    regs: usize,
     caller_is_entry: bool,
     count: usize,
     n_state: usize,
@@ -387,7 +389,7 @@ fn plan(
         single: false,
         store_after: Vec::new(),
     };
-    if let Some(after) = single_buffer(body, &ml) {
+    if let Some(after) = single_buffer(body, &ml, single_buffer_max_held(regs)) {
         ml.single = true;
         ml.store_after = after;
     }
@@ -420,8 +422,14 @@ fn plan(
     Some(ml)
 }
 
-/// The most state values a single-buffer body may hold back at once ([`single_buffer`]).
-pub const SINGLE_BUFFER_MAX_HELD: usize = 8;
+/// The most state values a single-buffer body may hold back at once ([`single_buffer`]), as
+/// a fraction of the target's registers: half. Measured on the Intel machine (2026-11-26,
+/// `bench compare`, raw): PRESENT `-B`, which needs 9 to 16 held, 1.06x faster with one buffer
+/// on AVX-512 (32 registers) and 1.035x slower on AVX2 (16) with 24 allowed; AES const rk
+/// (17 to 24) neutral on both.
+pub fn single_buffer_max_held(regs: usize) -> usize {
+    regs / 2
+}
 
 /// Whether the state can live in one buffer, each iteration overwriting it in place, and
 /// then per slot the instruction after which its next value is stored (`None`: right after
@@ -432,13 +440,13 @@ pub const SINGLE_BUFFER_MAX_HELD: usize = 8;
 /// that computes it (an output that is an input, passed on, at the end). With one buffer a
 /// slot's next value must wait until the last instruction reading its current value (the read
 /// is in that instruction's expression, before any store after it); values held back that
-/// way stay live longer, so at most [`SINGLE_BUFFER_MAX_HELD`] may be held at once, and an
+/// way stay live longer, so at most `max_held` ([`single_buffer_max_held`]) may be held at once, and an
 /// output passed on unchanged must go back to its own slot. Only a plain ring of two
 /// generations (no Feistel delays) qualifies.
 ///
 /// Two buffers were 2 x 20 KB for Ascon's 320 atoms on AVX-512: with the spill slots more
 /// than Golden Cove's 48 KB L1D (Zen 4: 32 KB).
-pub fn single_buffer(body: &Node, ml: &MemLoop) -> Option<Vec<Option<usize>>> {
+pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<Option<usize>>> {
     if ml.ring != 2 {
         return None;
     }
@@ -493,7 +501,7 @@ pub fn single_buffer(body: &Node, ml: &MemLoop) -> Option<Vec<Option<usize>>> {
     let mut held = 0i64;
     for e in events {
         held += e;
-        if held > SINGLE_BUFFER_MAX_HELD as i64 {
+        if held > max_held as i64 {
             return None;
         }
     }
