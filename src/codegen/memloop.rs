@@ -35,7 +35,8 @@
 //!   never overlap), and the body stores each output as soon as it is computed;
 //! - or, where the body's order allows it ([`single_buffer`]: each slot's next value can be
 //!   stored once the last instruction reading its current one has, holding back at most
-//!   half as many values at a time as the target has registers), one buffer that each iteration overwrites in
+//!   half as many values at a time as the target has registers, or any number where two
+//!   buffers would exceed 32 KB), one buffer that each iteration overwrites in
 //!   place (`DATATYPE nk_l0_st[1][64]`, one pointer): half the memory, which matters where two
 //!   buffers and the spill slots outgrow L1 (Ascon's 320 atoms on AVX-512: 2 x 20 KB);
 //! - the per-iteration inputs (`LoopArg::Each`) are read in place when they are elements of
@@ -156,7 +157,7 @@ pub struct MemLoop {
 /// Per node, its memory form when it is the body of a kept loop that gets one.
 ///
 /// `eligible(i)`: node i may use it (its atoms are all `DATATYPE`, it has no spill plan);
-/// `regs`: registers of the target; `direct_param(p)`: entry input p is passed as an array
+/// `regs`: registers of the target, `reg_bytes` their width; `direct_param(p)`: entry input p is passed as an array
 /// whose elements the entry reads in place, in `p.atoms` order.
 ///
 /// `const_bits`: constant per-iteration bits may be broadcast from a table (bitslice on a
@@ -164,6 +165,7 @@ pub struct MemLoop {
 pub fn plans(
     prog: &Program,
     regs: usize,
+    reg_bytes: usize,
     eligible: &dyn Fn(usize) -> bool,
     direct_param: &dyn Fn(usize) -> bool,
     const_bits: bool,
@@ -191,6 +193,7 @@ pub fn plans(
                 &prog.nodes[c],
                 caller,
                 regs,
+                reg_bytes,
                 ni + 1 == n,
                 *count as usize,
                 state.len(),
@@ -321,6 +324,7 @@ fn plan(
     body: &Node,
     caller: &Node,
     regs: usize,
+    reg_bytes: usize,
     caller_is_entry: bool,
     count: usize,
     n_state: usize,
@@ -389,7 +393,8 @@ fn plan(
         single: false,
         store_after: Vec::new(),
     };
-    if let Some(after) = single_buffer(body, &ml, single_buffer_max_held(regs)) {
+    let max_held = single_buffer_max_held(regs, 2 * n_slots * reg_bytes);
+    if let Some(after) = single_buffer(body, &ml, max_held) {
         ml.single = true;
         ml.store_after = after;
     }
@@ -422,14 +427,26 @@ fn plan(
     Some(ml)
 }
 
-/// The most state values a single-buffer body may hold back at once ([`single_buffer`]), as
-/// a fraction of the target's registers: half. Measured on the Intel machine (2026-11-26,
-/// `bench compare`, raw): PRESENT `-B`, which needs 9 to 16 held, 1.06x faster with one buffer
-/// on AVX-512 (32 registers) and 1.035x slower on AVX2 (16) with 24 allowed; AES const rk
-/// (17 to 24) neutral on both.
-pub fn single_buffer_max_held(regs: usize) -> usize {
-    regs / 2
+/// The most state values a single-buffer body may hold back at once ([`single_buffer`]): half
+/// the target's registers, or any number when two buffers of the state would take more than
+/// [`SINGLE_BUFFER_ALWAYS_BYTES`]. Measured on the Intel machine (2026-11-26, `bench compare`,
+/// raw / packed, one buffer against two): PRESENT `-B` (9 to 16 held) 1.07x faster on AVX-512
+/// (32 registers), and with 24 allowed 1.035x slower on AVX2 (16); with no bound on AVX-512,
+/// the programs whose two buffers exceed 32 KB gained (Gimli, 2 x 24 KB: 1.20 / 1.13;
+/// Subterranean, 2 x 16.4 KB: 1.15 / 1.01) and the smaller ones lost or broke even (Spongent,
+/// 2 x 10 KB: 0.94 / 0.98; GIFT 0.97 / 1.03, SKINNY 0.99 / 0.94, AES const rk 1.01 / 1.02,
+/// 2 x 8 KB).
+pub fn single_buffer_max_held(regs: usize, two_buffers_bytes: usize) -> usize {
+    if two_buffers_bytes > SINGLE_BUFFER_ALWAYS_BYTES {
+        usize::MAX
+    } else {
+        regs / 2
+    }
 }
+
+/// Two state buffers larger than this take one buffer whatever it holds back: 32 KB, Zen 4's
+/// L1D (Golden Cove's is 48 KB), which the state, the body's spill slots and its inputs share.
+pub const SINGLE_BUFFER_ALWAYS_BYTES: usize = 32 * 1024;
 
 /// Whether the state can live in one buffer, each iteration overwriting it in place, and
 /// then per slot the instruction after which its next value is stored (`None`: right after
@@ -501,7 +518,7 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
     let mut held = 0i64;
     for e in events {
         held += e;
-        if held > max_held as i64 {
+        if held > 0 && held as usize > max_held {
             return None;
         }
     }

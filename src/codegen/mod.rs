@@ -392,7 +392,8 @@ pub fn generate_over(
             let direct = |pi: usize| direct_array_param(&t, abi, &p.nodes[last].inputs[pi]);
             let const_bits = t.slicing == Slicing::B
                 && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
-            memloop::plans(p, regs, &eligible, &direct, const_bits)
+            let reg_bytes = t.arch.reg_bits() as usize / 8;
+            memloop::plans(p, regs, reg_bytes, &eligible, &direct, const_bits)
         } else {
             vec![None; p.nodes.len()]
         };
