@@ -11,7 +11,8 @@
 //!   counted down by `sub $k,%r`/`dec %r` to zero (trip X/k), or counted up by `add $k,%r`/`inc`
 //!   from `xor %r,%r`/`mov $X,%r` and compared with `cmp $N,%r` (trip (N-X)/k), or a pointer
 //!   stepped by `add $k` up to another register, both set by `lea D(%base)` from one base
-//!   (trip (D1-D0)/k), or the bound set by `lea D(%counter)` from the counter (trip D/k). Any other loop is counted once and the result is marked `approx`.
+//!   (trip (D1-D0)/k; a pointer copied by `mov %base,%r` counts as D = 0), or the bound set
+//!   by `lea D(%counter)` from the counter (trip D/k). Any other loop is counted once and the result is marked `approx`.
 //! - **Spills**: instructions with a memory operand addressed by `%rsp` (or by `%rbp` in a
 //!   function that sets up `%rbp` as its frame pointer); a store when that operand is the
 //!   destination (last in AT&T syntax), else a load. `push`/`pop` (register saves in the
@@ -265,7 +266,9 @@ fn imm(s: &str) -> Option<i64> {
         None => (false, s),
     };
     let v = match s.strip_prefix("0x") {
-        Some(h) => i64::from_str_radix(h, 16).ok()?,
+        // (objdump prints a negative 64-bit immediate as its two's complement:
+        // `sub $0xffffffffffffff80,%rdx` adds 128)
+        Some(h) => u64::from_str_radix(h, 16).ok()? as i64,
         None => s.parse().ok()?,
     };
     Some(if neg { -v } else { v })
@@ -298,7 +301,14 @@ fn init_value_at(insns: &[Insn], before: usize, fam: &str) -> Option<(Option<Str
         let b = alu(base_mnemonic(i));
         if ops.len() == 2 && loc(ops[1]).as_deref() == Some(fam) {
             if b == "mov" {
-                return imm(ops[0]).map(|v| (None, v));
+                // `mov $X,%r`, or `mov %base,%r` (a pointer copied: base + 0)
+                return match imm(ops[0]) {
+                    Some(v) => Some((None, v)),
+                    None if ops[0].trim().starts_with('%') => {
+                        Some((Some(ops[0].trim().to_string()), 0))
+                    }
+                    None => None,
+                };
             }
             if b == "xor" && loc(ops[0]).as_deref() == Some(fam) {
                 return Some((None, 0));
@@ -701,12 +711,24 @@ Disassembly of section .text:
     }
 
     #[test]
+    fn pointer_copied_from_the_base() {
+        // gcc 12 on RECTANGLE -B avx512 (round keys read in place): the key pointer copied,
+        // the bound 25 rounds of 0x1000 bytes past it
+        let text = "0000000000000000 <f>:\n   0:\t48 89 f1 \tmov    %rsi,%rcx\n   3:\t48 8d be 00 90 01 00 \tlea    0x19000(%rsi),%rdi\n   a:\t62 f1 7d 48 6f 19 \tvmovdqa32 (%rcx),%zmm3\n  10:\t48 81 c1 00 10 00 00 \tadd    $0x1000,%rcx\n  17:\t48 39 cf \tcmp    %rcx,%rdi\n  1a:\t75 ee    \tjne    a <f+0xa>\n  1c:\tc3       \tret\n";
+        let s = analyze(&parse(text), "f").unwrap();
+        assert_eq!(s.insns, 2.0 + 25.0 * 4.0 + 1.0);
+        assert!(!s.approx);
+    }
+
+    #[test]
     fn operand_helpers() {
         assert_eq!(
             split_operands("0x8(%rsp,%rax,8),%ymm1"),
             ["0x8(%rsp,%rax,8)", "%ymm1"]
         );
         assert_eq!(reg_family("%r8d").as_deref(), Some("r8"));
+        assert_eq!(imm("$0xffffffffffffff80"), Some(-128));
+        assert_eq!(imm("$0x40"), Some(64));
         assert_eq!(reg_family("%eax").as_deref(), Some("a"));
         assert_eq!(reg_family("%rsi").as_deref(), Some("si"));
         assert_eq!(imm("$0xa"), Some(10));
