@@ -435,7 +435,8 @@ fn plan(
 /// the programs whose two buffers exceed 32 KB gained (Gimli, 2 x 24 KB: 1.20 / 1.13;
 /// Subterranean, 2 x 16.4 KB: 1.15 / 1.01) and the smaller ones lost or broke even (Spongent,
 /// 2 x 10 KB: 0.94 / 0.98; GIFT 0.97 / 1.03, SKINNY 0.99 / 0.94, AES const rk 1.01 / 1.02,
-/// 2 x 8 KB).
+/// 2 x 8 KB), as did the same states in narrower registers (no bound on AVX2: Gimli 1.04 /
+/// 1.01, Subterranean 0.76 / 0.90; SSE: Gimli 0.91 / 0.96).
 pub fn single_buffer_max_held(regs: usize, two_buffers_bytes: usize) -> usize {
     if two_buffers_bytes > SINGLE_BUFFER_ALWAYS_BYTES {
         usize::MAX
