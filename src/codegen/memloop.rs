@@ -147,18 +147,17 @@ pub struct MemLoop {
     pub each_src: EachSrc,
     pub tables: Tables,
     /// One state buffer instead of two ([`single_buffer`]): iteration i overwrites the state in
-    /// place, each slot's next value stored once its current one has been read.
-    pub single: bool,
-    /// (single buffer) per slot, the instruction after which its next value may be stored
-    /// when that is later than the one computing it: the last read of its current value.
-    pub store_after: Vec<Option<usize>>,
+    /// place, each slot's next value stored once its current one has been read. Per slot, the
+    /// instruction after which its next value is stored when that is later than the one
+    /// computing it (the last read of its current value). `None`: two buffers.
+    pub single: Option<Vec<Option<usize>>>,
 }
 
 /// Per node, its memory form when it is the body of a kept loop that gets one.
 ///
 /// `eligible(i)`: node i may use it (its atoms are all `DATATYPE`, it has no spill plan);
-/// `regs`: registers of the target, `reg_bytes` their width; `direct_param(p)`: entry input p is passed as an array
-/// whose elements the entry reads in place, in `p.atoms` order.
+/// `regs`: registers of the target, `reg_bytes` their width; `direct_param(p)`: entry input
+/// p is passed as an array whose elements the entry reads in place, in `p.atoms` order.
 ///
 /// `const_bits`: constant per-iteration bits may be broadcast from a table (bitslice on a
 /// target whose C codegen knows the broadcast).
@@ -390,14 +389,13 @@ fn plan(
         n_y,
         each_src: EachSrc::Gather,
         tables: Tables::default(),
-        single: false,
-        store_after: Vec::new(),
+        single: None,
     };
-    let max_held = single_buffer_max_held(regs, 2 * n_slots * reg_bytes);
-    if let Some(after) = single_buffer(body, &ml, max_held) {
-        ml.single = true;
-        ml.store_after = after;
-    }
+    ml.single = single_buffer(
+        body,
+        &ml,
+        single_buffer_max_held(regs, 2 * n_slots * reg_bytes),
+    );
     // (entry inputs read in place) atom -> (parameter, flat element)
     let at: EntryAtoms = if caller_is_entry {
         caller
@@ -458,8 +456,8 @@ pub const SINGLE_BUFFER_ALWAYS_BYTES: usize = 32 * 1024;
 /// that computes it (an output that is an input, passed on, at the end). With one buffer a
 /// slot's next value must wait until the last instruction reading its current value (the read
 /// is in that instruction's expression, before any store after it); values held back that
-/// way stay live longer, so at most `max_held` ([`single_buffer_max_held`]) may be held at once, and an
-/// output passed on unchanged must go back to its own slot. Only a plain ring of two
+/// way stay live longer, so at most `max_held` ([`single_buffer_max_held`]) may be held at
+/// once, and an output passed on unchanged must go back to its own slot. Only a plain ring of two
 /// generations (no Feistel delays) qualifies.
 ///
 /// Two buffers were 2 x 20 KB for Ascon's 320 atoms on AVX-512: with the spill slots more

@@ -912,7 +912,7 @@ fn emit_function(
         let group = |names: &mut Namer, n: usize, nm: &str, out: bool, params: &mut Vec<String>| {
             group_of(names, n, nm, out, "DATATYPE", params)
         };
-        let (s_in, s_out) = if ml.single {
+        let (s_in, s_out) = if ml.single.is_some() {
             // one buffer, read and overwritten in place (`memloop::single_buffer`)
             let name = names.fresh("nk_st");
             params.push(format!("DATATYPE *{}", name));
@@ -1000,7 +1000,7 @@ fn emit_function(
                     a,
                 ));
                 epi_after.push(match w {
-                    memloop::Out::State(j) if ml.single => ml.store_after[*j],
+                    memloop::Out::State(j) => ml.single.as_ref().and_then(|after| after[*j]),
                     _ => None,
                 });
             }
@@ -1187,7 +1187,11 @@ fn emit_function(
                     count, fname
                 ));
                 let st = format!("nk_l{}_st", k);
-                let ring = if ml.single { 1 } else { ml.ring as i64 };
+                let ring = if ml.single.is_some() {
+                    1
+                } else {
+                    ml.ring as i64
+                };
                 // generation g lives in buffer g mod ring
                 let buf = |g: i64| g.rem_euclid(ring);
                 body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));

@@ -12,7 +12,8 @@
 //!   from `xor %r,%r`/`mov $X,%r` and compared with `cmp $N,%r` (trip (N-X)/k), or a pointer
 //!   stepped by `add $k` up to another register, both set by `lea D(%base)` from one base
 //!   (trip (D1-D0)/k; a pointer copied by `mov %base,%r` counts as D = 0), or the bound set
-//!   by `lea D(%counter)` from the counter (trip D/k). Any other loop is counted once and the result is marked `approx`.
+//!   by `lea D(%counter)` from the counter (trip D/k). Any other loop is counted once and the
+//!   result is marked `approx`.
 //! - **Spills**: instructions with a memory operand addressed by `%rsp` (or by `%rbp` in a
 //!   function that sets up `%rbp` as its frame pointer); a store when that operand is the
 //!   destination (last in AT&T syntax), else a load. `push`/`pop` (register saves in the

@@ -480,12 +480,12 @@ static double nk_tsc_ratio(int windows) {
 "#;
 
 /// Links the built variants into one harness and runs it; kernels are measured in interleaved
-/// windows (the order alternates every window). Each timed window follows one untimed call of
-/// the same function: the variants' code and data together can outgrow L2 (two Serpent `-B`
+/// windows (the order alternates every window). Each timed window follows one untimed window
+/// of the same calls: the variants' code and data together can outgrow L2 (two Serpent `-B`
 /// avx512 variants: 4 x ~0.4 MB of code and 2 x 270 KB of raw key registers), and a window of a
-/// few calls that began by refetching them from L3 read 1.6-2.7x the steady-state time, in
+/// few calls that began by refetching them from L3 read 1.3-2.8x the steady-state time, in
 /// whichever slot the eviction order hurt (Intel, 2026-11-26: 4.3 and 7.5 c/B against 2.65
-/// alone, identical code).
+/// alone, identical code; one untimed call before each window still left 2.88 and 3.38).
 pub fn measure(dir: &Path, built: &[&Built], effort: Effort) -> Result<Run, String> {
     let mut m = String::from("#include <stdio.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <time.h>\n#include <x86intrin.h>\n");
     m.push_str("static volatile uint64_t nk_sink;\n");
