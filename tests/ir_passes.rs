@@ -712,6 +712,52 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
         1,
         "DES keeps its rounds"
     );
+    // Light rounds fed a `const` input (RECTANGLE's round keys) are unrolled for the raw
+    // entry, and kept in the program behind `E__with_consts`; heavy ones (AES const rk) stay
+    // loops in both.
+    let const_fed = |file: &str, keep: bool| {
+        let mut cfg = Config {
+            slicing: Slicing::B,
+            arch: Arch::Avx512,
+            ..Config::default()
+        };
+        cfg.opt.uarch = Uarch::Intel;
+        cfg.opt.keep_const_fed_loops = keep;
+        let prog = common::lower_file_cfg(file, &cfg);
+        let n = prog
+            .entry()
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+            .count();
+        (prog, cfg, n)
+    };
+    let rect = "ciphers/rectangle/rectangle.ua";
+    assert_eq!(const_fed(rect, false).2, 0, "RECTANGLE raw: unrolled");
+    assert_eq!(const_fed(rect, true).2, 1, "RECTANGLE with_consts: kept");
+    assert_eq!(const_fed("ciphers/aes/aes_rk.ua", false).2, 1, "AES const rk: kept");
+    // The driver optimises the program behind `E__with_consts` apart only where that differs.
+    for (file, apart) in [(rect, true), ("ciphers/aes/aes_rk.ua", false)] {
+        let (prog, cfg, _) = const_fed(file, false);
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let front = nakiri::driver::check(file, &src, &cfg, &common::Fs);
+        let checked = front.checked.as_ref().expect("checked");
+        let wc = nakiri::driver::packed_consts_program(
+            &checked.ir,
+            &checked.loop_hints,
+            &prog,
+            None,
+            &cfg,
+        );
+        assert_eq!(wc.is_some(), apart, "{file}: E__with_consts from its own program");
+        if let Some(wc) = wc {
+            assert!(wc
+                .entry()
+                .body
+                .iter()
+                .any(|i| matches!(i, ir::Instr::Loop { .. })));
+        }
+    }
     assert_eq!(
         loops_u("ciphers/rectangle/rectangle.ua", Slicing::V, Uarch::Intel),
         0,

@@ -308,11 +308,19 @@ pub fn check_file(
     let header = "ct_entry.h";
     // The C `nakiri compile` writes, the interleaved kernel behind the packed entry included.
     let kernel = driver::packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
+    let consts_prog = driver::packed_consts_program(
+        &checked.ir,
+        &checked.loop_hints,
+        &prog,
+        kernel.as_ref(),
+        cfg,
+    );
     let mut ccfg = cfg.clone();
     ccfg.abi = codegen::AbiConfig::default();
     let out = driver::generate(
         &prog,
         kernel.as_ref(),
+        consts_prog.as_ref(),
         &ccfg,
         header,
         format!("nakiri ctcheck {}", file),

@@ -93,6 +93,26 @@ pub fn compact_consts_apply(prog: &Program, arch: Arch) -> bool {
             .all(|p| !p.is_const || !p.c_dims.is_empty())
 }
 
+/// Whether the entries of `a` and `b` have the same parameters (names, atoms, `const`,
+/// dimensions): what lets `E__with_consts` be compiled from another optimisation of the same
+/// source than the raw entry.
+fn same_entry_params(a: &Program, b: &Program) -> bool {
+    let same = |x: &[crate::ir::Param], y: &[crate::ir::Param]| {
+        x.len() == y.len()
+            && x.iter().zip(y).all(|(p, q)| {
+                p.name == q.name
+                    && p.atoms.len() == q.atoms.len()
+                    && p.is_const == q.is_const
+                    && p.c_dims == q.c_dims
+                    && p.word_bits == q.word_bits
+            })
+    };
+    a.slicing == b.slicing
+        && a.interleave == b.interleave
+        && same(&a.entry().inputs, &b.entry().inputs)
+        && same(&a.entry().outputs, &b.entry().outputs)
+}
+
 /// A register whose every 64-bit lane is the C expression `w` (a `uint64_t`).
 fn bcast64(arch: Arch, w: &str) -> String {
     match arch {
@@ -260,7 +280,7 @@ pub fn generate_full(
     abi: &AbiConfig,
     max_bytes: usize,
 ) -> Result<COutput, CodegenError> {
-    generate_over(prog, None, cfg, abi, max_bytes)
+    generate_over(prog, None, None, cfg, abi, max_bytes)
 }
 
 /// [`generate_full`], with the packed entry's whole steps run by `kernel`: `prog` compiled
@@ -268,9 +288,15 @@ pub fn generate_full(
 /// kernel's functions are `static` and named apart from `prog`'s (its entry is
 /// `<entry>__x<k>`); the raw entry and everything the header says are `prog`'s. Without a
 /// packed API (usubac's ABI options) the kernel is not emitted.
+///
+/// `consts_prog`, where given, is the program `E__with_consts` (the raw entry taking compact
+/// prepared consts, `AbiConfig::compact_consts`) is compiled from instead of `prog`: the same
+/// source optimised with other loop decisions (`driver::packed_consts_program`). Its entry
+/// must take and return what `prog`'s does; otherwise `prog` is used.
 pub fn generate_over(
     prog: &Program,
     kernel: Option<&Program>,
+    consts_prog: Option<&Program>,
     cfg: &CodegenConfig,
     abi: &AbiConfig,
     max_bytes: usize,
@@ -338,9 +364,12 @@ pub fn generate_over(
     // The raw entry again, taking the packed API's compact prepared consts (`E__with_consts`).
     let with_consts =
         abi.compact_consts && default_abi && kernel.is_none() && compact_consts_apply(prog, arch);
+    let wc_prog = consts_prog
+        .filter(|c| same_entry_params(prog, c))
+        .unwrap_or(prog);
     let wc_names = with_consts.then(|| {
         let wf = globals.fresh(&format!("{}with_consts", entry_fn));
-        function_names(prog, &wf, &mut globals)
+        function_names(wc_prog, &wf, &mut globals)
     });
 
     let mut helpers = Helpers::default();
@@ -456,7 +485,7 @@ pub fn generate_over(
         let mut wf = String::new();
         let before = helpers.defs.len();
         wc_proto = Some(emit_all(
-            prog,
+            wc_prog,
             wn,
             EntryKind::WithConsts,
             &mut wf,

@@ -179,6 +179,10 @@ pub struct OptConfig {
     /// (`codegen/memloop.rs`, `--no-mem-loops`): `sched-bits` schedules their bodies for
     /// inputs read from memory and outputs stored as computed. The driver copies its own flag.
     pub mem_loops: bool,
+    /// Keep bitsliced round loops fed by `const` inputs even where the Intel rule unrolls
+    /// them for the raw entry ([`auto_unrolled`]): the driver sets it for the program behind
+    /// `E__with_consts` (`driver::packed_consts_program`).
+    pub keep_const_fed_loops: bool,
 }
 
 /// Where `sched-bits` runs. Bitsliced bodies always; hsliced ones by default too (their
@@ -242,6 +246,7 @@ impl Default for OptConfig {
             unrolled_loops: Vec::new(),
             sched_bits_in: SchedBitsIn::default(),
             mem_loops: true, // = codegen::MEM_LOOPS_DEFAULT (the driver copies its flag)
+            keep_const_fed_loops: false,
         }
     }
 }
@@ -383,7 +388,9 @@ pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 /// unchanged (a Feistel half, DES: its memory form reads that half from the generation
 /// before and keeps its loop, 1.5x faster than unrolled). On Intel ([`Uarch::Intel`]) a
 /// bitsliced program whose rounds all do little work per state atom
-/// ([`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`]) keeps every loop.
+/// ([`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`]) keeps every loop but those fed a `const` input,
+/// which are unrolled for the raw entry and kept for `E__with_consts`
+/// ([`OptConfig::keep_const_fed_loops`]: RECTANGLE).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
     if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 {
         return Vec::new();
@@ -428,6 +435,7 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // registers they read, so unrolling folds nothing, and the unrolled body spilled more
     // (AES const rk: 14.7 against 8.1 spill loads and stores per block, 1.12x slower;
     // RECTANGLE 1.02x, Serpent and gift_v within noise; README, "On AVX-512 the unrolled code").
+    // (On Intel light rounds are the exception, for the raw entry only: below.)
     let consts: std::collections::HashSet<crate::ir::VarId> = prog
         .entry()
         .inputs
@@ -468,7 +476,25 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
                 })
         });
     if light_rounds {
-        return Vec::new();
+        // Light rounds fed a `const` input are the exception, in the raw entry only: there
+        // its key registers come from memory in either form, and the loop adds a load and a
+        // store of every state atom per round. RECTANGLE (4.0 per atom): raw 0.90x the time
+        // unrolled, but the packed entry's compact consts make the loop 1.35x faster than
+        // the unrolled code, so `E__with_consts` is compiled from a program that keeps it
+        // (`keep_const_fed_loops`; `driver::packed_consts_program`).
+        if cfg.keep_const_fed_loops {
+            return Vec::new();
+        }
+        return bodies
+            .iter()
+            .filter(|b| {
+                prog.nodes
+                    .iter()
+                    .position(|n| &n.name == *b)
+                    .is_some_and(|id| !passes_through(&prog.nodes[id]) && const_fed(id))
+            })
+            .cloned()
+            .collect();
     }
     bodies
         .iter()
@@ -480,6 +506,17 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         })
         .cloned()
         .collect()
+}
+
+/// Whether [`auto_unrolled`] may unroll a `const`-fed round loop of a program in `slicing`
+/// under `cfg` (the Intel light-round exception), i.e. whether the program behind
+/// `E__with_consts` may need optimising apart with [`OptConfig::keep_const_fed_loops`].
+pub fn may_unroll_const_fed(slicing: Slicing, cfg: &OptConfig) -> bool {
+    cfg.loops == LoopPolicy::Auto
+        && cfg.arch == Arch::Avx512
+        && cfg.uarch == Uarch::Intel
+        && slicing == Slicing::B
+        && !cfg.keep_const_fed_loops
 }
 
 pub fn run_pass(
