@@ -1145,3 +1145,53 @@ fn sbox_circuit_knob() {
         "logic ops rule/small/shallow: {ops:?}"
     );
 }
+
+/// `ternlog-order` (AVX-512, with `ternlog` on): the default orders the ternlogs' operands,
+/// the knob's other value leaves them as `ternlog` made them (the C `--disable
+/// ternlog-order` gives), the line says `ternlog-order=off` only then, and with `ternlog` off
+/// the knob has no alternative.
+#[test]
+fn ternlog_order_knob() {
+    let src = std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
+    let ch = checked(&src, Slicing::B);
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&Dim::TernlogOrder));
+    assert!(!Space::new(Slicing::B, Arch::Avx2, ccs(), false)
+        .dims
+        .contains(&Dim::TernlogOrder));
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert!(default.ternlog && default.ternlog_order);
+    assert!(!default.to_line().contains("ternlog-order"));
+    let alts = space.alternatives(Dim::TernlogOrder, &default);
+    assert_eq!(alts.len(), 1);
+    let off = &alts[0];
+    assert!(off.ternlog && !off.ternlog_order);
+    assert!(off.to_line().contains(" ternlog-order=off"));
+    assert_eq!(Knobs::parse(&off.to_line()).as_ref(), Some(off));
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base: base.clone(),
+        header_name: "t.h".into(),
+        sbox_alternatives: vec![],
+    };
+    let a = prep.compile(&default).unwrap();
+    let b = prep.compile(off).unwrap();
+    let mut unordered = base.clone();
+    unordered.opt.disable(nakiri::opt::PassId::TernlogOrder);
+    let (_, want) = driver::lower("t.ua", &src, &unordered, &nakiri::syntax::MemLoader::default());
+    assert_eq!(b.prog.to_string(), want.unwrap().to_string());
+    assert_ne!(a.prog.to_string(), b.prog.to_string(), "the order differs somewhere");
+    // ternlog off: no order to choose, and a line never says both
+    let no_tl = space.alternatives(Dim::Ternlog, &default);
+    assert!(no_tl.iter().all(|k| !k.ternlog && !k.ternlog_order));
+    assert!(space.alternatives(Dim::TernlogOrder, &no_tl[0]).is_empty());
+    assert_eq!(
+        Knobs::parse("loops=auto inline=all ternlog=off ternlog-order=on").map(|k| k.ternlog_order),
+        Some(false)
+    );
+}

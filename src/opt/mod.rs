@@ -17,6 +17,7 @@ pub mod sched_bits;
 pub mod sched_ilp;
 pub mod sched_pairs;
 pub mod ternlog;
+pub mod ternlog_order;
 pub mod xor_share;
 
 pub use inline::InlinePolicy;
@@ -72,10 +73,11 @@ pub enum PassId {
     SchedBits,
     SchedIlp,
     SchedPairs,
+    TernlogOrder,
 }
 
 impl PassId {
-    pub const ALL: [PassId; 12] = [
+    pub const ALL: [PassId; 13] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
@@ -88,6 +90,7 @@ impl PassId {
         PassId::SchedBits,
         PassId::SchedIlp,
         PassId::SchedPairs,
+        PassId::TernlogOrder,
     ];
 
     /// The name used by `--disable`, `--dump-after`, `-v` and the autotuner.
@@ -105,6 +108,7 @@ impl PassId {
             PassId::SchedBits => "sched-bits",
             PassId::SchedIlp => "sched-ilp",
             PassId::SchedPairs => "sched-pairs",
+            PassId::TernlogOrder => "ternlog-order",
         }
     }
 
@@ -143,6 +147,7 @@ pub const PIPELINE: &[PassId] = &[
     SchedBits,  // last: nothing reorders after the schedulers (bitslice only)
     SchedIlp,   // (vslice and hslice only)
     SchedPairs, // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
+    TernlogOrder, // last: which operand dies where depends on the final order
 ];
 
 #[derive(Clone, Debug)]
@@ -316,10 +321,10 @@ pub struct Report {
 impl Report {
     /// The `-v` table.
     pub fn table(&self) -> String {
-        let mut s = String::from("pass        time(ms)  instrs   atoms  max-live  rewrites\n");
+        let mut s = String::from("pass           time(ms)  instrs   atoms  max-live  rewrites\n");
         let i = self.initial;
         s.push_str(&format!(
-            "{:10} {:9} {:7} {:7} {:9}\n",
+            "{:13} {:9} {:7} {:7} {:9}\n",
             "(input)", "", i.instrs, i.atoms, i.max_live
         ));
         for (p, t, st, sz) in &self.passes {
@@ -330,7 +335,7 @@ impl Report {
                     .collect::<Vec<_>>()
                     .join(", ");
             s.push_str(&format!(
-                "{:10} {:9.2} {:7} {:7} {:9}  {}\n",
+                "{:13} {:9.2} {:7} {:7} {:9}  {}\n",
                 p.name(),
                 t.as_secs_f64() * 1000.0,
                 sz.instrs,
@@ -563,6 +568,7 @@ pub fn run_pass(
             }
         }
         SchedPairs => sched_pairs::run(prog, cfg),
+        TernlogOrder => ternlog_order::run(prog),
         SchedBits => {
             if cfg.sched_bits_in.contains(prog.slicing) {
                 sched_bits::run(prog, cfg)

@@ -51,6 +51,11 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     } else {
         o.disable(PassId::Ternlog);
     }
+    if k.ternlog_order {
+        o.enable(PassId::TernlogOrder);
+    } else {
+        o.disable(PassId::TernlogOrder);
+    }
     if k.spill == SpillKnob::Lockstep {
         o.enable(PassId::SchedPairs);
     } else {

@@ -83,6 +83,9 @@ pub struct Knobs {
     /// Interleaving factor and granularity (factor 1: off).
     pub interleave: (u32, usize),
     pub ternlog: bool,
+    /// The `ternlog-order` pass (dying operands first; only meaningful with `ternlog`, and
+    /// false whenever `ternlog` is).
+    pub ternlog_order: bool,
     /// Explicit spilling and the lockstep scheduler (vslice on SSE/AVX2/AVX-512).
     pub spill: SpillKnob,
     /// The interleaved kernel behind the packed entry (`--packed-interleave`; `None`: the
@@ -213,6 +216,8 @@ pub enum Dim {
     SchedIlp,
     Interleave,
     Ternlog,
+    /// The operand order of ternlogs (`ternlog-order`), with `ternlog` on.
+    TernlogOrder,
     Spill,
     /// The kernel behind the packed entry (goal `packed` only).
     PackedInterleave,
@@ -228,13 +233,14 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 13] = [
+    pub const ALL: [Dim; 14] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
         Dim::SchedIlp,
         Dim::Interleave,
         Dim::Ternlog,
+        Dim::TernlogOrder,
         Dim::Spill,
         Dim::PackedInterleave,
         Dim::PackedConsts,
@@ -251,6 +257,7 @@ impl Dim {
             Dim::SchedIlp => "sched-ilp",
             Dim::Interleave => "interleave",
             Dim::Ternlog => "ternlog",
+            Dim::TernlogOrder => "ternlog-order",
             Dim::Spill => "spill",
             Dim::PackedInterleave => "packed-interleave",
             Dim::PackedConsts => "packed-consts",
@@ -296,7 +303,7 @@ impl Space {
             .filter(|d| match d {
                 Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
-                Dim::Ternlog => arch == Arch::Avx512,
+                Dim::Ternlog | Dim::TernlogOrder => arch == Arch::Avx512,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -378,6 +385,9 @@ impl Space {
             },
             interleave: (opt.interleave.max(1), opt.interleave_granularity),
             ternlog: opt.enabled(crate::opt::PassId::Ternlog) && self.arch == Arch::Avx512,
+            ternlog_order: opt.enabled(crate::opt::PassId::Ternlog)
+                && opt.enabled(crate::opt::PassId::TernlogOrder)
+                && self.arch == Arch::Avx512,
             spill: match (
                 SpillKnob::applies(self.slicing, self.arch) && spill,
                 opt.enabled(crate::opt::PassId::SchedPairs),
@@ -450,8 +460,17 @@ impl Space {
             }
             Dim::Ternlog => push(Knobs {
                 ternlog: !cur.ternlog,
+                ternlog_order: !cur.ternlog,
                 ..cur.clone()
             }),
+            Dim::TernlogOrder => {
+                if cur.ternlog {
+                    push(Knobs {
+                        ternlog_order: !cur.ternlog_order,
+                        ..cur.clone()
+                    })
+                }
+            }
             Dim::Spill => {
                 for s in SpillKnob::ALL {
                     push(Knobs {
@@ -547,6 +566,10 @@ impl Knobs {
             " ternlog={}",
             if self.ternlog { "on" } else { "off" }
         ));
+        // (only when off, so that lines from before the knob keep their meaning)
+        if self.ternlog && !self.ternlog_order {
+            s.push_str(" ternlog-order=off");
+        }
         s.push_str(&format!(" spill={}", self.spill.name()));
         if let Some(p) = self.packed_interleave {
             s.push_str(&format!(" packed-interleave={}", p));
@@ -577,6 +600,7 @@ impl Knobs {
             sched_ilp: None,
             interleave: (1, 10),
             ternlog: false,
+            ternlog_order: true,
             spill: SpillKnob::Off,
             packed_interleave: None,
             packed_consts: None,
@@ -634,6 +658,7 @@ impl Knobs {
                     k.interleave = (a.parse().ok()?, b.parse().ok()?);
                 }
                 "ternlog" => k.ternlog = on(v)?,
+                "ternlog-order" => k.ternlog_order = on(v)?,
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
                 "packed-interleave" => {
                     k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?)
@@ -653,6 +678,7 @@ impl Knobs {
                 _ => return None,
             }
         }
+        k.ternlog_order &= k.ternlog;
         Some(k)
     }
 

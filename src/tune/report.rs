@@ -149,6 +149,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::SchedIlp) => "#d62728",
         Some(Dim::Interleave) => "#9467bd",
         Some(Dim::Ternlog) => "#8c564b",
+        Some(Dim::TernlogOrder) => "#c49c94",
         Some(Dim::Spill) => "#bcbd22",
         Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::PackedConsts) => "#ffbb78",

@@ -138,6 +138,7 @@ pub fn usubac_bench_args(argv: &[String]) -> Option<Vec<String>> {
                 "sched-ilp",
                 "interleave",
                 "ternlog",
+                "ternlog-order",
                 "spill",
                 "cc",
             ],
