@@ -735,7 +735,11 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     let rect = "ciphers/rectangle/rectangle.ua";
     assert_eq!(const_fed(rect, false).2, 0, "RECTANGLE raw: unrolled");
     assert_eq!(const_fed(rect, true).2, 1, "RECTANGLE with_consts: kept");
-    assert_eq!(const_fed("ciphers/aes/aes_rk.ua", false).2, 1, "AES const rk: kept");
+    assert_eq!(
+        const_fed("ciphers/aes/aes_rk.ua", false).2,
+        1,
+        "AES const rk: kept"
+    );
     // The driver optimises the program behind `E__with_consts` apart only where that differs.
     for (file, apart) in [(rect, true), ("ciphers/aes/aes_rk.ua", false)] {
         let (prog, cfg, _) = const_fed(file, false);
@@ -749,7 +753,11 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
             None,
             &cfg,
         );
-        assert_eq!(wc.is_some(), apart, "{file}: E__with_consts from its own program");
+        assert_eq!(
+            wc.is_some(),
+            apart,
+            "{file}: E__with_consts from its own program"
+        );
         if let Some(wc) = wc {
             assert!(wc
                 .entry()

@@ -2570,10 +2570,16 @@ fn compact_consts_behind_the_packed_entry() {
                         .filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. }))
                         .count();
                     let intel = uarch == Uarch::Intel;
-                    assert_eq!(loops, if intel { 0 } else { 1 }, "{file} {uarch:?}: raw loops");
+                    assert_eq!(
+                        loops,
+                        if intel { 0 } else { 1 },
+                        "{file} {uarch:?}: raw loops"
+                    );
                     assert!(
-                        out.c.lines().any(|l| l.contains(&format!("void {e}__loop0"))
-                            && l.contains("(DATATYPE *v_nk_st, const uint64_t *restrict")),
+                        out.c
+                            .lines()
+                            .any(|l| l.contains(&format!("void {e}__loop0"))
+                                && l.contains("(DATATYPE *v_nk_st, const uint64_t *restrict")),
                         "{file} {uarch:?}: E__with_consts keeps the loop over compact consts"
                     );
                 }

@@ -1152,7 +1152,8 @@ fn sbox_circuit_knob() {
 /// the knob has no alternative.
 #[test]
 fn ternlog_order_knob() {
-    let src = std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
+    let src =
+        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
     let ch = checked(&src, Slicing::B);
     let base = Config {
         slicing: Slicing::B,
@@ -1183,9 +1184,18 @@ fn ternlog_order_knob() {
     let b = prep.compile(off).unwrap();
     let mut unordered = base.clone();
     unordered.opt.disable(nakiri::opt::PassId::TernlogOrder);
-    let (_, want) = driver::lower("t.ua", &src, &unordered, &nakiri::syntax::MemLoader::default());
+    let (_, want) = driver::lower(
+        "t.ua",
+        &src,
+        &unordered,
+        &nakiri::syntax::MemLoader::default(),
+    );
     assert_eq!(b.prog.to_string(), want.unwrap().to_string());
-    assert_ne!(a.prog.to_string(), b.prog.to_string(), "the order differs somewhere");
+    assert_ne!(
+        a.prog.to_string(),
+        b.prog.to_string(),
+        "the order differs somewhere"
+    );
     // ternlog off: no order to choose, and a line never says both
     let no_tl = space.alternatives(Dim::Ternlog, &default);
     assert!(no_tl.iter().all(|k| !k.ternlog && !k.ternlog_order));

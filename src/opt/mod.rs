@@ -133,20 +133,20 @@ use PassId::*;
 
 /// The pipeline, in order; each line says why a pass sits where it does.
 pub const PIPELINE: &[PassId] = &[
-    Outline,    // first: loop hints are body positions as sema made them
-    CopyProp,   // copies gone before inlining, so it sees each node's real size
-    Inline,     // by policy; the default depends on slicing and target (see inline.rs)
-    Interleave, // on the inlined entry; before fold/cse, which merge the copies' const work
-    Fold,       // after inlining: constants reach the callee bodies
-    Cse,        // after folding: folded operands expose more equal expressions
-    XorShare,   // after CSE, which merges equal XORs first; before ternlog, which fuses them
-    CopyProp,   // removes the copies fold and CSE leave, and what became dead
-    Reroll,     // needs the runs of calls in body order, after the body is final
-    Ternlog,    // target ops from here on (AVX-512 only); after CSE, which sees plain ops
-    CopyProp,   // removes the operations folded into ternlogs
-    SchedBits,  // last: nothing reorders after the schedulers (bitslice only)
-    SchedIlp,   // (vslice and hslice only)
-    SchedPairs, // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
+    Outline,      // first: loop hints are body positions as sema made them
+    CopyProp,     // copies gone before inlining, so it sees each node's real size
+    Inline,       // by policy; the default depends on slicing and target (see inline.rs)
+    Interleave,   // on the inlined entry; before fold/cse, which merge the copies' const work
+    Fold,         // after inlining: constants reach the callee bodies
+    Cse,          // after folding: folded operands expose more equal expressions
+    XorShare,     // after CSE, which merges equal XORs first; before ternlog, which fuses them
+    CopyProp,     // removes the copies fold and CSE leave, and what became dead
+    Reroll,       // needs the runs of calls in body order, after the body is final
+    Ternlog,      // target ops from here on (AVX-512 only); after CSE, which sees plain ops
+    CopyProp,     // removes the operations folded into ternlogs
+    SchedBits,    // last: nothing reorders after the schedulers (bitslice only)
+    SchedIlp,     // (vslice and hslice only)
+    SchedPairs,   // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
     TernlogOrder, // last: which operand dies where depends on the final order
 ];
 

@@ -109,11 +109,23 @@ mod tests {
 
     #[test]
     fn permuted_immediates_compute_the_same_function() {
-        let (a, b, c) = (0xF0F0_F0F0_F0F0_F0F0u64, 0xCCCC_CCCC_CCCC_CCCC, 0xAAAA_AAAA_AAAA_AAAA);
+        let (a, b, c) = (
+            0xF0F0_F0F0_F0F0_F0F0u64,
+            0xCCCC_CCCC_CCCC_CCCC,
+            0xAAAA_AAAA_AAAA_AAAA,
+        );
         for imm in 0..=255u8 {
             let want = ternlog(imm, a, b, c);
-            assert_eq!(ternlog(permute_imm(imm, [1, 0, 2]), b, a, c), want, "{imm:#x} bac");
-            assert_eq!(ternlog(permute_imm(imm, [2, 0, 1]), c, a, b), want, "{imm:#x} cab");
+            assert_eq!(
+                ternlog(permute_imm(imm, [1, 0, 2]), b, a, c),
+                want,
+                "{imm:#x} bac"
+            );
+            assert_eq!(
+                ternlog(permute_imm(imm, [2, 0, 1]), c, a, b),
+                want,
+                "{imm:#x} cab"
+            );
             assert_eq!(permute_imm(imm, [0, 1, 2]), imm);
         }
         assert_eq!(permute_imm(0xe8, [1, 0, 2]), 0xe8, "majority is symmetric");
