@@ -144,7 +144,7 @@ pub const PIPELINE: &[PassId] = &[
     Reroll,       // needs the runs of calls in body order, after the body is final
     Ternlog,      // target ops from here on (AVX-512 only); after CSE, which sees plain ops
     CopyProp,     // removes the operations folded into ternlogs
-    SchedBits,    // last: nothing reorders after the schedulers (bitslice only)
+    SchedBits,    // nothing reorders after the schedulers (bitslice only)
     SchedIlp,     // (vslice and hslice only)
     SchedPairs,   // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
     TernlogOrder, // last: which operand dies where depends on the final order

@@ -90,8 +90,8 @@ fn run_node(node: &mut Node) -> usize {
         let Some(k) = (1..3).find(|&k| dies(ops[k], i)) else {
             continue;
         };
-        // The dying operand first, the other two in their order (a memory operand stays last
-        // where it was last).
+        // The dying operand first, the other two in their order (a node input, read from
+        // memory, never dies, so it is never the one moved).
         let order = if k == 1 { [1, 0, 2] } else { [2, 0, 1] };
         let new_imm = permute_imm(*imm, order);
         if let Instr::Assign { op, .. } = &mut node.body[i] {
