@@ -1607,6 +1607,35 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
         if g > 1 {
             rounds(&mut s, g, log2(g));
         }
+        if lanes == 4 && g >= 4 {
+            // Instances with exactly these G words (sb == piece): the 4G lane-pieces are
+            // 16-byte chunks in memory order c = l*G + r, so 512-bit block q holds lanes
+            // (c / G, c % G) for c = 4q..4q+3: within each group of 4 registers, a 4x4
+            // transposition of 128-bit lanes (8 lane shuffles), then G full stores instead
+            // of 4G lane stores (AVX-512 stores one register per cycle).
+            s.push_str(&format!("    if (sb == {piece}) {{
+"));
+            for grp in 0..g / 4 {
+                let b = 4 * grp;
+                s.push_str(&format!(
+                    "        {{ __m512i t0 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0x44), t1 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0xEE), t2 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0x44), t3 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0xEE);
+",
+                    b1 = b + 1,
+                    b2 = b + 2,
+                    b3 = b + 3
+                ));
+                s.push_str("          __m512i z[4] = {_mm512_shuffle_i64x2(t0, t2, 0x88), _mm512_shuffle_i64x2(t0, t2, 0xDD), _mm512_shuffle_i64x2(t1, t3, 0x88), _mm512_shuffle_i64x2(t1, t3, 0xDD)};
+");
+                // z[l] = lane l of x[b..b+3]: chunks c = l*G + b .. + 3, block (l*G + b) / 4.
+                s.push_str(&format!(
+                    "          for (int l = 0; l < 4; l++) {{ const size_t o = (size_t)(l * {g} + {b}) * 16; __m512i v = z[l]; if (xs) v = NKP_VXOR_{a}(v, NKP_VLOADU_{a}(xs + o)); NKP_VSTOREU_{a}(dst + o, v); }} }}
+"
+                ));
+            }
+            s.push_str("        return;
+    }
+");
+        }
         for r in 0..g {
             for l in 0..lanes {
                 let off = l * k + r * (k / g);
