@@ -1514,6 +1514,18 @@ let
   forall i in [0,15] { o[i] = ((s[i] <<< 5) + k[i % 4]) ^ s[(i + 3) % 16] ^ c }
 tel
 ";
+/// Instances of several 128-bit chunks on AVX-512 (`XORV_C`, 12 words of 32 bits: the
+/// output's lane shuffles and whole-register stores across chunks; `XORV_D`, 4 of 64 bits).
+const XORV_C: &str = "node f (s:u32x12) returns (o:u32x12)
+let
+  forall i in [0,11] { o[i] = (s[i] <<< 5) ^ s[(i + 3) % 12] }
+tel
+";
+const XORV_D: &str = "node f (s:u64x4, c:u64) returns (o:u64x4)
+let
+  forall i in [0,3] { o[i] = (s[i] <<< 7) ^ s[(i + 1) % 4] ^ c }
+tel
+";
 const XORV_B: &str = "node f (a:u8x16, b:u8x16) returns (w:u8x16)
 let
   forall i in [0,15] { w[i] = (a[i] + b[(i + 1) % 16]) ^ (a[(i + 7) % 16] <<< 3) }
@@ -1548,7 +1560,7 @@ fn vslice_kernel_with_xor_output() {
             );
             continue;
         }
-        for (tag, src) in [("a", XORV_A), ("b", XORV_B)] {
+        for (tag, src) in [("a", XORV_A), ("b", XORV_B), ("c", XORV_C), ("d", XORV_D)] {
             let cfg = Config {
                 slicing: Slicing::V,
                 arch,

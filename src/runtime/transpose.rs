@@ -546,6 +546,50 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
     let kl = 128 / m;
     let mut tin = String::new();
     let mut tout = String::new();
+    if arch == Arch::Avx512
+        && m >= 16
+        && (kl as usize * 2..k).any(|w| w % kl as usize == 0 && w % 4 == 0)
+    {
+        // Instances of W = several chunks of 128/m words (below one register's lanes): each
+        // chunk's lane l holds 16-byte pieces of instances l*128/m + r, and in memory those
+        // pieces follow one another (instance r's chunks, then instance r+1's), so groups of
+        // four pieces are whole 512-bit blocks: a 4x4 transposition of 128-bit lanes per
+        // group and one store per register, instead of one store per 16-byte piece (Xoodoo's
+        // and Gimli's u32x12: 12 stores per 768 bytes against 48).
+        let kl_us = kl as usize;
+        let log2kl = kl_us.trailing_zeros();
+        let mut t = format!(
+            "    if (W > {kl} && W < {k} && W % {kl} == 0 && W % 4 == 0) {{
+        __m512i q[{k}];
+        for (size_t c = 0; c < W / {kl}; c++) {{
+            __m512i x[{kl}], y[{kl}];
+            (void)y;
+            for (size_t j = 0; j < {kl}; j++) x[j] = NKP_VLOADU_avx512((const char *)regs + (c * {kl} + j) * 64);
+"
+        );
+        for _ in 0..log2kl {
+            for i in 0..kl_us / 2 {
+                t.push_str(&format!(
+                    "            y[{}] = _mm512_unpacklo_epi{m}(x[{i}], x[{j}]); y[{}] = _mm512_unpackhi_epi{m}(x[{i}], x[{j}]);
+",
+                    2 * i,
+                    2 * i + 1,
+                    j = i + kl_us / 2
+                ));
+            }
+            t.push_str(&format!(
+                "            for (int i = 0; i < {kl}; i++) x[i] = y[i];
+"
+            ));
+        }
+        t.push_str(&format!(
+            "            for (size_t r = 0; r < {kl}; r++) q[r * (W / {kl}) + c] = x[r];
+        }}
+"
+        ));
+        t.push_str("        for (size_t j = 0; j < W; j += 4) {\n            const __m512i t0 = _mm512_shuffle_i64x2(q[j], q[j + 1], 0x44), t1 = _mm512_shuffle_i64x2(q[j], q[j + 1], 0xEE), t2 = _mm512_shuffle_i64x2(q[j + 2], q[j + 3], 0x44), t3 = _mm512_shuffle_i64x2(q[j + 2], q[j + 3], 0xEE);\n            __m512i z0 = _mm512_shuffle_i64x2(t0, t2, 0x88), z1 = _mm512_shuffle_i64x2(t0, t2, 0xDD), z2 = _mm512_shuffle_i64x2(t1, t3, 0x88), z3 = _mm512_shuffle_i64x2(t1, t3, 0xDD);\n            char *d = (char *)dst + 16 * j;\n            if (xs) {\n                const char *x = (const char *)xs + 16 * j;\n                z0 = NKP_VXOR_avx512(z0, NKP_VLOADU_avx512(x));\n                z1 = NKP_VXOR_avx512(z1, NKP_VLOADU_avx512(x + 16 * W));\n                z2 = NKP_VXOR_avx512(z2, NKP_VLOADU_avx512(x + 32 * W));\n                z3 = NKP_VXOR_avx512(z3, NKP_VLOADU_avx512(x + 48 * W));\n            }\n            NKP_VSTOREU_avx512(d, z0);\n            NKP_VSTOREU_avx512(d + 16 * W, z1);\n            NKP_VSTOREU_avx512(d + 32 * W, z2);\n            NKP_VSTOREU_avx512(d + 48 * W, z3);\n        }\n        return;\n    }\n");
+        tout.push_str(&t);
+    }
     if m >= 16 {
         s.push_str(&v_network(arch, m));
         tin.push_str("    for (; a + $K <= W; a += $K) {\n        NKP_VVT_$A x[$K];\n        for (size_t i = 0; i < $K; i++) x[i] = NKP_VLOADU_$A(src + i * W + a);\n        nkp_vtr_$A_m$M(x);\n        for (size_t j = 0; j < $K; j++) NKP_VSTOREU_$A((char *)regs + (a + j) * sizeof x[0], x[j]);\n    }\n");
@@ -1612,29 +1656,28 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
             // 16-byte chunks in memory order c = l*G + r, so 512-bit block q holds lanes
             // (c / G, c % G) for c = 4q..4q+3: within each group of 4 registers, a 4x4
             // transposition of 128-bit lanes (8 lane shuffles), then G full stores instead
-            // of 4G lane stores (AVX-512 stores one register per cycle).
-            s.push_str(&format!("    if (sb == {piece}) {{
-"));
+            // of 4G lane stores (AVX-512 stores one register per cycle). Four named results
+            // and four stores: an array and a loop became a block copy in 256-bit halves.
+            s.push_str(&format!("    if (sb == {piece}) {{\n"));
             for grp in 0..g / 4 {
                 let b = 4 * grp;
                 s.push_str(&format!(
-                    "        {{ __m512i t0 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0x44), t1 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0xEE), t2 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0x44), t3 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0xEE);
-",
+                    "        {{ const __m512i t0 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0x44), t1 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0xEE), t2 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0x44), t3 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0xEE);\n",
                     b1 = b + 1,
                     b2 = b + 2,
                     b3 = b + 3
                 ));
-                s.push_str("          __m512i z[4] = {_mm512_shuffle_i64x2(t0, t2, 0x88), _mm512_shuffle_i64x2(t0, t2, 0xDD), _mm512_shuffle_i64x2(t1, t3, 0x88), _mm512_shuffle_i64x2(t1, t3, 0xDD)};
-");
-                // z[l] = lane l of x[b..b+3]: chunks c = l*G + b .. + 3, block (l*G + b) / 4.
-                s.push_str(&format!(
-                    "          for (int l = 0; l < 4; l++) {{ const size_t o = (size_t)(l * {g} + {b}) * 16; __m512i v = z[l]; if (xs) v = NKP_VXOR_{a}(v, NKP_VLOADU_{a}(xs + o)); NKP_VSTOREU_{a}(dst + o, v); }} }}
-"
-                ));
+                s.push_str("          __m512i z0 = _mm512_shuffle_i64x2(t0, t2, 0x88), z1 = _mm512_shuffle_i64x2(t0, t2, 0xDD), z2 = _mm512_shuffle_i64x2(t1, t3, 0x88), z3 = _mm512_shuffle_i64x2(t1, t3, 0xDD);\n");
+                // z_l = lane l of x[b..b+3]: chunks c = l*G + b .. + 3, at byte (l*G + b) * 16.
+                for l in 0..4 {
+                    let o = (l * g + b) * 16;
+                    s.push_str(&format!(
+                        "          if (xs) z{l} = NKP_VXOR_{a}(z{l}, NKP_VLOADU_{a}(xs + {o}));\n          NKP_VSTOREU_{a}(dst + {o}, z{l});\n"
+                    ));
+                }
+                s.push_str("        }\n");
             }
-            s.push_str("        return;
-    }
-");
+            s.push_str("        return;\n    }\n");
         }
         for r in 0..g {
             for l in 0..lanes {
