@@ -1127,6 +1127,17 @@ fn golden_c() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// Compiles with `cc args` in `dir` and returns `objdump -d obj`.
+fn object_asm(dir: &std::path::Path, args: &[&str], obj: &str) -> Result<String, String> {
+    compiles(dir, &cc(), args)?;
+    let dis = Command::new("objdump")
+        .current_dir(dir)
+        .args(["-d", obj])
+        .output()
+        .map_err(|e| e.to_string())?;
+    Ok(String::from_utf8_lossy(&dis.stdout).into_owned())
+}
+
 /// Compiles with `cc args` in `dir` and asserts that `objdump -d obj` shows `want` and not
 /// `not` (`what` names the case in the messages).
 fn assert_object_asm(
@@ -1137,13 +1148,7 @@ fn assert_object_asm(
     not: &str,
     what: &str,
 ) {
-    compiles(dir, &cc(), args).unwrap_or_else(|e| panic!("{what}: {e}"));
-    let dis = Command::new("objdump")
-        .current_dir(dir)
-        .args(["-d", obj])
-        .output()
-        .unwrap();
-    let asm = String::from_utf8_lossy(&dis.stdout);
+    let asm = object_asm(dir, args, obj).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert!(
         asm.contains(want) && !asm.contains(not),
         "{what}: want {want} and no {not}:\n{asm}"
@@ -1530,27 +1535,22 @@ fn ternlog_order_saves_register_copies() {
         std::fs::write(dir.join(format!("{name}.c")), &out.c).unwrap();
         std::fs::write(dir.join(format!("{name}.h")), &out.h).unwrap();
         let obj = format!("{name}.o");
-        compiles(
+        let c = format!("{name}.c");
+        let asm = object_asm(
             &dir,
-            &cc(),
             &[
                 "-O3",
                 "-mavx512f",
                 "-mavx512bw",
                 "-mavx512vl",
                 "-c",
-                &format!("{name}.c"),
+                &c,
                 "-o",
                 &obj,
             ],
+            &obj,
         )
         .unwrap();
-        let dis = Command::new("objdump")
-            .current_dir(&dir)
-            .args(["-d", &obj])
-            .output()
-            .unwrap();
-        let asm = String::from_utf8_lossy(&dis.stdout);
         let n = asm
             .lines()
             .filter(|l| {

@@ -47,6 +47,16 @@ fn checked(src: &str, slicing: Slicing) -> nakiri::sema::Checked {
     front.checked.unwrap()
 }
 
+/// The preparer the search uses, over `ch` with `base` (header `t.h`, no other S-box circuits).
+fn preparer(ch: &nakiri::sema::Checked, base: Config) -> CheckedPreparer<'_> {
+    CheckedPreparer {
+        checked: ch,
+        base,
+        header_name: "t.h".into(),
+        sbox_alternatives: vec![],
+    }
+}
+
 /// Seconds advanced by hand: one second per measured candidate, `compile_s` per compile.
 #[derive(Clone)]
 struct FakeClock(Rc<Cell<f64>>);
@@ -837,12 +847,7 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
         alts.iter().map(|k| k.packed_interleave).collect::<Vec<_>>(),
         [Some(1), Some(2), Some(3)]
     );
-    let mut prep = CheckedPreparer {
-        checked: &ch,
-        base: base.clone(),
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep = preparer(&ch, base.clone());
     for (p, kernel) in [
         (None, Some("Serpent__x2(")),
         (Some(1), None),
@@ -912,12 +917,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
     assert_eq!(default.loops, LoopPolicyKnob::Auto);
     let (_, driver_prog) = driver::lower("t.ua", SRC, &base, &nakiri::syntax::MemLoader::default());
     let driver_prog = driver_prog.expect("compiles");
-    let mut prep = CheckedPreparer {
-        checked: &ch,
-        base: base.clone(),
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep = preparer(&ch, base.clone());
     let tuned = prep.compile(&default).unwrap();
     assert_eq!(tuned.prog.to_string(), driver_prog.to_string());
     let loops = |p: &nakiri::ir::Program| {
@@ -947,12 +947,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
     };
     let space_v = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
     let d2 = space_v.default_knobs(&base_v.opt, base_v.spill);
-    let mut prep2 = CheckedPreparer {
-        checked: &ch,
-        base: base_v,
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep2 = preparer(&ch, base_v);
     let a = prep2.compile(&d2).unwrap();
     let c = prep2
         .compile(&Knobs {
@@ -977,12 +972,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
     let dv = space_v.default_knobs(&base_v.opt, base_v.spill);
     assert_eq!(dv.inline, nakiri::tune::InlineKnob::Default);
     let (_, driver_v) = driver::lower("t.ua", SRC, &base_v, &nakiri::syntax::MemLoader::default());
-    let mut prep_v = CheckedPreparer {
-        checked: &ch_v,
-        base: base_v,
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep_v = preparer(&ch_v, base_v);
     let tuned_v = prep_v.compile(&dv).unwrap();
     assert_eq!(
         tuned_v.prog.to_string(),
@@ -1027,12 +1017,7 @@ fn packed_goal_searches_compact_consts() {
         alts.iter().map(|k| k.packed_consts).collect::<Vec<_>>(),
         [Some(true), Some(false)]
     );
-    let mut prep = CheckedPreparer {
-        checked: &ch,
-        base: base.clone(),
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep = preparer(&ch, base.clone());
     // The rule leaves sse on full consts.
     for (p, compact) in [(None, false), (Some(true), true), (Some(false), false)] {
         let k = Knobs {
@@ -1174,12 +1159,7 @@ fn ternlog_order_knob() {
     assert!(off.ternlog && !off.ternlog_order);
     assert!(off.to_line().contains(" ternlog-order=off"));
     assert_eq!(Knobs::parse(&off.to_line()).as_ref(), Some(off));
-    let mut prep = CheckedPreparer {
-        checked: &ch,
-        base: base.clone(),
-        header_name: "t.h".into(),
-        sbox_alternatives: vec![],
-    };
+    let mut prep = preparer(&ch, base.clone());
     let a = prep.compile(&default).unwrap();
     let b = prep.compile(off).unwrap();
     let mut unordered = base.clone();

@@ -587,7 +587,13 @@ static NKP_UNUSED void nkp_V_out_u$U_std_d$D(const uint$D_t *regs, size_t W, uin
         }}
 "
         ));
-        t.push_str("        for (size_t j = 0; j < W; j += 4) {\n            const __m512i t0 = _mm512_shuffle_i64x2(q[j], q[j + 1], 0x44), t1 = _mm512_shuffle_i64x2(q[j], q[j + 1], 0xEE), t2 = _mm512_shuffle_i64x2(q[j + 2], q[j + 3], 0x44), t3 = _mm512_shuffle_i64x2(q[j + 2], q[j + 3], 0xEE);\n            __m512i z0 = _mm512_shuffle_i64x2(t0, t2, 0x88), z1 = _mm512_shuffle_i64x2(t0, t2, 0xDD), z2 = _mm512_shuffle_i64x2(t1, t3, 0x88), z3 = _mm512_shuffle_i64x2(t1, t3, 0xDD);\n            char *d = (char *)dst + 16 * j;\n            if (xs) {\n                const char *x = (const char *)xs + 16 * j;\n                z0 = NKP_VXOR_avx512(z0, NKP_VLOADU_avx512(x));\n                z1 = NKP_VXOR_avx512(z1, NKP_VLOADU_avx512(x + 16 * W));\n                z2 = NKP_VXOR_avx512(z2, NKP_VLOADU_avx512(x + 32 * W));\n                z3 = NKP_VXOR_avx512(z3, NKP_VLOADU_avx512(x + 48 * W));\n            }\n            NKP_VSTOREU_avx512(d, z0);\n            NKP_VSTOREU_avx512(d + 16 * W, z1);\n            NKP_VSTOREU_avx512(d + 32 * W, z2);\n            NKP_VSTOREU_avx512(d + 48 * W, z3);\n        }\n        return;\n    }\n");
+        t.push_str("        for (size_t j = 0; j < W; j += 4) {\n");
+        t.push_str(&lanes_4x4(
+            "            ",
+            "            ",
+            ["q[j]", "q[j + 1]", "q[j + 2]", "q[j + 3]"].map(String::from),
+        ));
+        t.push_str("            char *d = (char *)dst + 16 * j;\n            if (xs) {\n                const char *x = (const char *)xs + 16 * j;\n                z0 = NKP_VXOR_avx512(z0, NKP_VLOADU_avx512(x));\n                z1 = NKP_VXOR_avx512(z1, NKP_VLOADU_avx512(x + 16 * W));\n                z2 = NKP_VXOR_avx512(z2, NKP_VLOADU_avx512(x + 32 * W));\n                z3 = NKP_VXOR_avx512(z3, NKP_VLOADU_avx512(x + 48 * W));\n            }\n            NKP_VSTOREU_avx512(d, z0);\n            NKP_VSTOREU_avx512(d + 16 * W, z1);\n            NKP_VSTOREU_avx512(d + 32 * W, z2);\n            NKP_VSTOREU_avx512(d + 48 * W, z3);\n        }\n        return;\n    }\n");
         tout.push_str(&t);
     }
     if m >= 16 {
@@ -1541,6 +1547,19 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR void nkp_stpc1_$A(
     t.replace("$ATTR", attr).replace("$A", a)
 }
 
+/// A 4x4 transposition of the 128-bit lanes of four AVX-512 vectors `v` (C expressions):
+/// `z<l>` = lane l of v[0], v[1], v[2], v[3], by 8 `vshufi64x2` (two C lines, prefixed `p1`
+/// and `p2`; the `z<l>` are not `const`, for the XOR that may follow).
+fn lanes_4x4(p1: &str, p2: &str, v: [String; 4]) -> String {
+    format!(
+        "{p1}const __m512i t0 = _mm512_shuffle_i64x2({a}, {b}, 0x44), t1 = _mm512_shuffle_i64x2({a}, {b}, 0xEE), t2 = _mm512_shuffle_i64x2({c}, {d}, 0x44), t3 = _mm512_shuffle_i64x2({c}, {d}, 0xEE);\n{p2}__m512i z0 = _mm512_shuffle_i64x2(t0, t2, 0x88), z1 = _mm512_shuffle_i64x2(t0, t2, 0xDD), z2 = _mm512_shuffle_i64x2(t1, t3, 0x88), z3 = _mm512_shuffle_i64x2(t1, t3, 0xDD);\n",
+        a = v[0],
+        b = v[1],
+        c = v[2],
+        d = v[3]
+    )
+}
+
 /// Vslice chunks of G words (G = 128/m, ..., 2, 1) for all K = R/m instances of one call, with
 /// no data crossing a 128-bit lane: `nkp_vg_in_<A>_m<M>_g<G>(src, sb, regs)` reads words
 /// a..a+G-1 of the K instances (`src` = word a of instance 0, `sb` = bytes per instance) and
@@ -1661,13 +1680,11 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
             s.push_str(&format!("    if (sb == {piece}) {{\n"));
             for grp in 0..g / 4 {
                 let b = 4 * grp;
-                s.push_str(&format!(
-                    "        {{ const __m512i t0 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0x44), t1 = _mm512_shuffle_i64x2(x[{b}], x[{b1}], 0xEE), t2 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0x44), t3 = _mm512_shuffle_i64x2(x[{b2}], x[{b3}], 0xEE);\n",
-                    b1 = b + 1,
-                    b2 = b + 2,
-                    b3 = b + 3
+                s.push_str(&lanes_4x4(
+                    "        { ",
+                    "          ",
+                    [0, 1, 2, 3].map(|i| format!("x[{}]", b + i)),
                 ));
-                s.push_str("          __m512i z0 = _mm512_shuffle_i64x2(t0, t2, 0x88), z1 = _mm512_shuffle_i64x2(t0, t2, 0xDD), z2 = _mm512_shuffle_i64x2(t1, t3, 0x88), z3 = _mm512_shuffle_i64x2(t1, t3, 0xDD);\n");
                 // z_l = lane l of x[b..b+3]: chunks c = l*G + b .. + 3, at byte (l*G + b) * 16.
                 for l in 0..4 {
                     let o = (l * g + b) * 16;

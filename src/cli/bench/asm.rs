@@ -692,13 +692,18 @@ Disassembly of section .text:
         assert_eq!(s.spill_stores, 11.0);
     }
 
+    /// The instructions `f` in `text` executes, asserting the count is exact (no `~`).
+    fn exact_insns(text: &str) -> f64 {
+        let s = analyze(&parse(text), "f").unwrap();
+        assert!(!s.approx, "loop bound not recognised");
+        s.insns
+    }
+
     #[test]
     fn pointer_walking_loop() {
         let text = "0000000000000000 <f>:\n   0:\t48 8d 94 24 08 02 00 00 \tlea    0x208(%rsp),%rdx\n   8:\t48 8d 84 24 48 01 00 00 \tlea    0x148(%rsp),%rax\n  10:\tc5 fd 6f 00 \tvmovdqa (%rax),%ymm0\n  14:\t48 83 c0 20 \tadd    $0x20,%rax\n  18:\t48 39 c2 \tcmp    %rax,%rdx\n  1b:\t75 f3    \tjne    10 <f+0x10>\n  1d:\tc3       \tret\n";
-        let s = analyze(&parse(text), "f").unwrap();
         // (0x208 - 0x148) / 0x20 = 6 iterations of 4 instructions
-        assert_eq!(s.insns, 2.0 + 24.0 + 1.0);
-        assert!(!s.approx);
+        assert_eq!(exact_insns(text), 2.0 + 24.0 + 1.0);
     }
 
     #[test]
@@ -706,9 +711,7 @@ Disassembly of section .text:
         // gcc 12 on a single-buffer kept loop (Ascon -B avx512): a table pointer from `lea
         // (%rip)`, the bound `lea 0x300(%rdx)` from it, stepped by 0x40: 12 iterations
         let text = "0000000000000000 <f>:\n   0:\t48 8d 15 00 00 00 00 \tlea    0x0(%rip),%rdx        # 7 <f+0x7>\n   7:\t48 8d 8a 00 03 00 00 \tlea    0x300(%rdx),%rcx\n   e:\tc5 fd 6f 02 \tvmovdqa (%rdx),%ymm0\n  12:\t48 83 c2 40 \tadd    $0x40,%rdx\n  16:\t48 39 d1 \tcmp    %rdx,%rcx\n  19:\t75 f3    \tjne    e <f+0xe>\n  1b:\tc3       \tret\n";
-        let s = analyze(&parse(text), "f").unwrap();
-        assert_eq!(s.insns, 2.0 + 12.0 * 4.0 + 1.0);
-        assert!(!s.approx);
+        assert_eq!(exact_insns(text), 2.0 + 12.0 * 4.0 + 1.0);
     }
 
     #[test]
@@ -716,9 +719,7 @@ Disassembly of section .text:
         // gcc 12 on RECTANGLE -B avx512 (round keys read in place): the key pointer copied,
         // the bound 25 rounds of 0x1000 bytes past it
         let text = "0000000000000000 <f>:\n   0:\t48 89 f1 \tmov    %rsi,%rcx\n   3:\t48 8d be 00 90 01 00 \tlea    0x19000(%rsi),%rdi\n   a:\t62 f1 7d 48 6f 19 \tvmovdqa32 (%rcx),%zmm3\n  10:\t48 81 c1 00 10 00 00 \tadd    $0x1000,%rcx\n  17:\t48 39 cf \tcmp    %rcx,%rdi\n  1a:\t75 ee    \tjne    a <f+0xa>\n  1c:\tc3       \tret\n";
-        let s = analyze(&parse(text), "f").unwrap();
-        assert_eq!(s.insns, 2.0 + 25.0 * 4.0 + 1.0);
-        assert!(!s.approx);
+        assert_eq!(exact_insns(text), 2.0 + 25.0 * 4.0 + 1.0);
     }
 
     #[test]
