@@ -1185,3 +1185,66 @@ fn ternlog_order_knob() {
         Some(false)
     );
 }
+
+/// `not-absorb` (AVX-512, with `ternlog` on): the default folds negations into their readers,
+/// the knob's other value keeps them (the C `--disable not-absorb` gives), the line says
+/// `not-absorb=off` only then, and with `ternlog` off the knob has no alternative.
+#[test]
+fn not_absorb_knob() {
+    let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
+    let ch = checked(&src, Slicing::V);
+    let base = Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
+    let space = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&Dim::NotAbsorb));
+    assert!(!Space::new(Slicing::V, Arch::Avx2, ccs(), false)
+        .dims
+        .contains(&Dim::NotAbsorb));
+    let default = space.default_knobs(&base.opt, base.spill);
+    assert!(default.ternlog && default.not_absorb);
+    assert!(!default.to_line().contains("not-absorb"));
+    let alts = space.alternatives(Dim::NotAbsorb, &default);
+    assert_eq!(alts.len(), 1);
+    let off = &alts[0];
+    assert!(off.ternlog && !off.not_absorb && off.ternlog_order);
+    assert!(off.to_line().contains(" not-absorb=off"));
+    assert_eq!(Knobs::parse(&off.to_line()).as_ref(), Some(off));
+    let mut prep = preparer(&ch, base.clone());
+    let a = prep.compile(&default).unwrap();
+    let b = prep.compile(off).unwrap();
+    let mut kept = base.clone();
+    kept.opt.disable(nakiri::opt::PassId::NotAbsorb);
+    let (_, want) = driver::lower("t.ua", &src, &kept, &nakiri::syntax::MemLoader::default());
+    assert_eq!(b.prog.to_string(), want.unwrap().to_string());
+    // Ascon's 12 rounds each negate one row before rotating it: 12 `not`s fewer.
+    let nots = |p: &nakiri::ir::Program| {
+        p.nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(|i| {
+                matches!(
+                    i,
+                    nakiri::ir::Instr::Assign {
+                        op: nakiri::ir::Op::Not(_),
+                        ..
+                    }
+                )
+            })
+            .count()
+    };
+    assert_eq!(
+        nots(&b.prog),
+        nots(&a.prog) + 12,
+        "one negation per round absorbed"
+    );
+    let no_tl = space.alternatives(Dim::Ternlog, &default);
+    assert!(no_tl.iter().all(|k| !k.ternlog && !k.not_absorb));
+    assert!(space.alternatives(Dim::NotAbsorb, &no_tl[0]).is_empty());
+    assert_eq!(
+        Knobs::parse("loops=auto inline=all ternlog=off not-absorb=on").map(|k| k.not_absorb),
+        Some(false)
+    );
+}

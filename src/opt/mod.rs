@@ -11,6 +11,7 @@ pub mod cse;
 pub mod fold;
 pub mod inline;
 pub mod interleave;
+pub mod not_absorb;
 pub mod outline;
 pub mod reroll;
 pub mod sched_bits;
@@ -70,6 +71,7 @@ pub enum PassId {
     XorShare,
     Reroll,
     Ternlog,
+    NotAbsorb,
     SchedBits,
     SchedIlp,
     SchedPairs,
@@ -77,7 +79,7 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 13] = [
+    pub const ALL: [PassId; 14] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
@@ -87,6 +89,7 @@ impl PassId {
         PassId::XorShare,
         PassId::Reroll,
         PassId::Ternlog,
+        PassId::NotAbsorb,
         PassId::SchedBits,
         PassId::SchedIlp,
         PassId::SchedPairs,
@@ -105,6 +108,7 @@ impl PassId {
             PassId::XorShare => "xor-share",
             PassId::Reroll => "reroll",
             PassId::Ternlog => "ternlog",
+            PassId::NotAbsorb => "not-absorb",
             PassId::SchedBits => "sched-bits",
             PassId::SchedIlp => "sched-ilp",
             PassId::SchedPairs => "sched-pairs",
@@ -143,6 +147,7 @@ pub const PIPELINE: &[PassId] = &[
     CopyProp,     // removes the copies fold and CSE leave, and what became dead
     Reroll,       // needs the runs of calls in body order, after the body is final
     Ternlog,      // target ops from here on (AVX-512 only); after CSE, which sees plain ops
+    NotAbsorb,    // the negations ternlog fusion left (several readers); before copy-prop
     CopyProp,     // removes the operations folded into ternlogs
     SchedBits,    // nothing reorders after the schedulers (bitslice only)
     SchedIlp,     // (vslice and hslice only)
@@ -560,6 +565,7 @@ pub fn run_pass(
         Cse => cse::run(prog, cfg),
         XorShare => xor_share::run(prog),
         Ternlog => ternlog::run(prog, cfg),
+        NotAbsorb => not_absorb::run(prog, cfg),
         SchedIlp => {
             if sched_ilp::applies(prog.slicing) {
                 sched_ilp::run(prog, cfg)

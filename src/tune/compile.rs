@@ -56,6 +56,11 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     } else {
         o.disable(PassId::TernlogOrder);
     }
+    if k.not_absorb {
+        o.enable(PassId::NotAbsorb);
+    } else {
+        o.disable(PassId::NotAbsorb);
+    }
     if k.spill == SpillKnob::Lockstep {
         o.enable(PassId::SchedPairs);
     } else {

@@ -86,6 +86,9 @@ pub struct Knobs {
     /// The `ternlog-order` pass (dying operands first; only meaningful with `ternlog`, and
     /// false whenever `ternlog` is).
     pub ternlog_order: bool,
+    /// The `not-absorb` pass (negations folded into their readers; only meaningful with
+    /// `ternlog`, and false whenever `ternlog` is).
+    pub not_absorb: bool,
     /// Explicit spilling and the lockstep scheduler (vslice on SSE/AVX2/AVX-512).
     pub spill: SpillKnob,
     /// The interleaved kernel behind the packed entry (`--packed-interleave`; `None`: the
@@ -218,6 +221,8 @@ pub enum Dim {
     Ternlog,
     /// The operand order of ternlogs (`ternlog-order`), with `ternlog` on.
     TernlogOrder,
+    /// Negations absorbed by their readers (`not-absorb`), with `ternlog` on.
+    NotAbsorb,
     Spill,
     /// The kernel behind the packed entry (goal `packed` only).
     PackedInterleave,
@@ -233,7 +238,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 14] = [
+    pub const ALL: [Dim; 15] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -241,6 +246,7 @@ impl Dim {
         Dim::Interleave,
         Dim::Ternlog,
         Dim::TernlogOrder,
+        Dim::NotAbsorb,
         Dim::Spill,
         Dim::PackedInterleave,
         Dim::PackedConsts,
@@ -258,6 +264,7 @@ impl Dim {
             Dim::Interleave => "interleave",
             Dim::Ternlog => "ternlog",
             Dim::TernlogOrder => "ternlog-order",
+            Dim::NotAbsorb => "not-absorb",
             Dim::Spill => "spill",
             Dim::PackedInterleave => "packed-interleave",
             Dim::PackedConsts => "packed-consts",
@@ -303,7 +310,7 @@ impl Space {
             .filter(|d| match d {
                 Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
-                Dim::Ternlog | Dim::TernlogOrder => arch == Arch::Avx512,
+                Dim::Ternlog | Dim::TernlogOrder | Dim::NotAbsorb => arch == Arch::Avx512,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -388,6 +395,9 @@ impl Space {
             ternlog_order: opt.enabled(crate::opt::PassId::Ternlog)
                 && opt.enabled(crate::opt::PassId::TernlogOrder)
                 && self.arch == Arch::Avx512,
+            not_absorb: opt.enabled(crate::opt::PassId::Ternlog)
+                && opt.enabled(crate::opt::PassId::NotAbsorb)
+                && self.arch == Arch::Avx512,
             spill: match (
                 SpillKnob::applies(self.slicing, self.arch) && spill,
                 opt.enabled(crate::opt::PassId::SchedPairs),
@@ -461,12 +471,21 @@ impl Space {
             Dim::Ternlog => push(Knobs {
                 ternlog: !cur.ternlog,
                 ternlog_order: !cur.ternlog,
+                not_absorb: !cur.ternlog,
                 ..cur.clone()
             }),
             Dim::TernlogOrder => {
                 if cur.ternlog {
                     push(Knobs {
                         ternlog_order: !cur.ternlog_order,
+                        ..cur.clone()
+                    })
+                }
+            }
+            Dim::NotAbsorb => {
+                if cur.ternlog {
+                    push(Knobs {
+                        not_absorb: !cur.not_absorb,
                         ..cur.clone()
                     })
                 }
@@ -570,6 +589,9 @@ impl Knobs {
         if self.ternlog && !self.ternlog_order {
             s.push_str(" ternlog-order=off");
         }
+        if self.ternlog && !self.not_absorb {
+            s.push_str(" not-absorb=off");
+        }
         s.push_str(&format!(" spill={}", self.spill.name()));
         if let Some(p) = self.packed_interleave {
             s.push_str(&format!(" packed-interleave={}", p));
@@ -601,6 +623,7 @@ impl Knobs {
             interleave: (1, 10),
             ternlog: false,
             ternlog_order: true,
+            not_absorb: true,
             spill: SpillKnob::Off,
             packed_interleave: None,
             packed_consts: None,
@@ -659,6 +682,7 @@ impl Knobs {
                 }
                 "ternlog" => k.ternlog = on(v)?,
                 "ternlog-order" => k.ternlog_order = on(v)?,
+                "not-absorb" => k.not_absorb = on(v)?,
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
                 "packed-interleave" => {
                     k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?)
@@ -679,6 +703,7 @@ impl Knobs {
             }
         }
         k.ternlog_order &= k.ternlog;
+        k.not_absorb &= k.ternlog;
         Some(k)
     }
 

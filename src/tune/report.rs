@@ -150,6 +150,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::Interleave) => "#9467bd",
         Some(Dim::Ternlog) => "#8c564b",
         Some(Dim::TernlogOrder) => "#c49c94",
+        Some(Dim::NotAbsorb) => "#dbdb8d",
         Some(Dim::Spill) => "#bcbd22",
         Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::PackedConsts) => "#ffbb78",

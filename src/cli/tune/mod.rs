@@ -139,6 +139,7 @@ pub fn usubac_bench_args(argv: &[String]) -> Option<Vec<String>> {
                 "interleave",
                 "ternlog",
                 "ternlog-order",
+                "not-absorb",
                 "spill",
                 "cc",
             ],
