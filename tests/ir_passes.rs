@@ -472,20 +472,18 @@ fn kept_loops_with_big_states_live_in_memory() {
             gen_for("ciphers/gimli/gimli.ua"),
             gen_for("ciphers/spongent160/spongent160.ua"),
         );
+        // (a permutation's state lives in its output array: `_st_buf` is the fallback buffer,
+        // `state_in_output_array_handles_aliasing`)
+        let bufs = |c: &str, n: usize, atoms: usize| {
+            c.contains(&format!("_st[{}][{}];", n, atoms))
+                || c.contains(&format!("_st_buf[{}][{}];", n, atoms))
+        };
         if arch == nakiri::codegen::Arch::Avx512 {
-            assert!(
-                gimli.contains("_st[1][384];"),
-                "{}: Gimli, one buffer",
-                arch
-            );
+            assert!(bufs(&gimli, 1, 384), "{}: Gimli, one buffer", arch);
         } else if arch == nakiri::codegen::Arch::Avx2 {
-            assert!(
-                gimli.contains("_st[2][384];"),
-                "{}: Gimli, two buffers",
-                arch
-            );
+            assert!(bufs(&gimli, 2, 384), "{}: Gimli, two buffers", arch);
         }
-        assert!(spongent.contains("_st[2][160];"), "{}: Spongent", arch);
+        assert!(bufs(&spongent, 2, 160), "{}: Spongent", arch);
         // DES: the Feistel rounds keep 32 bits per generation
         assert!(
             gen("ciphers/des/des.ua", arch, true).contains("_st[3][32];"),
@@ -1279,4 +1277,176 @@ fn each_pass_toggled(skip: &[nakiri::opt::PassId]) -> Vec<(String, nakiri::opt::
         }
     }
     configs
+}
+
+/// A memory-form loop (one buffer, or two) whose state starts as an input array and ends as
+/// the output array keeps it in the output itself (codegen `state_in_output`): the raw entry
+/// copies the input there once (or, with two buffers and an odd count, fills the stack
+/// buffer from it) and copies nothing out. Callers may still alias: the raw entry
+/// is called natively with the output disjoint from the inputs, equal to the state's input (in
+/// place), overlapping it by part (both ways), and overlapping the round keys; each must give
+/// what the C without memory-form loops gives on separate buffers.
+#[test]
+fn state_in_output_array_handles_aliasing() {
+    use nakiri::codegen::{generate, Arch, CodegenConfig};
+    use nakiri::opt::LoopPolicy;
+    let reg_bytes = |a: Arch| match a {
+        Arch::Std => 8,
+        Arch::Sse => 16,
+        Arch::Avx2 => 32,
+        _ => 64,
+    };
+    for (file, entry, ins) in [
+        ("tests/in/state_io.ua", "state_io__", vec![64usize, 7 * 64]),
+        ("ciphers/ascon/ascon.ua", "ascon_p12__", vec![320usize]),
+        (
+            "ciphers/spongent160/spongent160.ua",
+            "spongent160__",
+            vec![160usize],
+        ),
+    ] {
+        let prog = lower_with(file, Slicing::B, LoopPolicy::All);
+        let n_out = prog.entry().outputs[0].atoms.len();
+        assert_eq!(
+            n_out, ins[0],
+            "{}: the state is the first input's size",
+            file
+        );
+        for arch in common::native_archs(file) {
+            let gen = |mem_loops: bool, h: &str| {
+                generate(
+                    &prog,
+                    &CodegenConfig {
+                        arch,
+                        header_name: h.into(),
+                        banner: String::new(),
+                        spill: nakiri::codegen::SPILL_DEFAULT,
+                        mem_loops,
+                    },
+                )
+                .unwrap()
+            };
+            let new = gen(true, "new.h");
+            if !new.c.contains("nk_disjoint0(") {
+                assert_ne!(
+                    arch,
+                    Arch::Avx512,
+                    "{}: avx512 keeps the state in the output",
+                    file
+                );
+                println!(
+                    "skipped: {} -B {}: its loop keeps two buffers here",
+                    file, arch
+                );
+                continue;
+            }
+            // the fast path: the output array holds the state (copied in with an even count)
+            assert!(
+                new.c.contains("_io) {") || new.c.contains("(void *)o;"),
+                "{} {}: the fast path",
+                file,
+                arch
+            );
+            assert_eq!(
+                new.c.contains("__builtin_memcpy("),
+                !file.contains("state_io") || arch == Arch::Avx512,
+                "{} {}: the input copied in only where the first generation is the output",
+                file,
+                arch
+            );
+            let old = gen(false, "ref.h");
+            assert!(!old.c.contains("nk_disjoint0("), "{}: --no-mem-loops", file);
+            let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
+            let r = reg_bytes(arch);
+            let sizes: Vec<usize> = ins.iter().map(|n| n * r).collect();
+            let (sb, ob) = (sizes[0], n_out * r);
+            let protos = |name: &str| {
+                let ps: Vec<&str> = ins.iter().map(|_| "void *").collect();
+                format!("void {}({}, void *);\n", name, ps.join(", "))
+            };
+            let call = |name: &str, s: &str, o: &str| {
+                let mut a = vec![s.to_string()];
+                if ins.len() > 1 {
+                    a.push("k".into());
+                }
+                a.push(o.to_string());
+                format!("{}({});", name, a.join(", "))
+            };
+            let ksize = sizes.get(1).copied().unwrap_or(0);
+            let driver = format!(
+                r#"#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+{pn}{pr}
+static unsigned char s[{sb}] __attribute__((aligned(64))), k[{kb}] __attribute__((aligned(64)));
+static unsigned char want[{ob}] __attribute__((aligned(64))), o[{ob}] __attribute__((aligned(64)));
+static unsigned char big[{sb} + {ob} + {kb} + 64 * 16] __attribute__((aligned(64)));
+static uint64_t x = 88172645463325252ull;
+static unsigned char rnd(void) {{ x ^= x << 13; x ^= x >> 7; x ^= x << 17; return (unsigned char)x; }}
+int main(void) {{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof s; i++) s[i] = rnd();
+    for (size_t i = 0; i < sizeof k; i++) k[i] = rnd();
+    {cref}
+    /* disjoint */
+    {c1}
+    if (memcmp(o, want, {ob})) {{ printf("disjoint\n"); bad = 1; }}
+    /* in place */
+    memcpy(big, s, {sb});
+    {c2}
+    if (memcmp(big, want, {ob})) {{ printf("in place\n"); bad = 1; }}
+    /* the output a quarter of the state after the input, then before it */
+    memcpy(big, s, {sb});
+    {c3}
+    if (memcmp(big + {q}, want, {ob})) {{ printf("overlap after\n"); bad = 1; }}
+    memcpy(big + {q}, s, {sb});
+    {c4}
+    if (memcmp(big, want, {ob})) {{ printf("overlap before\n"); bad = 1; }}
+    printf("%s\n", bad ? "FAIL" : "ok");
+    return 0;
+}}
+"#,
+                pn = protos(entry),
+                pr = protos(&format!("ref_{}", entry)),
+                sb = sb,
+                kb = ksize.max(1),
+                ob = ob,
+                q = ob / 4,
+                cref = call(&format!("ref_{}", entry), "s", "want"),
+                c1 = call(entry, "s", "o"),
+                c2 = call(entry, "big", "big"),
+                c3 = call(entry, "big", &format!("big + {}", ob / 4)),
+                c4 = call(entry, &format!("big + {}", ob / 4), "big"),
+            );
+            let mut driver = driver;
+            if ksize > 0 {
+                // the output over the round keys' last quarter (the loop reads them in place)
+                let tail = format!(
+                    r#"    memcpy(big, k, {kb});
+    {c5}
+    if (memcmp(big + {kb} - {q}, want, {ob})) {{ printf("over the keys\n"); bad = 1; }}
+    printf("%s\n", bad ? "FAIL" : "ok");"#,
+                    kb = ksize,
+                    q = ob / 4,
+                    ob = ob,
+                    c5 = format!("{}(s, big, big + {} - {});", entry, ksize, ob / 4),
+                );
+                driver =
+                    driver.replacen("    printf(\"%s\\n\", bad ? \"FAIL\" : \"ok\");", &tail, 1);
+            }
+            let out = common::build_and_run(
+                &format!("state-io-{}-{}", entry, arch),
+                &[
+                    ("new.c", &new.c),
+                    ("new.h", &new.h),
+                    ("ref.c", &rename(&old.c)),
+                    ("ref.h", &rename(&old.h)),
+                    ("driver.c", &driver),
+                ],
+                &[],
+                "",
+            );
+            assert_eq!(out.trim(), "ok", "{} -B {}: {}", file, arch, out);
+        }
+    }
 }

@@ -752,6 +752,11 @@ fn emit_function(
     // (single-buffer memory form) per epilogue entry, the instruction after which it is stored
     // when later than its atom's definition (`memloop::single_buffer`)
     let mut epi_after: Vec<Option<usize>> = Vec::new();
+    // Epilogue entries stored only when a flag is 0 (`if (!flag)`): an output array that a
+    // kept loop's state lived in (`memloop_state_in_output`) already holds its values.
+    let mut epi_cond: Vec<Option<String>> = Vec::new();
+    // (entry) output parameters passed as one array: (parameter, C name, first epilogue entry)
+    let mut out_arrays: Vec<(usize, String, usize)> = Vec::new();
     let std_v = t.arch == Arch::Std && t.slicing == Slicing::V;
     // (entry) the C name of each input parameter passed as an array read in place
     let mut param_names: Vec<Option<String>> = vec![None; node.inputs.len()];
@@ -896,7 +901,7 @@ fn emit_function(
             }
         }
         bit_param = 0;
-        for p in &node.outputs {
+        for (po, p) in node.outputs.iter().enumerate() {
             let pname = names.fresh(&p.name);
             if p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params {
                 for (i, &a) in p.atoms.iter().enumerate() {
@@ -907,6 +912,7 @@ fn emit_function(
                 }
             } else {
                 params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
+                out_arrays.push((po, pname.clone(), epilogue.len()));
                 for (i, &a) in p.atoms.iter().enumerate() {
                     epilogue.push((format!("{}{}", pname, index(&p.c_dims, i)), a));
                 }
@@ -1206,6 +1212,7 @@ fn emit_function(
                 let ml = memloops[callee.0 as usize]
                     .as_ref()
                     .expect("checked by the guard");
+                let at = k;
                 let param_name = |p: usize| {
                     param_names[p].clone().ok_or_else(|| "internal error: a loop reads an entry input that is not an array parameter".to_string())
                 };
@@ -1223,16 +1230,98 @@ fn emit_function(
                 };
                 // generation g lives in buffer g mod ring
                 let buf = |g: i64| g.rem_euclid(ring);
-                body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
-                for (j, (init, _)) in state.iter().enumerate() {
-                    let (back, slot) = ml.state_at[j];
-                    body.push(format!(
-                        "{}[{}][{}] = {};",
-                        st,
-                        buf(-(back as i64)),
-                        slot,
-                        nm(*init)
-                    ));
+                // one buffer, or two whose generations all start in the current one
+                let io = if is_entry
+                    && (ring == 1 || (ring == 2 && ml.state_at.iter().all(|(b, _)| *b == 0)))
+                {
+                    state_in_output(node, state, args, ml, at, &out_arrays, &param_names, &nm)
+                } else {
+                    None
+                };
+                let init_lines: Vec<String> = state
+                    .iter()
+                    .enumerate()
+                    .map(|(j, (init, _))| {
+                        let (back, slot) = ml.state_at[j];
+                        format!("{}[{}][{}] = {};", st, buf(-(back as i64)), slot, nm(*init))
+                    })
+                    .collect();
+                if let Some(io) = &io {
+                    // The state lives in the output array, which the input array fills
+                    // (`state_in_output`); a stack buffer is the fallback when the output
+                    // overlaps an input other than exactly the state's (then in place).
+                    let n = ml.n_slots;
+                    let dj = helpers.get("nk_disjoint", "nk_disjoint".to_string(), |name| {
+                        format!(
+                            "/* the byte ranges [a, a + na) and [b, b + nb) do not overlap (addresses, not data: no secret-dependent branch) */\nstatic inline int {}(const void *a, uintptr_t na, const void *b, uintptr_t nb)\n{{\n    return (uintptr_t)a + na <= (uintptr_t)b || (uintptr_t)b + nb <= (uintptr_t)a;\n}}\n",
+                            name
+                        )
+                    });
+                    let bytes = format!("sizeof(DATATYPE) * {}", n);
+                    let mut conds = vec![format!(
+                        "((const void *){o} == (const void *){q} || {dj}({o}, {b}, {q}, {b}))",
+                        o = io.out_name,
+                        q = io.in_name,
+                        b = bytes,
+                        dj = dj
+                    )];
+                    for (name, size) in &io.others {
+                        conds.push(format!(
+                            "{}({}, {}, {}, {})",
+                            dj, io.out_name, bytes, name, size
+                        ));
+                    }
+                    let flag = format!("nk_l{}_io", k);
+                    let memcpy = format!(
+                        "    if ((const void *){o} != (const void *){q}) __builtin_memcpy({o}, {q}, {b});",
+                        o = io.out_name,
+                        q = io.in_name,
+                        b = bytes
+                    );
+                    if ring == 1 {
+                        body.push(format!("DATATYPE {}_buf[1][{}];", st, n));
+                        body.push(format!("DATATYPE (*{st})[{n}] = {st}_buf;"));
+                        body.push(format!("const int {} = {};", flag, conds.join(" && ")));
+                        body.push(format!("if ({}) {{", flag));
+                        body.push(format!(
+                            "    {} = (DATATYPE (*)[{}])(void *){};",
+                            st, n, io.out_name
+                        ));
+                        body.push(memcpy);
+                        body.push("} else {".to_string());
+                        body.extend(init_lines.iter().map(|l| format!("    {}", l)));
+                        body.push("}".to_string());
+                    } else {
+                        // Two buffers: the output array is the one the last generation lands
+                        // in; the first generation is the input (copied once) when that is the
+                        // same buffer, else the stack buffer filled as before.
+                        let last = *count as usize % 2;
+                        body.push(format!("DATATYPE {}_buf[2][{}];", st, n));
+                        body.push(format!(
+                            "DATATYPE *{st}[2] = {{ {st}_buf[0], {st}_buf[1] }};"
+                        ));
+                        body.push(format!("const int {} = {};", flag, conds.join(" && ")));
+                        body.push(format!(
+                            "if ({}) {}[{}] = (DATATYPE *)(void *){};",
+                            flag, st, last, io.out_name
+                        ));
+                        if last == 0 {
+                            body.push(format!("if ({}) {{", flag));
+                            body.push(memcpy);
+                            body.push("} else {".to_string());
+                            body.extend(init_lines.iter().map(|l| format!("    {}", l)));
+                            body.push("}".to_string());
+                        } else {
+                            body.extend(init_lines.iter().cloned());
+                        }
+                    }
+                    epi_cond.resize(epilogue.len(), None);
+                    for e in io.epi.clone() {
+                        epi_cond[e] = Some(flag.clone());
+                    }
+                } else {
+                    body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
+                    body.extend(init_lines);
                 }
                 let gen = |back: i64| {
                     if ring == 1 {
@@ -1578,8 +1667,14 @@ fn emit_function(
             body.push(l);
         }
     }
+    epi_cond.resize(epilogue.len(), None);
+    let mut cond_stores: Vec<(String, String)> = Vec::new();
     for (o, (lv, a)) in epilogue.iter().enumerate() {
         if stored[o] {
+            continue;
+        }
+        if let Some(flag) = &epi_cond[o] {
+            cond_stores.push((flag.clone(), format!("{} = {};", lv, nm(*a))));
             continue;
         }
         // (a homed output is in `nk_home`, where the loop around reads it)
@@ -1590,6 +1685,17 @@ fn emit_function(
             continue;
         }
         body.push(format!("{} = {};", lv, nm(*a)));
+    }
+    let mut flags: Vec<&String> = cond_stores.iter().map(|(f, _)| f).collect();
+    flags.dedup();
+    for f in flags {
+        body.push(format!("if (!{}) {{", f));
+        for (g, l) in &cond_stores {
+            if g == f {
+                body.push(format!("    {}", l));
+            }
+        }
+        body.push("}".to_string());
     }
 
     let fname = &fn_names[idx];
@@ -1808,6 +1914,128 @@ fn atom_param_name(
             index(c_dims, i).replace('[', "__").replace(']', "")
         ))
     }
+}
+
+/// A kept memory-form loop of an entry whose state can live in the output array itself
+/// ([`state_in_output`]).
+struct StateInOutput {
+    /// The output array parameter holding the state, and the input array filling it.
+    out_name: String,
+    in_name: String,
+    /// The other input arrays (C name, byte size): the output must not overlap them.
+    others: Vec<(String, String)>,
+    /// The output's epilogue entries, already holding their values on the fast path.
+    epi: std::ops::Range<usize>,
+}
+
+/// Whether a single-buffer memory-form loop (`memloop.rs`) at instruction `at` of an entry can
+/// keep its state in an output array instead of a stack buffer: its initial state is an input
+/// array element for element (slot i = flat element i) that nothing else reads, and its final
+/// state is an output array element for element. Then the input is copied into the output
+/// once, the loop runs there, and nothing is copied out: one state-sized copy and one buffer
+/// fewer (Ascon `-B` avx512: the round's working set 20 KB smaller, README "The state in the
+/// output array"). Every input parameter must be an array read in place (the generated code
+/// checks at run time that the output overlaps none of them, except the state's input exactly,
+/// and falls back to the stack buffer otherwise, so in-place and aliasing callers stay right).
+#[allow(clippy::too_many_arguments)]
+fn state_in_output(
+    node: &crate::ir::Node,
+    state: &[(VarId, VarId)],
+    args: &[LoopArg],
+    ml: &memloop::MemLoop,
+    at: usize,
+    out_arrays: &[(usize, String, usize)],
+    param_names: &[Option<String>],
+    nm: &dyn Fn(VarId) -> String,
+) -> Option<StateInOutput> {
+    let n = ml.n_slots;
+    if state.len() != n || param_names.iter().any(|p| p.is_none()) {
+        return None;
+    }
+    let slot = |j: usize| ml.state_at[j].1;
+    // an output atom is the loop's final state directly or through a copy
+    let copies: std::collections::HashMap<VarId, VarId> = node
+        .body
+        .iter()
+        .filter_map(|i| match i {
+            Instr::Assign {
+                dst,
+                op: crate::ir::Op::Copy(x),
+            } => Some((*dst, *x)),
+            _ => None,
+        })
+        .collect();
+    let source = |a: VarId| copies.get(&a).copied().unwrap_or(a);
+    let (po, out_name, e0) = out_arrays.iter().find(|(po, _, _)| {
+        let p = &node.outputs[*po];
+        p.atoms.len() == n
+            && state
+                .iter()
+                .enumerate()
+                .all(|(j, (_, last))| source(p.atoms[slot(j)]) == *last)
+    })?;
+    let qi = node.inputs.iter().position(|q| {
+        q.atoms.len() == n
+            && state
+                .iter()
+                .enumerate()
+                .all(|(j, (init, _))| q.atoms[slot(j)] == *init)
+    })?;
+    let q = &node.inputs[qi];
+    let in_name = param_names[qi].clone()?;
+    // the state's initial values are the input array's elements, read nowhere else
+    for (j, (init, _)) in state.iter().enumerate() {
+        if nm(*init) != format!("{}{}", in_name, index(&q.c_dims, slot(j))) {
+            return None;
+        }
+    }
+    let qset: std::collections::HashSet<VarId> = q.atoms.iter().copied().collect();
+    for (i, ins) in node.body.iter().enumerate() {
+        let reads_q = if i == at {
+            args.iter().any(|a| match a {
+                LoopArg::State(_) => false,
+                LoopArg::Same(x) => qset.contains(x),
+                LoopArg::Each(xs) => xs.iter().any(|x| qset.contains(x)),
+            })
+        } else {
+            ins.uses().iter().any(|u| qset.contains(u))
+        };
+        if reads_q {
+            return None;
+        }
+    }
+    if node.flat_outputs().iter().any(|a| qset.contains(a)) {
+        return None;
+    }
+    // each output atom is the state's, once (no output element written from elsewhere)
+    let outs = &node.outputs[*po].atoms;
+    let distinct: std::collections::HashSet<VarId> = outs.iter().copied().collect();
+    if distinct.len() != n {
+        return None;
+    }
+    let others = node
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(pi, _)| *pi != qi)
+        .map(|(pi, p)| {
+            (
+                param_names[pi].clone().unwrap_or_default(),
+                // (an array parameter: a pointer to its first dimension's elements)
+                format!(
+                    "sizeof({}[0]) * {}",
+                    param_names[pi].clone().unwrap_or_default(),
+                    p.c_dims.first().copied().unwrap_or(1)
+                ),
+            )
+        })
+        .collect();
+    Some(StateInOutput {
+        out_name: out_name.clone(),
+        in_name,
+        others,
+        epi: *e0..*e0 + n,
+    })
 }
 
 fn dims(d: &[usize]) -> String {
