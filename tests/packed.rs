@@ -2603,3 +2603,43 @@ fn compact_consts_behind_the_packed_entry() {
     }
     println!("compact consts checked on: {}", checked.join(", "));
 }
+
+/// Outside the fused steps, an output takes the register array of an input of the same type
+/// and shape, and the raw entry runs in place (`packed::shared_register_arrays`): Ascon's
+/// state, AES's plaintext (not its key, a different input). The packed KATs and round trips
+/// run these entries against the interpreter; here the C has the form.
+#[test]
+fn outputs_share_input_register_arrays() {
+    for (file, call, gone) in [
+        (
+            "ciphers/ascon/ascon.ua",
+            "ascon_p12__(nkp_r_s[0 + nkp_c], nkp_r_s[0 + nkp_c]);",
+            "nkp_r_o",
+        ),
+        (
+            "ciphers/aes/aes.ua",
+            "aes128__(nkp_r_plain[0 + nkp_c], nkp_r_key[0 + nkp_c], nkp_r_plain[0 + nkp_c]);",
+            "nkp_r_cipher",
+        ),
+    ] {
+        for arch in [Arch::Std, Arch::Avx2, Arch::Avx512] {
+            let prog = common::lower_file(file, Slicing::B);
+            let out = nakiri::codegen::generate(
+                &prog,
+                &nakiri::codegen::CodegenConfig {
+                    arch,
+                    header_name: "p.h".into(),
+                    banner: String::new(),
+                    spill: nakiri::codegen::SPILL_DEFAULT,
+                    mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                },
+            )
+            .unwrap();
+            assert!(out.c.contains(call), "{file} {arch}: the raw call in place");
+            assert!(
+                !out.c.contains(&format!("{gone}[")),
+                "{file} {arch}: no array of its own for the output"
+            );
+        }
+    }
+}
