@@ -753,7 +753,7 @@ fn emit_function(
     // when later than its atom's definition (`memloop::single_buffer`)
     let mut epi_after: Vec<Option<usize>> = Vec::new();
     // Epilogue entries stored only when a flag is 0 (`if (!flag)`): an output array that a
-    // kept loop's state lived in (`memloop_state_in_output`) already holds its values.
+    // kept loop's state lived in (`state_in_output`) already holds its values.
     let mut epi_cond: Vec<Option<String>> = Vec::new();
     // (entry) output parameters passed as one array: (parameter, C name, first epilogue entry)
     let mut out_arrays: Vec<(usize, String, usize)> = Vec::new();
