@@ -981,16 +981,6 @@ fn xor_kernel_text(lay: &PackedLayout, kl: &PackedLayout, o: &PackedParam) -> St
     c
 }
 
-/// The static function `name(n, [consts,] params...)` that runs the packed loop over steps of
-/// `lay` (calling `lay.raw_fn` once per raw call of a step).
-fn run_text(lay: &PackedLayout, name: &str) -> String {
-    let c = run_text_separate(lay, name);
-    if fused_step(lay) {
-        return c;
-    }
-    share_register_arrays(lay, c)
-}
-
 /// Outputs whose register array can be an input's (the same register type and shape): the raw
 /// entry is then called in place, as it allows (its loads come before its output stores, and a
 /// state kept in the output array skips its copy when the output is the input: codegen
@@ -1018,28 +1008,9 @@ fn shared_register_arrays(lay: &PackedLayout) -> Vec<(usize, usize)> {
     pairs
 }
 
-/// `run_text_separate`'s function with each output of [`shared_register_arrays`] in its
-/// input's register array: its declaration, zeroing and wipe dropped, its uses renamed.
-fn share_register_arrays(lay: &PackedLayout, mut c: String) -> String {
-    for (oi, ii) in shared_register_arrays(lay) {
-        let (o, i) = (&lay.params[oi].c_name, &lay.params[ii].c_name);
-        let arr = format!("nkp_r_{}", o);
-        c = c
-            .lines()
-            .filter(|l| {
-                let t = l.trim_start();
-                !(t.starts_with(&format!("{} {}[", lay.params[oi].reg_type, arr))
-                    || t == format!("memset({0}, 0, sizeof {0});", arr)
-                    || t == format!("nkp_wipe({0}, sizeof {0});", arr))
-            })
-            .map(|l| l.replace(&format!("{}[", arr), &format!("nkp_r_{}[", i)) + "\n")
-            .collect();
-    }
-    c
-}
-
-/// [`run_text`] with one register array per parameter.
-fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
+/// The static function `name(n, [consts,] params...)` that runs the packed loop over steps of
+/// `lay` (calling `lay.raw_fn` once per raw call of a step).
+fn run_text(lay: &PackedLayout, name: &str) -> String {
     let e = &lay.entry;
     let k = lay.interleave;
     let nc = lay.calls_per_step();
@@ -1065,6 +1036,20 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
     if fused {
         c.push_str(&fused_step_text(lay, name));
     }
+    // Outside the fused steps an output may live in an input's register array.
+    let shared = if fused {
+        Vec::new()
+    } else {
+        shared_register_arrays(lay)
+    };
+    let own = |pi: usize| !shared.iter().any(|(o, _)| *o == pi);
+    let arr = |pi: usize| {
+        let i = shared
+            .iter()
+            .find(|(o, _)| *o == pi)
+            .map_or(pi, |(_, i)| *i);
+        format!("nkp_r_{}", lay.params[i].c_name)
+    };
     c.push_str(&format!(
         "static {attr}{sp}void {name}(size_t nkp_n{}{}) {{\n",
         if cs_param.is_empty() && run_args.is_empty() {
@@ -1076,7 +1061,12 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
     ));
     // fused without interleaving: every instance goes through the step (below), no arrays here
     let only_steps = fused && k == 1;
-    for p in lay.params.iter().filter(|p| !p.is_const && !only_steps) {
+    for (_, p) in lay
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(pi, p)| !p.is_const && !only_steps && own(*pi))
+    {
         c.push_str(&format!(
             "    {} nkp_r_{}[{}]{};\n",
             p.reg_type,
@@ -1177,8 +1167,13 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
     ));
     c.push_str(&format!("            const size_t nkp_cnt = nkp_cb >= nkp_n ? 0 : nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"));
     c.push_str("            (void)nkp_cnt;\n");
-    for p in lay.params.iter().filter(|p| p.is_input && !p.is_const) {
-        let regs = format!("(({} *)&nkp_r_{}[nkp_k * {nc}])", p.reg_type, p.c_name);
+    for (pi, p) in lay
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_input && !p.is_const)
+    {
+        let regs = format!("(({} *)&{}[nkp_k * {nc}])", p.reg_type, arr(pi));
         c.push_str("            {\n");
         c.push_str(&format!(
             "                const {t} *nkp_src = nkp_p_{nm} + nkp_cb * {el};\n",
@@ -1208,7 +1203,7 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
     }
     c.push_str("        }\n");
     // The raw calls: parameters in the entry's order, non-const ones once per copy (C7).
-    let raw_args = raw_call_args(lay, |copy| format!("{} + nkp_c", copy * nc));
+    let raw_args = raw_call_args(lay, &arr, |copy| format!("{} + nkp_c", copy * nc));
     c.push_str(&format!("        for (size_t nkp_c = 0; nkp_c < {nc} && nkp_base + nkp_c * {cinst} < nkp_n; nkp_c++)\n"));
     c.push_str(&format!(
         "            {}({});\n",
@@ -1226,8 +1221,8 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
         "            const size_t nkp_cnt = nkp_n - nkp_cb < {cstep} ? nkp_n - nkp_cb : {cstep};\n"
     ));
     c.push_str("            (void)nkp_cnt;\n");
-    for p in lay.params.iter().filter(|p| !p.is_input) {
-        let regs = format!("(({} *)&nkp_r_{}[nkp_k * {nc}])", p.reg_type, p.c_name);
+    for (pi, p) in lay.params.iter().enumerate().filter(|(_, p)| !p.is_input) {
+        let regs = format!("(({} *)&{}[nkp_k * {nc}])", p.reg_type, arr(pi));
         c.push_str("            {\n");
         c.push_str(&format!(
             "                {t} *nkp_dst = nkp_p_{nm} + nkp_cb * {el};\n",
@@ -1262,7 +1257,12 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
     c.push_str("    }\n");
     // Secrets do not outlive the call: every register array (plaintext, keystream).
     c.push_str("#ifdef NAKIRI_SCRUB_STACK\n    nkp_scrub_stack();\n#endif\n");
-    for p in lay.params.iter().filter(|p| !p.is_const) {
+    for (_, p) in lay
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(pi, p)| !p.is_const && own(*pi))
+    {
         c.push_str(&format!(
             "    nkp_wipe(nkp_r_{0}, sizeof nkp_r_{0});\n",
             p.c_name
@@ -1273,17 +1273,22 @@ fn run_text_separate(lay: &PackedLayout, name: &str) -> String {
 }
 
 /// The arguments of one raw call: parameters in the entry's order, const ones from `nkp_cs`,
-/// non-const ones once per copy (ABI C7) as `nkp_r_<p>[index(copy)]` (a scalar output by
+/// non-const ones once per copy (ABI C7) as `arr(p)[index(copy)]`, `arr` naming the register
+/// array each parameter uses (a scalar output by
 /// address).
-fn raw_call_args(lay: &PackedLayout, index: impl Fn(usize) -> String) -> Vec<String> {
+fn raw_call_args(
+    lay: &PackedLayout,
+    arr: &dyn Fn(usize) -> String,
+    index: impl Fn(usize) -> String,
+) -> Vec<String> {
     let mut v: Vec<String> = Vec::new();
-    for p in &lay.params {
+    for (pi, p) in lay.params.iter().enumerate() {
         if p.is_const {
             v.push(format!("nkp_cs->{}", p.c_name));
             continue;
         }
         for copy in 0..lay.interleave {
-            let r = format!("nkp_r_{}[{}]", p.c_name, index(copy));
+            let r = format!("{}[{}]", arr(pi), index(copy));
             v.push(if p.c_dims.is_empty() && !p.is_input {
                 format!("&{r}")
             } else {
@@ -1390,7 +1395,11 @@ fn fused_step_text(lay: &PackedLayout, name: &str) -> String {
             }
         }
     }
-    let raw_args = raw_call_args(lay, |copy| copy.to_string());
+    let raw_args = raw_call_args(
+        lay,
+        &|pi| format!("nkp_r_{}", lay.params[pi].c_name),
+        |copy| copy.to_string(),
+    );
     c.push_str(&format!("    {}({});\n", lay.raw_fn, raw_args.join(", ")));
     for p in lay.params.iter().filter(|p| !p.is_input) {
         for copy in 0..k {
