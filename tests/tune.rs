@@ -1131,94 +1131,92 @@ fn sbox_circuit_knob() {
     );
 }
 
-/// `ternlog-order` (AVX-512, with `ternlog` on): the default orders the ternlogs' operands,
-/// the knob's other value leaves them as `ternlog` made them (the C `--disable
-/// ternlog-order` gives), the line says `ternlog-order=off` only then, and with `ternlog` off
-/// the knob has no alternative.
-#[test]
-fn ternlog_order_knob() {
-    let src =
-        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
-    let ch = checked(&src, Slicing::B);
+/// A pass's on/off knob that exists only with `ternlog` (AVX-512): `dim` is offered; the
+/// default has `on(k)` and its line does not name the knob; the one alternative has it off
+/// (ternlog still on), says ` {name}=off`, parses back, and compiles to what `--disable pass`
+/// gives; with `ternlog` off the knob has no alternative, and a line naming it on next to
+/// `ternlog=off` parses as off. Returns the default's and the alternative's programs, and the
+/// alternative.
+fn ternlog_pass_knob(
+    file: &str,
+    slicing: Slicing,
+    dim: Dim,
+    pass: nakiri::opt::PassId,
+    name: &str,
+    on: fn(&Knobs) -> bool,
+) -> (nakiri::ir::Program, nakiri::ir::Program, Knobs) {
+    let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+    let ch = checked(&src, slicing);
     let base = Config {
-        slicing: Slicing::B,
+        slicing,
         arch: Arch::Avx512,
         ..Config::default()
     };
-    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
-    assert!(space.dims.contains(&Dim::TernlogOrder));
-    assert!(!Space::new(Slicing::B, Arch::Avx2, ccs(), false)
+    let space = Space::new(slicing, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&dim));
+    assert!(!Space::new(slicing, Arch::Avx2, ccs(), false)
         .dims
-        .contains(&Dim::TernlogOrder));
+        .contains(&dim));
     let default = space.default_knobs(&base.opt, base.spill);
-    assert!(default.ternlog && default.ternlog_order);
-    assert!(!default.to_line().contains("ternlog-order"));
-    let alts = space.alternatives(Dim::TernlogOrder, &default);
+    assert!(default.ternlog && on(&default));
+    assert!(!default.to_line().contains(name));
+    let alts = space.alternatives(dim, &default);
     assert_eq!(alts.len(), 1);
     let off = &alts[0];
-    assert!(off.ternlog && !off.ternlog_order);
-    assert!(off.to_line().contains(" ternlog-order=off"));
+    assert!(off.ternlog && !on(off));
+    assert!(off.to_line().contains(&format!(" {name}=off")));
     assert_eq!(Knobs::parse(&off.to_line()).as_ref(), Some(off));
     let mut prep = preparer(&ch, base.clone());
     let a = prep.compile(&default).unwrap();
     let b = prep.compile(off).unwrap();
-    let mut unordered = base.clone();
-    unordered.opt.disable(nakiri::opt::PassId::TernlogOrder);
+    let mut disabled = base.clone();
+    disabled.opt.disable(pass);
     let (_, want) = driver::lower(
         "t.ua",
         &src,
-        &unordered,
+        &disabled,
         &nakiri::syntax::MemLoader::default(),
     );
     assert_eq!(b.prog.to_string(), want.unwrap().to_string());
-    assert_ne!(
-        a.prog.to_string(),
-        b.prog.to_string(),
-        "the order differs somewhere"
-    );
-    // ternlog off: no order to choose, and a line never says both
+    // ternlog off: nothing for the pass to do, and a line never says both
     let no_tl = space.alternatives(Dim::Ternlog, &default);
-    assert!(no_tl.iter().all(|k| !k.ternlog && !k.ternlog_order));
-    assert!(space.alternatives(Dim::TernlogOrder, &no_tl[0]).is_empty());
+    assert!(no_tl.iter().all(|k| !k.ternlog && !on(k)));
+    assert!(space.alternatives(dim, &no_tl[0]).is_empty());
     assert_eq!(
-        Knobs::parse("loops=auto inline=all ternlog=off ternlog-order=on").map(|k| k.ternlog_order),
+        Knobs::parse(&format!("loops=auto inline=all ternlog=off {name}=on")).map(|k| on(&k)),
         Some(false)
     );
+    (a.prog, b.prog, off.clone())
 }
 
-/// `not-absorb` (AVX-512, with `ternlog` on): the default folds negations into their readers,
-/// the knob's other value keeps them (the C `--disable not-absorb` gives), the line says
-/// `not-absorb=off` only then, and with `ternlog` off the knob has no alternative.
+/// `ternlog-order`: the default orders the ternlogs' operands, the knob's other value leaves
+/// them as `ternlog` made them.
+#[test]
+fn ternlog_order_knob() {
+    let (a, b, _) = ternlog_pass_knob(
+        "ciphers/rectangle/rectangle.ua",
+        Slicing::B,
+        Dim::TernlogOrder,
+        nakiri::opt::PassId::TernlogOrder,
+        "ternlog-order",
+        |k| k.ternlog_order,
+    );
+    assert_ne!(a.to_string(), b.to_string(), "the order differs somewhere");
+}
+
+/// `not-absorb`: the default folds negations into their readers, the knob's other value
+/// keeps them (and leaves `ternlog-order` on).
 #[test]
 fn not_absorb_knob() {
-    let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
-    let ch = checked(&src, Slicing::V);
-    let base = Config {
-        slicing: Slicing::V,
-        arch: Arch::Avx512,
-        ..Config::default()
-    };
-    let space = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
-    assert!(space.dims.contains(&Dim::NotAbsorb));
-    assert!(!Space::new(Slicing::V, Arch::Avx2, ccs(), false)
-        .dims
-        .contains(&Dim::NotAbsorb));
-    let default = space.default_knobs(&base.opt, base.spill);
-    assert!(default.ternlog && default.not_absorb);
-    assert!(!default.to_line().contains("not-absorb"));
-    let alts = space.alternatives(Dim::NotAbsorb, &default);
-    assert_eq!(alts.len(), 1);
-    let off = &alts[0];
-    assert!(off.ternlog && !off.not_absorb && off.ternlog_order);
-    assert!(off.to_line().contains(" not-absorb=off"));
-    assert_eq!(Knobs::parse(&off.to_line()).as_ref(), Some(off));
-    let mut prep = preparer(&ch, base.clone());
-    let a = prep.compile(&default).unwrap();
-    let b = prep.compile(off).unwrap();
-    let mut kept = base.clone();
-    kept.opt.disable(nakiri::opt::PassId::NotAbsorb);
-    let (_, want) = driver::lower("t.ua", &src, &kept, &nakiri::syntax::MemLoader::default());
-    assert_eq!(b.prog.to_string(), want.unwrap().to_string());
+    let (a, b, off) = ternlog_pass_knob(
+        "ciphers/ascon/ascon.ua",
+        Slicing::V,
+        Dim::NotAbsorb,
+        nakiri::opt::PassId::NotAbsorb,
+        "not-absorb",
+        |k| k.not_absorb,
+    );
+    assert!(off.ternlog_order);
     // Ascon's 12 rounds each negate one row before rotating it: 12 `not`s fewer.
     let nots = |p: &nakiri::ir::Program| {
         p.nodes
@@ -1235,16 +1233,5 @@ fn not_absorb_knob() {
             })
             .count()
     };
-    assert_eq!(
-        nots(&b.prog),
-        nots(&a.prog) + 12,
-        "one negation per round absorbed"
-    );
-    let no_tl = space.alternatives(Dim::Ternlog, &default);
-    assert!(no_tl.iter().all(|k| !k.ternlog && !k.not_absorb));
-    assert!(space.alternatives(Dim::NotAbsorb, &no_tl[0]).is_empty());
-    assert_eq!(
-        Knobs::parse("loops=auto inline=all ternlog=off not-absorb=on").map(|k| k.not_absorb),
-        Some(false)
-    );
+    assert_eq!(nots(&b), nots(&a) + 12, "one negation per round absorbed");
 }

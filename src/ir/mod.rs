@@ -31,6 +31,7 @@
 
 pub mod parse;
 pub mod print;
+pub mod truth;
 pub mod verify;
 
 pub use verify::verify;

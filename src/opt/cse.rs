@@ -59,22 +59,11 @@ pub fn canonical(op: &Op) -> Op {
             Mul(x, y)
         }
         Ternlog(a, b, c, imm) => {
-            let mut ops = [(a, 2u32), (b, 1), (c, 0)];
-            ops.sort_by_key(|o| o.0);
-            // New operand position p (0 = first) reads old operand whose immediate bit is ops[p].1.
-            let mut new_imm = 0u8;
-            for idx in 0..8u32 {
-                // idx over the new order: bit 2 = new first operand.
-                let mut old = 0u32;
-                for (p, (_, old_bit)) in ops.iter().enumerate() {
-                    let v = idx >> (2 - p as u32) & 1;
-                    old |= v << old_bit;
-                }
-                if imm >> old & 1 == 1 {
-                    new_imm |= 1 << idx;
-                }
-            }
-            Ternlog(ops[0].0, ops[1].0, ops[2].0, new_imm)
+            let mut order = [0usize, 1, 2];
+            let old = [a, b, c];
+            order.sort_by_key(|&k| old[k]);
+            let [x, y, z] = order.map(|k| old[k]);
+            Ternlog(x, y, z, crate::ir::truth::permute(imm, order))
         }
         _ => op.clone(),
     }

@@ -160,37 +160,5 @@ fn ternlog(a: VarId, b: VarId, c: VarId, imm: u8, bits: u32, k: &Known) -> Optio
         };
         imm >> (bit(a) << 2 | bit(b) << 1 | bit(c)) & 1 == 1
     };
-    let n = vars.len();
-    let used: Vec<usize> = (0..n)
-        .filter(|&j| (0..1usize << n).any(|m| value(m) != value(m ^ 1 << j)))
-        .collect();
-    let at =
-        |assign: &[(usize, bool)]| value(assign.iter().fold(0, |m, &(j, v)| m | (v as usize) << j));
-    use Op::*;
-    match used.as_slice() {
-        [] => Some(Const(if at(&[]) { ones } else { 0 })),
-        [i] => Some(if at(&[(*i, true)]) {
-            Copy(vars[*i])
-        } else {
-            Not(vars[*i])
-        }),
-        [i, j] => {
-            let (x, y) = (vars[*i], vars[*j]);
-            let t = |p: bool, q: bool| at(&[(*i, p), (*j, q)]);
-            match (
-                t(false, false),
-                t(false, true),
-                t(true, false),
-                t(true, true),
-            ) {
-                (false, false, false, true) => Some(And(x, y)),
-                (false, true, true, true) => Some(Or(x, y)),
-                (false, true, true, false) => Some(Xor(x, y)),
-                (false, true, false, false) => Some(Andn(x, y)),
-                (false, false, true, false) => Some(Andn(y, x)),
-                _ => None,
-            }
-        }
-        _ => None,
-    }
+    crate::ir::truth::plain_op(&vars, value, ones)
 }

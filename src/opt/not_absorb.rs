@@ -38,7 +38,7 @@
 //! ```
 
 use super::{OptConfig, Stats};
-use crate::ir::{Instr, Node, Op, Program, VarId};
+use crate::ir::{truth, Instr, Node, Op, Program, VarId};
 use crate::target::Feature;
 use std::collections::{HashMap, HashSet};
 
@@ -58,18 +58,6 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     st
 }
 
-/// The truth-table immediate of `imm` with its operand `k` (0 = first) complemented.
-pub fn flip_imm(imm: u8, k: usize) -> u8 {
-    let bit = 4 >> k;
-    let mut out = 0u8;
-    for idx in 0..8usize {
-        if imm >> (idx ^ bit) & 1 == 1 {
-            out |= 1 << idx;
-        }
-    }
-    out
-}
-
 /// A boolean operation as (three operands, immediate); `None` for other operations.
 fn as_ternlog(op: &Op) -> Option<([VarId; 3], u8)> {
     Some(match *op {
@@ -83,36 +71,15 @@ fn as_ternlog(op: &Op) -> Option<([VarId; 3], u8)> {
     })
 }
 
-/// The cheapest operation computing `imm` over `ops` (a reader that was a `ternlog` stays one).
+/// The cheapest operation computing `imm` over `ops` (a reader that was a `ternlog` stays one;
+/// a function that came out constant too).
 fn simplest(ops: [VarId; 3], imm: u8, was_ternlog: bool) -> Op {
     let [a, b, c] = ops;
-    if !was_ternlog && b == c {
-        // A function of (a, b) only: the rows where the last two operands agree.
-        let f = |x: usize, y: usize| (imm >> (4 * x + 3 * y)) & 1;
-        let g = f(0, 0) | f(0, 1) << 1 | f(1, 0) << 2 | f(1, 1) << 3;
-        let one = if a == b {
-            // one operand: only the rows where all three agree count
-            match g & 0b1001 {
-                0b1000 => Some(Op::Copy(a)),
-                0b0001 => Some(Op::Not(a)),
-                _ => None,
+    if !was_ternlog {
+        if let Some(op) = truth::ternlog_plain_op(ops, imm, u64::MAX) {
+            if !matches!(op, Op::Const(_)) {
+                return op;
             }
-        } else {
-            match g {
-                0b1000 => Some(Op::And(a, b)),
-                0b1110 => Some(Op::Or(a, b)),
-                0b0110 => Some(Op::Xor(a, b)),
-                0b0010 => Some(Op::Andn(a, b)),
-                0b0100 => Some(Op::Andn(b, a)),
-                0b1100 => Some(Op::Copy(a)),
-                0b1010 => Some(Op::Copy(b)),
-                0b0011 => Some(Op::Not(a)),
-                0b0101 => Some(Op::Not(b)),
-                _ => None,
-            }
-        };
-        if let Some(op) = one {
-            return op;
         }
     }
     Op::Ternlog(a, b, c, imm)
@@ -209,7 +176,7 @@ fn run_node(node: &mut Node) -> (usize, usize) {
             // flips every position it holds.
             for (p, v) in ops.iter().enumerate() {
                 if set.contains(v) {
-                    imm = flip_imm(imm, p);
+                    imm = truth::flip(imm, p);
                 }
             }
             *op = simplest(ops, imm, was_ternlog);
@@ -222,26 +189,4 @@ fn run_node(node: &mut Node) -> (usize, usize) {
         absorbed += 1;
     }
     (absorbed, rewritten)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::flip_imm;
-    use crate::ir::ternlog;
-
-    #[test]
-    fn flipped_immediates_complement_one_operand() {
-        let (a, b, c) = (
-            0xF0F0_F0F0_F0F0_F0F0u64,
-            0xCCCC_CCCC_CCCC_CCCC,
-            0xAAAA_AAAA_AAAA_AAAA,
-        );
-        for imm in 0..=255u8 {
-            let want = ternlog(imm, a, b, c);
-            assert_eq!(ternlog(flip_imm(imm, 0), !a, b, c), want, "{imm:#x} a");
-            assert_eq!(ternlog(flip_imm(imm, 1), a, !b, c), want, "{imm:#x} b");
-            assert_eq!(ternlog(flip_imm(imm, 2), a, b, !c), want, "{imm:#x} c");
-        }
-        assert_eq!(flip_imm(flip_imm(flip_imm(0x96, 0), 1), 2), 0x69);
-    }
 }

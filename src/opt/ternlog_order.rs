@@ -30,7 +30,7 @@
 //! ```
 
 use super::Stats;
-use crate::ir::{Instr, Node, Op, Program, VarId};
+use crate::ir::{truth, Instr, Node, Op, Program, VarId};
 use std::collections::{HashMap, HashSet};
 
 pub fn run(prog: &mut Program) -> Stats {
@@ -41,25 +41,6 @@ pub fn run(prog: &mut Program) -> Stats {
     }
     st.add("reordered", n);
     st
-}
-
-/// The immediate of `ternlog` over the operands in `order` (`order[k]` = the old position of
-/// the new k-th operand) that computes what `imm` computes over the old order.
-pub fn permute_imm(imm: u8, order: [usize; 3]) -> u8 {
-    let mut out = 0u8;
-    for idx in 0..8usize {
-        // values of the new operands at this truth-table row
-        let new = [(idx >> 2) & 1, (idx >> 1) & 1, idx & 1];
-        let mut old = [0usize; 3];
-        for k in 0..3 {
-            old[order[k]] = new[k];
-        }
-        let oi = (old[0] << 2) | (old[1] << 1) | old[2];
-        if imm >> oi & 1 == 1 {
-            out |= 1 << idx;
-        }
-    }
-    out
 }
 
 fn run_node(node: &mut Node) -> usize {
@@ -93,41 +74,11 @@ fn run_node(node: &mut Node) -> usize {
         // The dying operand first, the other two in their order (a node input, read from
         // memory, never dies, so it is never the one moved).
         let order = if k == 1 { [1, 0, 2] } else { [2, 0, 1] };
-        let new_imm = permute_imm(*imm, order);
+        let new_imm = truth::permute(*imm, order);
         if let Instr::Assign { op, .. } = &mut node.body[i] {
             *op = Op::Ternlog(ops[order[0]], ops[order[1]], ops[order[2]], new_imm);
         }
         n += 1;
     }
     n
-}
-
-#[cfg(test)]
-mod tests {
-    use super::permute_imm;
-    use crate::ir::ternlog;
-
-    #[test]
-    fn permuted_immediates_compute_the_same_function() {
-        let (a, b, c) = (
-            0xF0F0_F0F0_F0F0_F0F0u64,
-            0xCCCC_CCCC_CCCC_CCCC,
-            0xAAAA_AAAA_AAAA_AAAA,
-        );
-        for imm in 0..=255u8 {
-            let want = ternlog(imm, a, b, c);
-            assert_eq!(
-                ternlog(permute_imm(imm, [1, 0, 2]), b, a, c),
-                want,
-                "{imm:#x} bac"
-            );
-            assert_eq!(
-                ternlog(permute_imm(imm, [2, 0, 1]), c, a, b),
-                want,
-                "{imm:#x} cab"
-            );
-            assert_eq!(permute_imm(imm, [0, 1, 2]), imm);
-        }
-        assert_eq!(permute_imm(0xe8, [1, 0, 2]), 0xe8, "majority is symmetric");
-    }
 }
