@@ -492,7 +492,7 @@ static NKP_UNUSED $ATTR void nkp_tr64_$A(NKP_VT_$A x[64]) {
         let t = if simd {
             t.replace(
                 "    uint64_t tmp[NKP_VL_$A];\n    for (size_t g = 0; g * 64 < natoms; g++) {\n        for (size_t k",
-                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = 0;\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
+                "    uint64_t tmp[NKP_VL_$A];\n    size_t g = nkp_Bg2_in_u$UB_$A(src, units * sizeof(uint$UB_t), natoms, 0, (char *)regs);\n    for (; 64 * (g + 1) <= natoms; g++) nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), 8 * g, 64, (char *)regs);\n    if (NKP_BW_PARTIAL(natoms, g, $UB)) { nkp_Bg_in_u$UB_$A(src, units * sizeof(uint$UB_t), nkp_Bw_off(natoms, $UB), nkp_Bw_lim(natoms, $UB), (char *)regs); g++; }\n    for (; g * 64 < natoms; g++) {\n        for (size_t k",
             )
             .replace(B_OUT_GENERIC, B_OUTX_SIMD)
         } else {
@@ -2001,11 +2001,15 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         _ => {}
     }
     let q_in = if arch == Arch::Avx512 {
-        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && (o & 7) == 0 && o + 8 <= bpi && ((o & ~(size_t)15) + 16 <= bpi || bpi % 8 == 0)))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
+        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && o + 8 <= bpi && (o + 8 == bpi || ((o & 7) == 0 && ((o & ~(size_t)15) + 16 <= bpi || bpi % 8 == 0)))))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
     } else {
         q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"))
     };
-    let q_out = q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"));
+    let q_out = if arch == Arch::Avx512 {
+        q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"))
+    } else {
+        q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"))
+    };
     let q_out2 = if arch == Arch::Avx512 {
         q(&format!(
             "    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n"
@@ -2042,6 +2046,16 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     ));
     s.push_str(&format!(
         "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = B < 7 ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : t7[7 - k];\n        {bits}        for (int c = 0; c < 8; c++) if (B < 7 || 63 - c < lim) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n    nkp_wipe(t7, sizeof t7);\n}}\n"
+    ));
+    // Pairs of whole groups from one 16-byte chunk of the instance (`nkp_Bq16x2_in`, AVX-512
+    // with VBMI and GFNI): returns the first group not done.
+    let pairs_in = if arch == Arch::Avx512 {
+        q(&format!("    if (bpi >= 16) for (; 64 * (g + 2) <= natoms && 8 * g + 16 <= bpi; g += 2) nkp_Bq16x2_in_u{ub}_{a}((const char *)src, bpi, 8 * g, regs);\n"))
+    } else {
+        String::new()
+    };
+    s.push_str(&format!(
+        "static NKP_UNUSED {attr} size_t nkp_Bg2_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t natoms, size_t g, char *regs) {{\n{pairs_in}    (void)src; (void)bpi; (void)natoms; (void)regs;\n    return g;\n}}\n"
     ));
     // ---- outbound
     s.push_str(&format!(
@@ -2137,7 +2151,11 @@ fn set_epi8_512(v: &[u8; 64]) -> String {
 /// 64-byte store; for 16-byte instances it takes both groups of the 16 bytes at once
 /// (`vpermt2b` joins them). Instances of 16k bytes (k > 1) take the 16-byte routines with each
 /// vector gathered from (and scattered to) four instances' 16 bytes (`nkp_ld4x16`,
-/// `nkp_st4x16`).
+/// `nkp_st4x16`). The inbound takes two whole groups from one 16-byte chunk of instances of 16
+/// bytes or more (`nkp_Bq16x2_in`: the same loads feed both groups' `vpermt2b`, half the loads
+/// and inserts of two passes), and a single group from the 16-byte chunk that holds it, at any
+/// offset when it is the window of the string's last 8 bytes (a 20-byte instance's bytes
+/// 12..19 from bytes 4..19).
 fn b_gfni_avx512(ub: u32) -> String {
     let rev = (ub / 8 - 1) as usize;
     let attr = target_attr(Arch::Avx512);
@@ -2210,10 +2228,12 @@ fn b_gfni_avx512(ub: u32) -> String {
             s.push_str("    const char *p0 = src;\n");
         } else {
             // The 16-byte chunk of each instance that holds the group's 8 bytes: the aligned
-            // one, or where that passes the instance's end the last 16 bytes (bpi a multiple of
-            // 8: the last group of a 40-byte instance is the upper half of bytes 24..39).
+            // one, or where that passes the instance's end (or the group is the window of the
+            // string's last 8 bytes, at any offset) the last 16 bytes: the last group of a
+            // 40-byte instance is the upper half of bytes 24..39, a 20-byte one's window (bytes
+            // 12..19) the upper half of bytes 4..19.
             s.push_str(&format!(
-                "    const size_t c = (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const __m512i perm = o != c ? {} : {};\n    const char *p0 = src + c;\n",
+                "    const size_t c = (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const __m512i perm = o != c ? {} : {};\n    const char *p0 = src + c;\n",
                 idx_in(16, 1),
                 idx_in(16, 0)
             ));
@@ -2242,6 +2262,39 @@ fn b_gfni_avx512(ub: u32) -> String {
         s.push_str("    for (int h = 0; h < 8; h++) {\n        __m512i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm512_loadu_si512((const void *)(rg + 64 * (t + 8 * h)));\n");
         s.push_str(&byte_x(&[0, 1, 2]));
         s.push_str("        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+        if bpi == 16 {
+            // ---- inbound, two groups at once: bytes o..o+15 of each instance (o + 16 <= bpi),
+            // the groups at o and o + 8 from the same loads (half the loads and inserts of two
+            // single-group passes).
+            s.push_str(&format!(
+                "static NKP_UNUSED {attr} void nkp_Bq16x2_in_u{ub}_avx512(const char *src, size_t bpi, size_t o, char *regs) {{\n    const __m512i pl = {}, ph = {};\n    const char *p0 = src + o;\n",
+                idx_in(16, 0),
+                idx_in(16, 1)
+            ));
+            s.push_str("    const __m512i I = _mm512_set1_epi64(0x8040201008040201ULL);\n    char *rg = regs + 8 * o * sizeof(__m512i);\n");
+            s.push_str("    for (int g = 0; g < 8; g++) {\n        __m512i y[16];\n");
+            for t in 0..8 {
+                s.push_str(&format!(
+                    "        {{ const char *a = p0 + 8 * bpi * (g + {o}); const __m512i A = bpi == 16 ? _mm512_loadu_si512((const void *)a) : nkp_ld4x16_avx512(a, bpi), B = bpi == 16 ? _mm512_loadu_si512((const void *)(a + 64)) : nkp_ld4x16_avx512(a + 4 * bpi, bpi);\n          y[{t}] = _mm512_permutex2var_epi8(A, pl, B); y[{u}] = _mm512_permutex2var_epi8(A, ph, B); }}\n",
+                    o = 8 * t,
+                    u = 8 + t
+                ));
+            }
+            for base in [0usize, 8] {
+                for t in (0..8).step_by(2) {
+                    s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_unpacklo_epi64(a, b); y[{u}] = _mm512_unpackhi_epi64(a, b); }}\n", t = base + t, u = base + t + 1));
+                }
+                for d in [2usize, 4] {
+                    for t in (0..8).filter(|t| t & d == 0) {
+                        s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_shuffle_i64x2(a, b, 0x88); y[{u}] = _mm512_shuffle_i64x2(a, b, 0xDD); }}\n", t = base + t, u = base + t + d));
+                    }
+                }
+            }
+            s.push_str("        for (int t = 0; t < 16; t++) _mm512_storeu_si512((void *)(rg + 64 * (64 * (t >> 3) + g + 8 * (t & 7))), NKP_GF2P8AFF_avx512(I, y[t]));\n    }\n");
+            s.push_str("    for (int h = 0; h < 16; h++) {\n        __m512i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm512_loadu_si512((const void *)(rg + 64 * (t + 8 * h)));\n");
+            s.push_str(&byte_x(&[0, 1, 2]));
+            s.push_str("        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+        }
         // ---- outbound: group at byte o (bpi 8), groups o and o + 8 (bpi 16, o % 16 == 0)
         let ng = bpi / 8;
         s.push_str(&format!(

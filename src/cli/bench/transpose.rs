@@ -67,7 +67,8 @@ fn cases(arch: Arch) -> Vec<Case> {
         }
     }
     // Bitslice: 16-byte bit strings (AES b8[16]), u16x4 (RECTANGLE), u32x4 (Serpent), 33-byte
-    // bit strings (Subterranean: four whole 64-bit groups and a partial one).
+    // bit strings (Subterranean: four whole 64-bit groups and a partial one), u64x5 (Ascon,
+    // ACE: 40 bytes), 20-byte bit strings (Spongent), u32x12 (Gimli, Xoodoo: 48 bytes).
     let inst = tp::instances(arch, Slicing::B, 1);
     for (ub, units, what) in [
         (8u32, 16usize, "b8[16]"),
@@ -75,6 +76,9 @@ fn cases(arch: Arch) -> Vec<Case> {
         (32, 4, "u32x4"),
         (64, 2, "u64x2"),
         (8, 33, "b8[33]"),
+        (64, 5, "u64x5"),
+        (8, 20, "b8[20]"),
+        (32, 12, "u32x12"),
     ] {
         let bits = ub as usize * units;
         v.push(Case {
