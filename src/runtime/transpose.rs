@@ -1979,13 +1979,14 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     };
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances take the
-    // shorter network of `b_gfni_avx512` / `b_gfni_avx2`. On AVX-512 also every whole group
-    // whose instance bytes lie in a 16-byte chunk of the instance (16-byte loads at that
-    // offset, stride bpi): all groups of 16k-byte instances, all but the last of 20- and
-    // 33-byte ones (Spongent, Subterranean), and on the inbound every group of instances of a
-    // multiple of 8 bytes from 16 up (Ascon/ACE's 40: the last from bytes 24..39); the
-    // outbound pairs of groups inside a 16-byte chunk.
-    // (A last partial group's window starts at any byte, `nkp_Bw_off`: not this form.)
+    // shorter network of `b_gfni_avx512` / `b_gfni_avx2`, and so does every whole group whose
+    // instance bytes lie in a 16-byte chunk of the instance (16-byte loads at that offset,
+    // stride bpi): all groups of 16k-byte instances, all but the last of 20- and 33-byte ones
+    // (Spongent, Subterranean), and on the inbound every group of instances of a multiple of 8
+    // bytes from 16 up (Ascon/ACE's 40: the last from bytes 24..39) and the window of a
+    // string's last 8 bytes when it has no partial byte (Spongent's bytes 12..19, from 4..19);
+    // the outbound pairs of groups inside a 16-byte chunk. (A window with a partial last byte,
+    // `nkp_Bw_lim` < 64, is not this form: it would write registers past the string.)
     let q = |body: &str| -> String {
         match arch {
             Arch::Avx512 => {
@@ -2000,25 +2001,26 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         Arch::Avx2 => s.push_str(&b_gfni_avx2(ub)),
         _ => {}
     }
-    let q_in = if arch == Arch::Avx512 {
-        q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && o + 8 <= bpi && (o + 8 == bpi || ((o & 7) == 0 && ((o & ~(size_t)15) + 16 <= bpi || bpi % 8 == 0)))))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs);\n        return;\n    }}\n"))
+    // A whole group (or the window of the string's last 8 bytes) of instances of 8 bytes, or
+    // of 16 or more from the 16-byte chunk holding it; outbound: 8-byte instances, and pairs
+    // of groups in one 16-byte chunk (`nkp_Bg2_out`).
+    // AVX2: 16-byte instances by contiguous loads (`nkp_Bq16_in`), the others by 16-byte loads
+    // at the instance stride (`nkp_Bq16s_in`); AVX-512: one routine, which tests `bpi == 16`.
+    let in16 = if arch == Arch::Avx2 {
+        format!("if (bpi == 16) nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16s_in_u{ub}_{a}((const char *)src, bpi, o, regs)")
     } else {
-        q(&format!("    if (lim == 64 && (bpi == 8 || bpi == 16)) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else nkp_Bq16_in_u{ub}_{a}((const char *)src, o, regs);\n        return;\n    }}\n"))
+        format!("nkp_Bq16_in_u{ub}_{a}((const char *)src, bpi, o, regs)")
     };
-    let q_out = if arch == Arch::Avx512 {
-        q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"))
+    let q_in = q(&format!("    if (lim == 64 && (bpi == 8 || (bpi >= 16 && o + 8 <= bpi && (o + 8 == bpi || ((o & 7) == 0 && ((o & ~(size_t)15) + 16 <= bpi || bpi % 8 == 0)))))) {{\n        if (bpi == 8) nkp_Bq8_in_u{ub}_{a}((const char *)src, o, regs); else {in16};\n        return;\n    }}\n"));
+    let q_out = q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"));
+    // AVX2 only for 16-byte instances: its 16-byte stores at a larger stride (two per
+    // register, with a lane extract) measured slower than the byte-shuffle network (`u64x5` out
+    // 0.166 -> 0.188 c/B, `u32x12` 0.159 -> 0.172); on AVX-512 the other way round.
+    let q_out2 = q(&if arch == Arch::Avx2 {
+        format!("    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n")
     } else {
-        q(&format!("    if (lim == 64 && bpi == 8) {{ nkp_Bq8_out_u{ub}_{a}(regs, o, (const char *)xs, (char *)dst, scr); return; }}\n"))
-    };
-    let q_out2 = if arch == Arch::Avx512 {
-        q(&format!(
-            "    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n"
-        ))
-    } else {
-        q(&format!(
-            "    if (bpi == 16) {{ nkp_Bq16_out_u{ub}_{a}(regs, o, xs, dst, scr); return; }}\n"
-        ))
-    };
+        format!("    {{ nkp_Bq16_out_u{ub}_{a}(regs, bpi, o, xs, dst, scr); return; }}\n")
+    });
     // ---- inbound
     s.push_str(&format!(
         "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t o, size_t lim, char *regs) {{\n{q_in}    const {vt} f = {};\n    {vt} t7[8];\n    const char *p0 = (const char *)src + o;\n    char *rg = regs + 8 * o * sizeof({vt});\n",
@@ -2357,7 +2359,10 @@ fn b_gfni_avx512(ub: u32) -> String {
 ///
 /// Register bits swapped with B are taken complemented (the exchanges pair the register whose
 /// bit is 1 with byte half 0), hence the `t ^ 3` in the first pass's slots. The outbound is the
-/// inverse; for 16-byte instances it takes both groups of the 16 bytes at once.
+/// inverse; for 16-byte instances it takes both groups of the 16 bytes at once. The inbound
+/// also takes instances of more than 16 bytes (`nkp_Bq16s_in`): each group from the 16-byte
+/// chunk of the instance that holds it (as in [`b_gfni_avx512`]), two instances per register
+/// by a 16-byte load and an insert.
 fn b_gfni_avx2(ub: u32) -> String {
     let rev = (ub / 8 - 1) as usize;
     let attr = target_attr(Arch::Avx2);
@@ -2395,12 +2400,29 @@ fn b_gfni_avx2(ub: u32) -> String {
     };
     let mut s = String::new();
     s.push_str("#if defined(__GFNI__)\n#ifndef NKP_GF2P8AFF_avx2\n#define NKP_GF2P8AFF_avx2(x, a) _mm256_gf2p8affine_epi64_epi8(x, a, 0)\n#endif\n");
-    for bpi in [8usize, 16] {
+    // The 16 bytes at the same offset of two instances `bpi` apart in one vector.
+    s.push_str(&format!(
+        "#ifndef NKP_LD2X16_avx2\n#define NKP_LD2X16_avx2\nstatic inline __attribute__((always_inline)) NKP_UNUSED {attr} __m256i nkp_ld2x16_avx2(const char *a, size_t bpi) {{\n    return _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)a)), _mm_loadu_si128((const __m128i *)(const void *)(a + bpi)), 1);\n}}\n#endif\n"
+    ));
+    // 16s: instances of 16 bytes or more, the group's 16-byte chunk at the instance stride.
+    for (bpi, strided) in [(8usize, false), (16, false), (16, true)] {
         let s1 = if bpi == 8 { 1 } else { 0 };
+        let name = if strided {
+            "16s".to_string()
+        } else {
+            bpi.to_string()
+        };
         // ---- inbound
         s.push_str(&format!(
-            "static NKP_UNUSED {attr} void nkp_Bq{bpi}_in_u{ub}_avx2(const char *src, size_t o, char *regs) {{\n    const __m256i P = {};\n    const __m256i I = _mm256_set1_epi64x(0x8040201008040201LL);\n{masks}    const char *p0 = src + (o & ~(size_t)15);\n    char *rg = regs + 8 * o * sizeof(__m256i);\n",
-            set_epi8_lanes(Arch::Avx2, &fwd(bpi))
+            "static NKP_UNUSED {attr} void nkp_Bq{name}_in_u{ub}_avx2(const char *src, {}size_t o, char *regs) {{\n    const __m256i P = {};\n    const __m256i I = _mm256_set1_epi64x(0x8040201008040201LL);\n{masks}{}    char *rg = regs + 8 * o * sizeof(__m256i);\n",
+            if strided { "size_t bpi, " } else { "" },
+            set_epi8_lanes(Arch::Avx2, &fwd(bpi)),
+            if strided {
+                // the 16-byte chunk holding the group, as in `b_gfni_avx512`; `hi`: its upper half
+                "    const size_t c = (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const int hi = o != c;\n    const char *p0 = src + c;\n"
+            } else {
+                "    const char *p0 = src + (o & ~(size_t)15);\n"
+            }
         ));
         s.push_str("    for (int g = 0; g < 8; g++) {\n        __m256i y[8];\n");
         for u in 0..4 {
@@ -2412,9 +2434,14 @@ fn b_gfni_avx2(ub: u32) -> String {
                     k4 = 4 * k2,
                     k4y = 128 + 4 * k2
                 ));
-            } else {
+            } else if !strided {
                 s.push_str(&format!(
                     "        {{ const char *a = p0 + 16 * (8 * {q} + {k4}), *b = a + 16 * 128;\n          const __m256i a0 = _mm256_loadu_si256((const __m256i *)(const void *)a), a1 = _mm256_loadu_si256((const __m256i *)(const void *)(a + 32)), b0 = _mm256_loadu_si256((const __m256i *)(const void *)b), b1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));\n          const __m256i X = (o & 8) ? _mm256_unpackhi_epi64(a0, a1) : _mm256_unpacklo_epi64(a0, a1), Y = (o & 8) ? _mm256_unpackhi_epi64(b0, b1) : _mm256_unpacklo_epi64(b0, b1);\n",
+                    k4 = 4 * k2
+                ));
+            } else {
+                s.push_str(&format!(
+                    "        {{ const char *a = p0 + bpi * (8 * {q} + {k4}), *b = a + bpi * 128;\n          const __m256i a0 = nkp_ld2x16_avx2(a, bpi), a1 = nkp_ld2x16_avx2(a + 2 * bpi, bpi), b0 = nkp_ld2x16_avx2(b, bpi), b1 = nkp_ld2x16_avx2(b + 2 * bpi, bpi);\n          const __m256i X = hi ? _mm256_unpackhi_epi64(a0, a1) : _mm256_unpacklo_epi64(a0, a1), Y = hi ? _mm256_unpackhi_epi64(b0, b1) : _mm256_unpacklo_epi64(b0, b1);\n",
                     k4 = 4 * k2
                 ));
             }
@@ -2442,6 +2469,9 @@ fn b_gfni_avx2(ub: u32) -> String {
             }
         }
         s.push_str("        for (int t = 0; t < 8; t++) _mm256_storeu_si256((__m256i *)(void *)(rg + 32 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+        if strided {
+            continue;
+        }
         // ---- outbound
         let ng = bpi / 8;
         s.push_str(&format!(
