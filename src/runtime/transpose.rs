@@ -2219,6 +2219,28 @@ fn b_gfni_avx512(ub: u32) -> String {
     s.push_str(&format!(
         "#ifndef NKP_LD4X16_avx512\n#define NKP_LD4X16_avx512\nstatic inline __attribute__((always_inline)) NKP_UNUSED {attr} __m512i nkp_ld4x16_avx512(const char *a, size_t bpi) {{\n    return _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)(const void *)a)), _mm_loadu_si128((const __m128i *)(const void *)(a + bpi)), 1), _mm_loadu_si128((const __m128i *)(const void *)(a + 2 * bpi)), 2), _mm_loadu_si128((const __m128i *)(const void *)(a + 3 * bpi)), 3);\n}}\nstatic inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_st4x16_avx512(char *d, const char *x, size_t bpi, __m512i v) {{\n    __m128i p[4] = {{ _mm512_castsi512_si128(v), _mm512_extracti32x4_epi32(v, 1), _mm512_extracti32x4_epi32(v, 2), _mm512_extracti32x4_epi32(v, 3) }};\n    for (int l = 0; l < 4; l++) {{\n        if (x) p[l] = _mm_xor_si128(p[l], _mm_loadu_si128((const __m128i *)(const void *)(x + l * bpi)));\n        _mm_storeu_si128((__m128i *)(void *)(d + l * bpi), p[l]);\n    }}\n}}\n#endif\n"
     ));
+    // Inbound, first pass: the three qword exchanges (qword index with register bits 3..5)
+    // on y[base..base + 8].
+    let qword_x = |base: usize| -> String {
+        let mut s = String::new();
+        for t in (0..8).step_by(2) {
+            s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_unpacklo_epi64(a, b); y[{u}] = _mm512_unpackhi_epi64(a, b); }}\n", t = base + t, u = base + t + 1));
+        }
+        for d in [2usize, 4] {
+            for t in (0..8).filter(|t| t & d == 0) {
+                s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_shuffle_i64x2(a, b, 0x88); y[{u}] = _mm512_shuffle_i64x2(a, b, 0xDD); }}\n", t = base + t, u = base + t + d));
+            }
+        }
+        s
+    };
+    // Inbound, second pass over `groups` groups' registers: the byte exchanges, in place.
+    let second_pass_in = |groups: usize| -> String {
+        format!(
+            "    for (int h = 0; h < {}; h++) {{\n        __m512i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm512_loadu_si512((const void *)(rg + 64 * (t + 8 * h)));\n{}        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (8 * h + 7 - t)), y[t]);\n    }}\n}}\n",
+            8 * groups,
+            byte_x(&[0, 1, 2])
+        )
+    };
     for bpi in [8usize, 16] {
         // ---- inbound: group at byte o (o % 16 == 8 only for bpi 16)
         s.push_str(&format!(
@@ -2252,18 +2274,9 @@ fn b_gfni_avx512(ub: u32) -> String {
                 ));
             }
         }
-        for t in (0..8).step_by(2) {
-            s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_unpacklo_epi64(a, b); y[{u}] = _mm512_unpackhi_epi64(a, b); }}\n", u = t + 1));
-        }
-        for d in [2usize, 4] {
-            for t in (0..8).filter(|t| t & d == 0) {
-                s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_shuffle_i64x2(a, b, 0x88); y[{u}] = _mm512_shuffle_i64x2(a, b, 0xDD); }}\n", u = t + d));
-            }
-        }
+        s.push_str(&qword_x(0));
         s.push_str("        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (g + 8 * t)), NKP_GF2P8AFF_avx512(I, y[t]));\n    }\n");
-        s.push_str("    for (int h = 0; h < 8; h++) {\n        __m512i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm512_loadu_si512((const void *)(rg + 64 * (t + 8 * h)));\n");
-        s.push_str(&byte_x(&[0, 1, 2]));
-        s.push_str("        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+        s.push_str(&second_pass_in(1));
         if bpi == 16 {
             // ---- inbound, two groups at once: bytes o..o+15 of each instance (o + 16 <= bpi),
             // the groups at o and o + 8 from the same loads (half the loads and inserts of two
@@ -2282,20 +2295,10 @@ fn b_gfni_avx512(ub: u32) -> String {
                     u = 8 + t
                 ));
             }
-            for base in [0usize, 8] {
-                for t in (0..8).step_by(2) {
-                    s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_unpacklo_epi64(a, b); y[{u}] = _mm512_unpackhi_epi64(a, b); }}\n", t = base + t, u = base + t + 1));
-                }
-                for d in [2usize, 4] {
-                    for t in (0..8).filter(|t| t & d == 0) {
-                        s.push_str(&format!("        {{ const __m512i a = y[{t}], b = y[{u}]; y[{t}] = _mm512_shuffle_i64x2(a, b, 0x88); y[{u}] = _mm512_shuffle_i64x2(a, b, 0xDD); }}\n", t = base + t, u = base + t + d));
-                    }
-                }
-            }
+            s.push_str(&qword_x(0));
+            s.push_str(&qword_x(8));
             s.push_str("        for (int t = 0; t < 16; t++) _mm512_storeu_si512((void *)(rg + 64 * (64 * (t >> 3) + g + 8 * (t & 7))), NKP_GF2P8AFF_avx512(I, y[t]));\n    }\n");
-            s.push_str("    for (int h = 0; h < 16; h++) {\n        __m512i y[8];\n        for (int t = 0; t < 8; t++) y[t] = _mm512_loadu_si512((const void *)(rg + 64 * (t + 8 * h)));\n");
-            s.push_str(&byte_x(&[0, 1, 2]));
-            s.push_str("        for (int t = 0; t < 8; t++) _mm512_storeu_si512((void *)(rg + 64 * (8 * h + 7 - t)), y[t]);\n    }\n}\n");
+            s.push_str(&second_pass_in(2));
         }
         // ---- outbound: group at byte o (bpi 8), groups o and o + 8 (bpi 16, o % 16 == 0)
         let ng = bpi / 8;
