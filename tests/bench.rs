@@ -296,8 +296,8 @@ fn bench_transpose_prints_every_layout() {
     let r = rows(&out, &format!("| {arch} |"));
     assert_eq!(
         r.len(),
-        9 + 5 + 5,
-        "V (4 word sizes x 2 widths, and u8x32), B (5), H (5) rows:\n{out}"
+        9 + 8 + 5,
+        "V (4 word sizes x 2 widths, and u8x32), B (8), H (5) rows:\n{out}"
     );
     for row in &r {
         assert!(

@@ -776,6 +776,90 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     );
 }
 
+/// On Intel in vslice on SSE/AVX2, `--loops auto` unrolls round loops and inlines every node
+/// as on AVX-512 (`opt::vslice_simd_unrolls`), except where every round is light and moves
+/// more state atoms than the 16 registers (PRESENT), where the unrolled rounds would pass
+/// `opt::VSLICE_SIMD_UNROLL_MAX_INSNS` (PHOTON, whose rounds stay calls), and DES's Feistel
+/// rounds; on AMD they stay
+/// loops (the previous test); an explicit policy is obeyed.
+#[test]
+fn auto_loops_in_vslice_on_intel_sse_avx2() {
+    use nakiri::codegen::Arch;
+    use nakiri::target::Uarch;
+    let lower = |file: &str, arch: Arch, uarch: Uarch, loops: Option<nakiri::opt::LoopPolicy>| {
+        let mut cfg = Config {
+            slicing: Slicing::V,
+            arch,
+            ..Config::default()
+        };
+        cfg.opt.uarch = uarch;
+        if let Some(l) = loops {
+            cfg.opt.loops = l;
+        }
+        common::lower_file_cfg(file, &cfg)
+    };
+    let count = |p: &ir::Program| {
+        let loops = p
+            .entry()
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+            .count();
+        let calls = p
+            .entry()
+            .body
+            .iter()
+            .filter(|i| matches!(i, ir::Instr::Call { .. }))
+            .count();
+        (loops, calls)
+    };
+    for arch in [Arch::Sse, Arch::Avx2] {
+        for file in [
+            "ciphers/rectangle/rectangle.ua",
+            "ciphers/blake2s/blake2s.ua",
+            "ciphers/chacha20/chacha20.ua",
+        ] {
+            assert_eq!(
+                count(&lower(file, arch, Uarch::Intel, None)),
+                (0, 0),
+                "{file} -V {arch}: unrolled and inlined on Intel"
+            );
+            assert!(
+                count(&lower(file, arch, Uarch::Amd, None)).0 >= 1,
+                "{file} -V {arch}: kept on AMD"
+            );
+            assert!(
+                count(&lower(
+                    file,
+                    arch,
+                    Uarch::Intel,
+                    Some(nakiri::opt::LoopPolicy::Chains)
+                ))
+                .0 >= 1,
+                "{file} -V {arch}: --loops chains keeps it"
+            );
+        }
+        for (file, why) in [
+            (
+                "ciphers/present/present.ua",
+                "light rounds over 64 state atoms",
+            ),
+            (
+                "ciphers/photon256/photon256.ua",
+                "64 000 unrolled instructions",
+            ),
+            ("ciphers/des/des.ua", "Feistel rounds"),
+        ] {
+            // kept: a loop, or (PHOTON: `reroll` finds no run to roll) the round calls
+            let (loops, calls) = count(&lower(file, arch, Uarch::Intel, None));
+            assert!(
+                loops + calls >= 1,
+                "{file} -V {arch}: not unrolled on Intel ({why})"
+            );
+        }
+    }
+}
+
 /// The C of a kept loop is a `for` loop with a compile-time bound (and the program still has
 /// the same meaning: `tests/corpus.rs` runs `loops.ua` natively).
 #[test]
@@ -1166,11 +1250,13 @@ fn every_cipher_with_each_pass_off() {
                         ..Default::default()
                     },
                 ),
-                // avx2: where `sched-pairs` fires (kept loop bodies with spills on 16 registers).
+                // avx2: where `sched-pairs` fires (kept loop bodies with spills on 16 registers;
+                // AMD's rule keeps vsliced loops there, Intel's unrolls most).
                 (
                     "all passes, avx2".into(),
                     OptConfig {
                         arch: Arch::Avx2,
+                        uarch: nakiri::target::Uarch::Amd,
                         verify_each: true,
                         ..Default::default()
                     },

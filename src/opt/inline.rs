@@ -39,7 +39,7 @@ pub enum InlinePolicy {
 
 impl InlinePolicy {
     /// The policy that applies to a program of this slicing for this target, `loops_kept`
-    /// saying whether some loop body stays a node (then vslice on avx512 inlines small nodes
+    /// saying whether some loop body stays a node (then vslice on SIMD targets inlines small nodes
     /// only).
     pub fn resolve(
         self,
@@ -53,7 +53,14 @@ impl InlinePolicy {
             {
                 InlinePolicy::All
             }
-            InlinePolicy::Default if arch == crate::target::Arch::Avx512 && !loops_kept => {
+            InlinePolicy::Default
+                if matches!(
+                    arch,
+                    crate::target::Arch::Avx512
+                        | crate::target::Arch::Avx2
+                        | crate::target::Arch::Sse
+                ) && !loops_kept =>
+            {
                 InlinePolicy::All
             }
             InlinePolicy::Default => InlinePolicy::Small,

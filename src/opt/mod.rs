@@ -387,13 +387,41 @@ pub struct PassState {
 /// 1.05x faster unrolled; Pyjamask (14.8) and AES (19-20) are unrolled.
 pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 
+/// In vslice on SSE/AVX2, the work per state atom (as [`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`])
+/// below which round loops whose state outnumbers the registers stay loops ([`auto_unrolled`]).
+/// Measured on Intel (Golden Cove), `-V` avx2, time of the loops kept / unrolled and inlined:
+/// PRESENT 0.51 (64 atoms, 5.5 per atom), GIFT 0.57 (128, 4.0), SKINNY 0.61 (128, 5.2),
+/// Spongent 0.79 (160, 3.8), but Subterranean 1.29 (257, 5.0: eight rounds only, kept by the
+/// rule) and PHOTON 1.25 (256, 21.0), AES 1.11 (128, 21.9); every program whose state fits the
+/// registers gained or held: RECTANGLE 1.27, BLAKE2s 1.21, GIFT-v 1.18, AES planes 1.15, Clyde
+/// 1.15, AES const rk 1.09, Xoodoo 1.06, Pyjamask 1.02 (packed 0.88), Ascon 0.98.
+pub const VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
+
+/// In vslice on SSE/AVX2, the most instructions the unrolled rounds may have (work of each
+/// body times its calls) for [`auto_unrolled`] to unroll them: PHOTON `-V` (64 000) was 1.25x
+/// faster unrolled but 5 MB of C that gcc compiled in 53 s (6 s with its loop), AES `-V`
+/// (35 000) 1.11x faster, 3 MB and 17 s; the programs under it have at most 6 000.
+pub const VSLICE_SIMD_UNROLL_MAX_INSNS: u64 = 16_000;
+
+/// Whether [`auto_unrolled`]'s vslice rule for SSE/AVX2 applies: measured on Intel only (on
+/// AMD, Zen 3's measurements compared kept loops with unrolled rounds left as calls, and the
+/// loops stay kept there, with small nodes inlined).
+pub fn vslice_simd_unrolls(slicing: Slicing, cfg: &OptConfig) -> bool {
+    slicing == Slicing::V
+        && matches!(cfg.arch, Arch::Sse | Arch::Avx2)
+        && cfg.uarch == Uarch::Intel
+        && cfg.loops == LoopPolicy::Auto
+}
+
 /// Under `--loops auto`, the outlined loop bodies to unroll after all. On AVX-512 in bitslice
 /// (measured on Zen 4, README "Loops": unrolled code 1.1-1.7x faster for AES, SKINNY, Ascon,
 /// GIFT, Pyjamask, ChaCha20, BLAKE2s, Gimli, whose memory-form rounds move the whole state
 /// through 512-bit loads and stores) and in hslice with words of at most 16 bits (1.09x in
 /// geometric mean over the shipped sources: RECTANGLE 1.75x, SKINNY 1.57x, AES 1.06-1.47x;
 /// Spongent, Subterranean lose 1.13-1.17x) and in vslice (with every node inlined, `InlinePolicy::Default`:
-/// 1.04-2.8x faster for all sources but DES, PRESENT and Ascon p6/p8, which lose 2-9%),
+/// 1.04-2.8x faster for all sources but DES, PRESENT and Ascon p6/p8, which lose 2-9%; on
+/// SSE/AVX2 too, but for light rounds over more state atoms than registers and programs whose
+/// unrolled rounds exceed [`VSLICE_SIMD_UNROLL_MAX_INSNS`]),
 /// every body except those that pass part of the state on
 /// unchanged (a Feistel half, DES: its memory form reads that half from the generation
 /// before and keeps its loop, 1.5x faster than unrolled). On Intel ([`Uarch::Intel`]) a
@@ -402,7 +430,8 @@ pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 /// which are unrolled for the raw entry and kept for `E__with_consts`
 /// ([`OptConfig::keep_const_fed_loops`]: RECTANGLE).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
-    if cfg.loops != LoopPolicy::Auto || cfg.arch != Arch::Avx512 {
+    let vslice_simd = vslice_simd_unrolls(prog.slicing, cfg);
+    if cfg.loops != LoopPolicy::Auto || (cfg.arch != Arch::Avx512 && !vslice_simd) {
         return Vec::new();
     }
     // In hslice only words of at most 16 bits: with 32- and 64-bit words it measured no gain
@@ -473,6 +502,44 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // its key-schedule loop (4.8) 1.16x slower than unrolled next to its unrolled rounds.
     let t = Target::new(cfg.arch);
     let mut memo = Vec::new();
+    // In vslice on SSE/AVX2 (16 registers) every loop stays when every body is light and
+    // moves more state atoms than there are registers (bitsliced-style sources in `-V`:
+    // PRESENT, GIFT, SKINNY, Spongent, Subterranean); otherwise the rounds are unrolled and
+    // inlined as on AVX-512 ([`VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM`]).
+    let calls_of = |id: usize| {
+        prog.nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(
+                |i| matches!(i, crate::ir::Instr::Call { callee, .. } if callee.0 as usize == id),
+            )
+            .count()
+    };
+    if vslice_simd
+        && bodies
+            .iter()
+            .filter_map(|b| prog.nodes.iter().position(|n| &n.name == b))
+            .map(|id| cost::node_work(prog, id, &t, &mut memo) * calls_of(id) as u64)
+            .sum::<u64>()
+            > VSLICE_SIMD_UNROLL_MAX_INSNS
+    {
+        return Vec::new();
+    }
+    if vslice_simd
+        && bodies.iter().all(|b| {
+            prog.nodes
+                .iter()
+                .position(|n| &n.name == b)
+                .is_none_or(|id| {
+                    let outs = prog.nodes[id].flat_outputs().len().max(1);
+                    outs > t.n_regs as usize
+                        && (cost::node_work(prog, id, &t, &mut memo) as f64)
+                            < VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM * outs as f64
+                })
+        })
+    {
+        return Vec::new();
+    }
     let light_rounds = prog.slicing == Slicing::B
         && cfg.uarch == Uarch::Intel
         && bodies.iter().all(|b| {
@@ -555,9 +622,16 @@ pub fn run_pass(
             let more = auto_unrolled(prog, &state.loop_bodies, cfg);
             state.loop_bodies.retain(|b| !more.contains(b));
             state.unrolled.extend(more);
-            let policy = cfg
-                .inline
-                .resolve(prog.slicing, cfg.arch, !state.loop_bodies.is_empty());
+            // Vslice on SSE/AVX2 inlines every node only where the Intel rule above applies
+            // (elsewhere the loops stay and so does the small-node policy).
+            let small_nodes_only = prog.slicing == Slicing::V
+                && matches!(cfg.arch, Arch::Sse | Arch::Avx2)
+                && !vslice_simd_unrolls(prog.slicing, cfg);
+            let policy = cfg.inline.resolve(
+                prog.slicing,
+                cfg.arch,
+                !state.loop_bodies.is_empty() || small_nodes_only,
+            );
             inline::run_bounded(prog, policy, &state.loop_bodies, cfg.max_ops)
         }
         Interleave => interleave::run(prog, cfg),
