@@ -39,8 +39,9 @@ pub enum InlinePolicy {
 
 impl InlinePolicy {
     /// The policy that applies to a program of this slicing for this target, `loops_kept`
-    /// saying whether some loop body stays a node (then vslice on SIMD targets inlines small nodes
-    /// only).
+    /// saying whether some loop body stays a node (then vslice on SIMD targets inlines small
+    /// nodes only). `opt::run_pass` also says so for vslice on SSE/AVX2 where Intel's rule does
+    /// not apply (`opt::vslice_simd_unrolls`): there the small-node policy stays.
     pub fn resolve(
         self,
         slicing: crate::ir::Slicing,

@@ -502,56 +502,53 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // its key-schedule loop (4.8) 1.16x slower than unrolled next to its unrolled rounds.
     let t = Target::new(cfg.arch);
     let mut memo = Vec::new();
-    // In vslice on SSE/AVX2 (16 registers) every loop stays when every body is light and
-    // moves more state atoms than there are registers (bitsliced-style sources in `-V`:
-    // PRESENT, GIFT, SKINNY, Spongent, Subterranean); otherwise the rounds are unrolled and
-    // inlined as on AVX-512 ([`VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM`]).
-    let calls_of = |id: usize| {
-        prog.nodes
-            .iter()
-            .flat_map(|n| &n.body)
-            .filter(
-                |i| matches!(i, crate::ir::Instr::Call { callee, .. } if callee.0 as usize == id),
-            )
-            .count()
+    // A body's work per state atom (callees counted through) and its state atoms.
+    let mut per_atom = |id: usize| {
+        let outs = prog.nodes[id].flat_outputs().len().max(1);
+        (
+            cost::node_work(prog, id, &t, &mut memo) as f64 / outs as f64,
+            outs,
+        )
     };
-    if vslice_simd
-        && bodies
-            .iter()
-            .filter_map(|b| prog.nodes.iter().position(|n| &n.name == b))
-            .map(|id| cost::node_work(prog, id, &t, &mut memo) * calls_of(id) as u64)
-            .sum::<u64>()
-            > VSLICE_SIMD_UNROLL_MAX_INSNS
-    {
-        return Vec::new();
-    }
-    if vslice_simd
-        && bodies.iter().all(|b| {
+    let ids: Vec<usize> = bodies
+        .iter()
+        .filter_map(|b| prog.nodes.iter().position(|n| &n.name == b))
+        .collect();
+    if vslice_simd {
+        // In vslice on SSE/AVX2 every loop stays when the unrolled rounds would be too big
+        // ([`VSLICE_SIMD_UNROLL_MAX_INSNS`]), or when every body is light and moves more state
+        // atoms than there are registers (bitsliced-style sources in `-V`: PRESENT, GIFT,
+        // SKINNY, Spongent, Subterranean; [`VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM`]);
+        // otherwise the rounds are unrolled and inlined as on AVX-512.
+        let calls_of = |id: usize| {
             prog.nodes
                 .iter()
-                .position(|n| &n.name == b)
-                .is_none_or(|id| {
-                    let outs = prog.nodes[id].flat_outputs().len().max(1);
-                    outs > t.n_regs as usize
-                        && (cost::node_work(prog, id, &t, &mut memo) as f64)
-                            < VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM * outs as f64
+                .flat_map(|n| &n.body)
+                .filter(|i| {
+                    matches!(i, crate::ir::Instr::Call { callee, .. } if callee.0 as usize == id)
                 })
-        })
-    {
-        return Vec::new();
+                .count()
+        };
+        let unrolled: f64 = ids
+            .iter()
+            .map(|&id| {
+                let (w, outs) = per_atom(id);
+                w * outs as f64 * calls_of(id) as f64
+            })
+            .sum();
+        let light_and_big = ids.iter().all(|&id| {
+            let (w, outs) = per_atom(id);
+            outs > t.n_regs as usize && w < VSLICE_SIMD_UNROLL_MIN_WORK_PER_ATOM
+        });
+        if unrolled > VSLICE_SIMD_UNROLL_MAX_INSNS as f64 || light_and_big {
+            return Vec::new();
+        }
     }
     let light_rounds = prog.slicing == Slicing::B
         && cfg.uarch == Uarch::Intel
-        && bodies.iter().all(|b| {
-            prog.nodes
-                .iter()
-                .position(|n| &n.name == b)
-                .is_none_or(|id| {
-                    (cost::node_work(prog, id, &t, &mut memo) as f64)
-                        < INTEL_B_UNROLL_MIN_WORK_PER_ATOM
-                            * prog.nodes[id].flat_outputs().len().max(1) as f64
-                })
-        });
+        && ids
+            .iter()
+            .all(|&id| per_atom(id).0 < INTEL_B_UNROLL_MIN_WORK_PER_ATOM);
     if light_rounds {
         // Light rounds fed a `const` input are the exception, in the raw entry only: there
         // its key registers come from memory in either form, and the loop adds a load and a
