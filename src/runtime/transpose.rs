@@ -2130,6 +2130,14 @@ fn set_epi8_512(v: &[u8; 64]) -> String {
     format!("_mm512_set_epi8({})", e.join(", "))
 }
 
+/// C: `c`, the start of the 16-byte chunk of an instance of `bpi` >= 16 bytes that holds the
+/// 8-byte group at byte `o`: the aligned chunk, or where that passes the instance's end (or the
+/// group is the window of the string's last 8 bytes, at any offset) the last 16 bytes. Shared by
+/// the AVX-512 and AVX2 single-group inbound routines (the group is the upper half iff
+/// `o != c`).
+const GROUP_CHUNK_C: &str =
+    "const size_t c = (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;";
+
 /// Bitslice on AVX-512 with VBMI and GFNI (`#if defined(__AVX512VBMI__) && defined(__GFNI__)`):
 /// whole 64-atom groups of instances of 8 or 16k bytes, the layout of [`b_group_routines`] by
 /// another network. A bit's address is (register index r0..r5, byte index b0..b5 of the
@@ -2257,7 +2265,7 @@ fn b_gfni_avx512(ub: u32) -> String {
             // 40-byte instance is the upper half of bytes 24..39, a 20-byte one's window (bytes
             // 12..19) the upper half of bytes 4..19.
             s.push_str(&format!(
-                "    const size_t c = (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const __m512i perm = o != c ? {} : {};\n    const char *p0 = src + c;\n",
+                "    {GROUP_CHUNK_C}\n    const __m512i perm = o != c ? {} : {};\n    const char *p0 = src + c;\n",
                 idx_in(16, 1),
                 idx_in(16, 0)
             ));
@@ -2421,10 +2429,10 @@ fn b_gfni_avx2(ub: u32) -> String {
             if strided { "size_t bpi, " } else { "" },
             set_epi8_lanes(Arch::Avx2, &fwd(bpi)),
             if strided {
-                // the 16-byte chunk holding the group, as in `b_gfni_avx512`; `hi`: its upper half
-                "    const size_t c = (o & 7) == 0 && (o & ~(size_t)15) + 16 <= bpi ? (o & ~(size_t)15) : bpi - 16;\n    const int hi = o != c;\n    const char *p0 = src + c;\n"
+                // the 16-byte chunk holding the group; `hi`: its upper half
+                format!("    {GROUP_CHUNK_C}\n    const int hi = o != c;\n    const char *p0 = src + c;\n")
             } else {
-                "    const char *p0 = src + (o & ~(size_t)15);\n"
+                "    const char *p0 = src + (o & ~(size_t)15);\n".to_string()
             }
         ));
         s.push_str("    for (int g = 0; g < 8; g++) {\n        __m256i y[8];\n");
