@@ -881,6 +881,7 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
             xor_params(lay, o).join(", ")
         ));
         c.push_str(&format!("    {} nkp_o{};\n", o.reg_type, dims(&o.c_dims)));
+        c.push_str(&prefetch_dst_for_write(lay.instances * o.elems));
         let args: Vec<String> = lay
             .params
             .iter()
@@ -914,6 +915,18 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
     c
 }
 
+/// C lines that prefetch for writing (`prefetchw`) the `elems` elements at `nkp_dst`, which the
+/// XOR kernels write last: issued before the kernel's computation, the lines' read-for-ownership
+/// overlaps it instead of filling the store buffer at the end. `chacha20_xor` on avx512 (Intel,
+/// 2026-11-27), 1 MiB buffers that L2 does not hold: 0.441 -> 0.419 c/B (OpenSSL 0.424); 16 KiB
+/// unchanged (0.413 / 0.414).
+fn prefetch_dst_for_write(elems: usize) -> String {
+    let bytes = format!("{elems} * sizeof *nkp_dst");
+    format!(
+        "    for (size_t nkp_q = 0; nkp_q < {bytes}; nkp_q += 64) __builtin_prefetch((const char *)nkp_dst + nkp_q, 1, 3);\n    __builtin_prefetch((const char *)nkp_dst + {bytes} - 1, 1, 3);\n"
+    )
+}
+
 /// `E__xor_kernel_p`: [`E__xor_p`](c_text) for k raw calls' worth of instances through the
 /// k-way interleaved kernel, flattened, so both the kernel's output arrays stay in registers.
 /// ChaCha20 `-V` avx512 on the Intel machine (2026-11-26, a hand-written prototype of this
@@ -936,6 +949,7 @@ fn xor_kernel_text(lay: &PackedLayout, kl: &PackedLayout, o: &PackedParam) -> St
         o.reg_type,
         dims(&o.c_dims)
     ));
+    c.push_str(&prefetch_dst_for_write(k * lay.instances * o.elems));
     let mut args = Vec::new();
     for p in &kl.params {
         if p.is_const {
