@@ -881,7 +881,7 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
             xor_params(lay, o).join(", ")
         ));
         c.push_str(&format!("    {} nkp_o{};\n", o.reg_type, dims(&o.c_dims)));
-        c.push_str(&prefetch_dst_for_write(lay.instances * o.elems));
+        c.push_str(&prefetch_for_write("    ", "nkp_dst", &(lay.instances * o.elems).to_string()));
         let args: Vec<String> = lay
             .params
             .iter()
@@ -915,16 +915,16 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
     c
 }
 
-/// C lines that prefetch for writing (`prefetchw`) the `elems` elements at `nkp_dst`, which the
-/// XOR kernels write last: issued before the kernel's computation, the lines' read-for-ownership
-/// overlaps it instead of filling the store buffer at the end. `chacha20_xor` on avx512 (Intel,
-/// 2026-11-27), 1 MiB buffers that L2 does not hold: 0.441 -> 0.419 c/B (OpenSSL 0.424); 16 KiB
-/// unchanged (0.413 / 0.414).
-fn prefetch_dst_for_write(elems: usize) -> String {
-    let bytes = format!("{elems} * sizeof *nkp_dst");
-    format!(
-        "    for (size_t nkp_q = 0; nkp_q < {bytes}; nkp_q += 64) __builtin_prefetch((const char *)nkp_dst + nkp_q, 1, 3);\n    __builtin_prefetch((const char *)nkp_dst + {bytes} - 1, 1, 3);\n"
-    )
+/// The C line that prefetches for writing (`nkp_prefetchw`, `prefetchw`) the `elems` elements
+/// at `dst`, which the caller writes after its computation: issued before it, the lines' read
+/// for ownership overlaps the computation instead of filling the store buffer at the end.
+/// `chacha20_xor` on avx512 (Intel, 2026-11-27), 1 MiB buffers that L2 does not hold: 0.441 ->
+/// 0.416 c/B (OpenSSL 0.424); 16 KiB unchanged (0.413 / 0.415). Not in the packed loop: there
+/// the same prefetch of each step's output made `-B` avx512 packed 4-6% slower on 64 KiB
+/// (Xoodoo, Ascon, Gimli, RECTANGLE; `-V`/`-H` unchanged), its lines competing with the input
+/// transposition's loads.
+fn prefetch_for_write(indent: &str, dst: &str, elems: &str) -> String {
+    format!("{indent}nkp_prefetchw({dst}, {elems} * sizeof *({dst}));\n")
 }
 
 /// `E__xor_kernel_p`: [`E__xor_p`](c_text) for k raw calls' worth of instances through the
@@ -949,7 +949,11 @@ fn xor_kernel_text(lay: &PackedLayout, kl: &PackedLayout, o: &PackedParam) -> St
         o.reg_type,
         dims(&o.c_dims)
     ));
-    c.push_str(&prefetch_dst_for_write(k * lay.instances * o.elems));
+    c.push_str(&prefetch_for_write(
+        "    ",
+        "nkp_dst",
+        &(k * lay.instances * o.elems).to_string(),
+    ));
     let mut args = Vec::new();
     for p in &kl.params {
         if p.is_const {
