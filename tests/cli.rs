@@ -491,18 +491,23 @@ fn sbox_circuit_flag() {
 
 /// The packed-kernel rule's code-size bound (`driver::PACKED_KERNEL_MAX_STRAIGHT_INSNS`):
 /// AES const rk `-V` on avx512 is straight-line and too big for two copies in the instruction
-/// cache, so its packed entry calls the raw one; Pyjamask `-V` avx512, under the bound, keeps
-/// its 2-way kernel.
+/// cache, and its kernel with the round loops kept fails the spill bound, so its packed entry
+/// calls the raw one; Pyjamask `-V` avx512, under the bound, keeps its straight 2-way kernel;
+/// Pyjamask `-V` avx2 (unrolled by the Intel vslice rule, over the bound) gets a 2-way kernel
+/// with its round loop kept.
 #[test]
 fn packed_kernel_code_size_bound() {
     let dir = common::scratch_dir("cli_kernel_size");
     let out = dir.join("k.c");
     let out = out.to_str().unwrap();
-    let has_kernel = |file: &str| {
-        let (code, _, err) = nakiri(&["compile", file, "-V", "--arch", "avx512", "-o", out]);
+    let compile = |file: &str, arch: &str| {
+        let (code, _, err) = nakiri(&[
+            "compile", file, "-V", "--arch", arch, "--uarch", "intel", "-o", out,
+        ]);
         assert_eq!(code, 0, "{file}: {err}");
-        std::fs::read_to_string(out).unwrap().contains("__x2(")
+        std::fs::read_to_string(out).unwrap()
     };
+    let has_kernel = |file: &str| compile(file, "avx512").contains("__x2(");
     assert!(
         !has_kernel("ciphers/aes/aes_rk.ua"),
         "AES const rk -V avx512: no kernel"
@@ -510,5 +515,27 @@ fn packed_kernel_code_size_bound() {
     assert!(
         has_kernel("ciphers/pyjamask128/pyjamask128.ua"),
         "Pyjamask -V avx512: a kernel"
+    );
+    // avx2: the raw entry straight-line (no `for` in it), the kernel with a loop
+    let c = compile("ciphers/pyjamask128/pyjamask128.ua", "avx2");
+    let body = |name: &str| -> String {
+        let start = c
+            .find(&format!("void {name}("))
+            .unwrap_or_else(|| panic!("no {name} in the C"));
+        let rest = &c[start..];
+        rest[..rest.find("\n}\n").expect("end of function")].to_string()
+    };
+    assert!(
+        !body("pyjamask128__").contains("for ("),
+        "Pyjamask -V avx2: the raw entry is unrolled"
+    );
+    let kernel = c
+        .lines()
+        .find(|l| l.contains("__x2(") && l.contains("void "))
+        .map(|l| l[l.find("void ").unwrap() + 5..l.find('(').unwrap()].to_string())
+        .expect("Pyjamask -V avx2: a 2-way kernel");
+    assert!(
+        body(&kernel).contains("for ("),
+        "Pyjamask -V avx2: the kernel keeps its round loop"
     );
 }
