@@ -386,6 +386,17 @@ fn optimiser_flags() {
             )
             .0
     );
+    // Xoodoo -V avx2 on Intel: unrolled, 0.38 of its port bound, over the unrolled programs'
+    // bound (`driver::PACKED_KERNEL_INTEL_V_MIN_CRIT_PORT_UNROLLED`); Gimli (0.24) under it
+    let (xoo, gim) = ("ciphers/xoodoo/xoodoo.ua", "ciphers/gimli/gimli.ua");
+    assert!(
+        kernel(xoo, &["--uarch", "intel"]).0 && !kernel(xoo, &["--uarch", "amd"]).0,
+        "Xoodoo -V avx2: a kernel on Intel only"
+    );
+    assert!(
+        !kernel(gim, &["--uarch", "intel"]).0,
+        "Gimli -V avx2 on Intel: no kernel"
+    );
     let (code, _, err) = nakiri(&["compile", serp, "--packed-interleave", "9"]);
     assert_eq!(code, 2, "{}", err);
     // Ternlogs only for AVX-512.
