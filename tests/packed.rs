@@ -2394,10 +2394,10 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
             }
             if name == "chacha20.ua" && arch == Arch::Avx2 && force.is_none() {
                 // AMD: two copies spill, measured no gain; Intel: latency-bound, 0.86x the time
+                // (-V); -H: 0.49 of its port bound, over Intel SSE/AVX2's 0.3 (neutral, 0.995)
                 let intel = cfg.opt.uarch == nakiri::target::Uarch::Intel;
                 assert_eq!(
-                    has,
-                    intel && *slicing == Slicing::V,
+                    has, intel,
                     "{file} -{slicing} {arch}: the rule interleaves ChaCha20 on avx2 on Intel only"
                 );
             }
@@ -2418,9 +2418,14 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
                     );
                 }
                 if ["gimli.ua", "xoodoo.ua", "aes_rk.ua", "aes_planes.ua"].contains(&name) {
-                    assert!(
-                        !has,
-                        "{file} -{slicing} {arch}: the hslice rule should give no kernel"
+                    // Intel SSE/AVX2: Xoodoo measured faster with it (0.31 of its port bound,
+                    // over that target's 0.3: `driver::packed_kernel_min_crit_port_h`)
+                    let intel_simd = cfg.opt.uarch == nakiri::target::Uarch::Intel
+                        && matches!(arch, Arch::Sse | Arch::Avx2);
+                    assert_eq!(
+                        has,
+                        intel_simd && name == "xoodoo.ua",
+                        "{file} -{slicing} {arch}: the hslice rule's kernel"
                     );
                 }
             }
