@@ -1289,6 +1289,84 @@ fn simd_rotates_use_avx512vl_when_targeted() {
     }
 }
 
+/// AVX-512: one 64-bit rotation in `ROT64_P5_EVERY` (3) of a program without interleaving is
+/// `NK_ROTR64_P5`/`NK_ROTL64_P5`, a `vpmultishiftqb` where the C compiler targets VBMI and a
+/// `vprorq` elsewhere; interleaved programs (the packed entry's kernel) keep `vprorq`. Both
+/// forms compute the same: Ascon `-V` avx512 built with `-mavx512vbmi` (and every rotation
+/// direction and amount of a single-op program) against the interpreter, where the CPU has it.
+#[test]
+fn avx512_rotate64_on_port5_when_vbmi() {
+    if !cfg!(target_arch = "x86_64") || !tool_works("objdump") {
+        println!("skipped: needs x86-64 and objdump");
+        return;
+    }
+    let base = ["-mavx512f", "-mavx512bw", "-mavx512vl"];
+    let vbmi = ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi"];
+    let prog = common::lower_file("ciphers/ascon/ascon.ua", Slicing::V);
+    let out = generate(&prog, &cfg(Arch::Avx512, "ascon.h")).unwrap();
+    let (p5, plain) = (
+        out.c.matches("NK_ROTR64_P5(v").count(),
+        out.c.matches("NK_ROTR64(v").count(),
+    );
+    assert!(p5 > 0 && (p5 + plain) / p5 == 3, "one rotation in 3: {p5} of {}", p5 + plain);
+    let dir = scratch_dir("rot64_p5");
+    std::fs::write(dir.join("a.c"), strip_packed(&out.c)).unwrap();
+    std::fs::write(dir.join("ascon.h"), strip_packed(&out.h)).unwrap();
+    for (flags, want, not) in [
+        (&vbmi[..], "vpmultishiftqb", "vpsllq"),
+        (&base[..], "vprorq", "vpmultishiftqb"),
+    ] {
+        let mut args = vec!["-O2", "-c", "-o", "a.o"];
+        args.extend(flags.iter().copied());
+        args.push("a.c");
+        assert_object_asm(&dir, &args, "a.o", want, not, &format!("Ascon with {flags:?}"));
+    }
+    // the packed entry's 2-way kernel: no port-5 rotation
+    let lcfg = nakiri::driver::Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx512,
+        ..nakiri::driver::Config::default()
+    };
+    let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
+    let (_, full) = nakiri::driver::compile("ascon.ua", &src, &lcfg, &common::Fs, "ascon.h");
+    let full = full.expect("Ascon -V avx512 compiles");
+    let k = full.c.find("void ascon_p12__x2(").expect("a 2-way kernel");
+    let kernel = &full.c[k..k + full.c[k..].find("\n}\n").unwrap()];
+    assert!(kernel.contains("NK_ROTR64(") && !kernel.contains("_P5("), "kernel rotations");
+    if !Arch::Avx512.runs_here() || !std::is_x86_feature_detected!("avx512vbmi") {
+        println!("skipped: the port-5 rotations natively (this CPU lacks AVX-512 VBMI)");
+        return;
+    }
+    let mut rng = common::Rng(0x0005_0c64);
+    let insts = common::random_instances(&prog, 29, &mut rng);
+    let want = common::run_interp(&prog, &insts);
+    let got = common::run_native_out_flags(&prog, &out, Arch::Avx512, &insts, &vbmi);
+    assert_eq!(got, want, "Ascon -V avx512 with vpmultishiftqb rotations");
+    for k in [0u32, 1, 7, 8, 19, 63] {
+        for rotl in [false, true] {
+            // three rotations in a row: the third is the port-5 one
+            let rot = |v: VarId| if rotl { Op::Rotl(v, k) } else { Op::Rotr(v, k) };
+            let mut b = NB::new("f");
+            let x = b.input("x", &[], 64, 64, false)[0];
+            let r1 = b.op(64, rot(x));
+            let r2 = b.op(64, rot(r1));
+            let r3 = b.op(64, rot(r2));
+            b.output("r", &[], 64, vec![r3]);
+            let p = Program {
+                slicing: Slicing::V,
+                nodes: vec![b.n],
+                interleave: 1,
+            };
+            let o = generate(&p, &cfg(Arch::Avx512, "r.h")).unwrap();
+            assert!(o.c.contains("_P5("), "rot {k}: a port-5 rotation");
+            let insts = common::random_instances(&p, 9, &mut rng);
+            let want = common::run_interp(&p, &insts);
+            let got = common::run_native_out_flags(&p, &o, Arch::Avx512, &insts, &vbmi);
+            assert_eq!(got, want, "rot{} {k}", if rotl { "l" } else { "r" });
+        }
+    }
+}
+
 /// Small node functions the optimiser leaves to the C compiler are declared `inline`, so that
 /// gcc inlines them at -O2 too (a common default) instead of passing their argument arrays
 /// through memory: Serpent -V (8 S-boxes and the linear layer as functions) compiled with

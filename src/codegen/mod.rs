@@ -383,6 +383,9 @@ pub fn generate_over(
         // The compact-const copy: its entry and the loop bodies fed from its const inputs
         // read one uint64_t per register.
         let compact = entry == EntryKind::WithConsts;
+        // Port-5 rotations relieve one copy's port pressure; interleaved copies have the ILP
+        // already (measured: Ascon p8 packed 0.968 with them in its 2-way kernel).
+        helpers.rot64_p5 = p.interleave <= 1;
         let mut proto_out = String::new();
         // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
         // and the loop-carried values each may keep in memory.

@@ -51,7 +51,23 @@ pub(crate) struct Helpers {
     pub defs: Vec<String>,
     index: HashMap<String, String>,
     counter: BTreeMap<&'static str, usize>,
+    /// 64-bit AVX-512 rotations emitted so far (for [`ROT64_P5_EVERY`]).
+    rot64: usize,
+    /// Whether the program being emitted takes [`ROT64_P5_EVERY`] (not interleaved).
+    pub rot64_p5: bool,
 }
+
+/// On AVX-512, one 64-bit rotation in this many (in emission order) is `NK_ROTR64_P5` /
+/// `NK_ROTL64_P5`: `vpmultishiftqb` (VBMI) where the C compiler targets it, which runs on port
+/// 5 where `vprorq` runs on port 0 only (Intel), so a program dense in rotations (Ascon's
+/// linear layer: 10 of its ~27 instructions per round) spreads them over both vector ports.
+/// Ascon p12 `-V` avx512 raw on the Intel machine (2026-11-27, hand-edited C, time after /
+/// before): one in 2 0.977, one in 3 0.968, one in 4 0.975, one in 5 0.970; all of them 0.93
+/// (`vpmultishiftqb` has latency 3). Not in interleaved programs (the packed entry's 2-way
+/// kernel, `--interleave`), whose copies give the ports work already: Ascon p12 / p8 / p6
+/// packed 0.994 / 0.968 / 0.999 with it in the kernel. Only 64-bit lanes: a 32-bit rotation's bits wrap inside
+/// its half of the qword, which the byte-window gather cannot express.
+pub const ROT64_P5_EVERY: usize = 3;
 
 impl Helpers {
     /// Returns the name of the helper for `key`, building its definition with `make(name)`
@@ -634,8 +650,17 @@ fn simd_v(
         Op::Shl(a, k) => format!("NK_SHL{}({}, {})", w, nm(*a), k),
         Op::Shr(a, k) => format!("NK_SHR{}({}, {})", w, nm(*a), k),
         Op::Sar(a, k) => format!("NK_SAR{}({}, {})", w, nm(*a), k),
-        Op::Rotl(a, k) => format!("NK_ROTL{}({}, {})", w, nm(*a), k),
-        Op::Rotr(a, k) => format!("NK_ROTR{}({}, {})", w, nm(*a), k),
+        Op::Rotl(a, k) | Op::Rotr(a, k) => {
+            let dir = if matches!(op, Op::Rotl(..)) { "L" } else { "R" };
+            let mut p5 = "";
+            if t.arch == Arch::Avx512 && w == 64 && helpers.rot64_p5 {
+                helpers.rot64 += 1;
+                if helpers.rot64 % ROT64_P5_EVERY == 0 {
+                    p5 = "_P5";
+                }
+            }
+            format!("NK_ROT{}{}{}({}, {})", dir, w, p5, nm(*a), k)
+        }
         Op::Bitmask(a, k) => format!("NK_BITMASK{}({}, {})", w, nm(*a), k),
         Op::Shuffle(a, p) => {
             let name = bit_shuffle_helper(helpers, Some(w), m, p);

@@ -215,6 +215,19 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
         s.push_str(&format!(
             "#define NK_ROTR{w}(a, k) @P_ror_epi{w}((a), (k))\n"
         ));
+        if w == 64 {
+            // codegen::ops::ROT64_P5_EVERY: byte j of each qword gathers the 8 bits from bit
+            // (8j + k) mod 64 on, i.e. the qword rotated right by k
+            s.push_str(
+                "/* some 64-bit rotations on port 5 (vpmultishiftqb) rather than port 0 (vprorq) */\n\
+                 #if defined(__AVX512VBMI__)\n\
+                 #define NK_ROTR64_P5(a, k) @P_multishift_epi64_epi8(@P_set1_epi64((long long)((0x3830282018100800ULL + 0x0101010101010101ULL * (unsigned long long)(k)) & 0x3F3F3F3F3F3F3F3FULL)), (a))\n\
+                 #else\n\
+                 #define NK_ROTR64_P5(a, k) NK_ROTR64((a), (k))\n\
+                 #endif\n\
+                 #define NK_ROTL64_P5(a, k) NK_ROTR64_P5((a), (64 - (k)) & 63)\n",
+            );
+        }
     } else if w == 16 {
         // `vpshldw`/`vpshrdw` (AVX-512 VBMI2) when the C compiler targets a CPU that has it
         // (e.g. `-march=native` on Ice Lake and later, Zen 4): a 16-bit rotate in one instruction;
