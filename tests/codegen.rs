@@ -1367,6 +1367,34 @@ fn avx512_rotate64_on_port5_when_vbmi() {
     }
 }
 
+/// SSE/AVX2 vslice: an all-ones word constant is `NK_ONES_OPAQUE` (`codegen::ops::OPAQUE_ONES`),
+/// AVX-512 and other constants keep `NK_SET1_w`; ACE `-V` (whose 64-bit constants have all-ones
+/// high words) computes the same as the interpreter through it on every SSE/AVX2 target the CPU
+/// has.
+#[test]
+fn all_ones_constants_are_opaque_on_sse_avx2() {
+    let prog = common::lower_file("ciphers/ace/ace.ua", Slicing::V);
+    let mut rng = common::Rng(0x0a11_0e5c);
+    let insts = common::random_instances(&prog, 21, &mut rng);
+    let want = common::run_interp(&prog, &insts);
+    for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
+        let out = generate(&prog, &cfg(arch, "ace.h")).unwrap();
+        let opaque = out.c.matches("= NK_ONES_OPAQUE;").count();
+        assert_eq!(
+            opaque > 0,
+            arch != Arch::Avx512,
+            "{arch}: {opaque} opaque all-ones constants"
+        );
+        assert!(!out.c.contains("NK_SET1_32(0xFFFFFFFFu)") || arch == Arch::Avx512, "{arch}");
+        if !arch.runs_here() {
+            println!("skipped: ACE -V {arch} natively (this CPU lacks it)");
+            continue;
+        }
+        let got = common::run_native_out(&prog, &out, arch, &insts);
+        assert_eq!(got, want, "ACE -V {arch}");
+    }
+}
+
 /// Small node functions the optimiser leaves to the C compiler are declared `inline`, so that
 /// gcc inlines them at -O2 too (a common default) instead of passing their argument arrays
 /// through memory: Serpent -V (8 S-boxes and the linear layer as functions) compiled with

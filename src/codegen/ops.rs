@@ -57,6 +57,16 @@ pub(crate) struct Helpers {
     pub rot64_p5: bool,
 }
 
+/// SSE/AVX2 vslice: an all-ones word constant is `NK_ONES_OPAQUE`, all ones behind an empty
+/// `asm` on the register, which the C compiler cannot see as such. Seen as all ones, gcc rewrote
+/// ACE's `x ^ 0xffffffff` (its 64-bit constants' high words) into masks that it then did not fold
+/// into `vpternlog` (with `-march=native` on a CPU with AVX-512VL): 178 `vpand` and 36
+/// broadcasts more in ACE `-V` avx2's entry, 1863 vector ALU instructions against 1678. ACE `-V`,
+/// time before / after (Intel, 2026-11-27): avx2 1.133 raw, 1.114 packed; sse 1.126 / 1.117. No
+/// other shipped vsliced source has an all-ones word constant on these targets. AVX-512 keeps
+/// `NK_SET1` (its ternlogs are nakiri's own; ACE there within 1%).
+pub const OPAQUE_ONES: bool = true;
+
 /// On AVX-512, one 64-bit rotation in this many (in emission order) is `NK_ROTR64_P5` /
 /// `NK_ROTL64_P5`: `vpmultishiftqb` (VBMI) where the C compiler targets it, which runs on port
 /// 5 where `vprorq` runs on port 0 only (Intel), so a program dense in rotations (Ascon's
@@ -643,6 +653,9 @@ fn simd_v(
         }
     }
     Ok(match op {
+        Op::Const(v) if OPAQUE_ONES && *v == mask(w) && matches!(t.arch, Arch::Sse | Arch::Avx2) => {
+            "NK_ONES_OPAQUE".to_string()
+        }
         Op::Const(v) => format!("NK_SET1_{}({})", w, lit(*v, w)),
         Op::Add(a, b) => format!("NK_ADD{}({}, {})", w, nm(*a), nm(*b)),
         Op::Sub(a, b) => format!("NK_SUB{}({}, {})", w, nm(*a), nm(*b)),

@@ -122,6 +122,13 @@ const X86_LOGIC: &str = "\
 #define NK_ANDN(a, b) @P_andnot_@S((a), (b)) /* ~a & b */
 #define NK_ZERO @P_setzero_@S()
 #define NK_ONES @P_set1_epi32(-1)
+/* All ones that the C compiler cannot see as such (an empty asm on the register), so that it
+   does not rewrite x ^ ~0 into masks it then leaves out of its ternlogs (codegen::ops::OPAQUE_ONES). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_ONES_OPAQUE ({ @T nk_o_ = NK_ONES; __asm__(\"\" : \"+x\"(nk_o_)); nk_o_; })
+#else
+#define NK_ONES_OPAQUE NK_ONES
+#endif
 #define NK_NOT(a) @P_xor_@S((a), NK_ONES)
 ";
 
