@@ -1308,7 +1308,11 @@ fn avx512_rotate64_on_port5_when_vbmi() {
         out.c.matches("NK_ROTR64_P5(v").count(),
         out.c.matches("NK_ROTR64(v").count(),
     );
-    assert!(p5 > 0 && (p5 + plain) / p5 == 3, "one rotation in 3: {p5} of {}", p5 + plain);
+    assert!(
+        p5 > 0 && (p5 + plain) / p5 == 3,
+        "one rotation in 3: {p5} of {}",
+        p5 + plain
+    );
     let dir = scratch_dir("rot64_p5");
     std::fs::write(dir.join("a.c"), strip_packed(&out.c)).unwrap();
     std::fs::write(dir.join("ascon.h"), strip_packed(&out.h)).unwrap();
@@ -1319,7 +1323,14 @@ fn avx512_rotate64_on_port5_when_vbmi() {
         let mut args = vec!["-O2", "-c", "-o", "a.o"];
         args.extend(flags.iter().copied());
         args.push("a.c");
-        assert_object_asm(&dir, &args, "a.o", want, not, &format!("Ascon with {flags:?}"));
+        assert_object_asm(
+            &dir,
+            &args,
+            "a.o",
+            want,
+            not,
+            &format!("Ascon with {flags:?}"),
+        );
     }
     // the packed entry's 2-way kernel: no port-5 rotation
     let lcfg = nakiri::driver::Config {
@@ -1332,7 +1343,10 @@ fn avx512_rotate64_on_port5_when_vbmi() {
     let full = full.expect("Ascon -V avx512 compiles");
     let k = full.c.find("void ascon_p12__x2(").expect("a 2-way kernel");
     let kernel = &full.c[k..k + full.c[k..].find("\n}\n").unwrap()];
-    assert!(kernel.contains("NK_ROTR64(") && !kernel.contains("_P5("), "kernel rotations");
+    assert!(
+        kernel.contains("NK_ROTR64(") && !kernel.contains("_P5("),
+        "kernel rotations"
+    );
     if !Arch::Avx512.runs_here() || !std::is_x86_feature_detected!("avx512vbmi") {
         println!("skipped: the port-5 rotations natively (this CPU lacks AVX-512 VBMI)");
         return;
@@ -1385,7 +1399,10 @@ fn all_ones_constants_are_opaque_on_sse_avx2() {
             arch != Arch::Avx512,
             "{arch}: {opaque} opaque all-ones constants"
         );
-        assert!(!out.c.contains("NK_SET1_32(0xFFFFFFFFu)") || arch == Arch::Avx512, "{arch}");
+        assert!(
+            !out.c.contains("NK_SET1_32(0xFFFFFFFFu)") || arch == Arch::Avx512,
+            "{arch}"
+        );
         if !arch.runs_here() {
             println!("skipped: ACE -V {arch} natively (this CPU lacks it)");
             continue;

@@ -75,8 +75,8 @@ pub const OPAQUE_ONES: bool = true;
 /// before): one in 2 0.977, one in 3 0.968, one in 4 0.975, one in 5 0.970; all of them 0.93
 /// (`vpmultishiftqb` has latency 3). Not in interleaved programs (the packed entry's 2-way
 /// kernel, `--interleave`), whose copies give the ports work already: Ascon p12 / p8 / p6
-/// packed 0.994 / 0.968 / 0.999 with it in the kernel. Only 64-bit lanes: a 32-bit rotation's bits wrap inside
-/// its half of the qword, which the byte-window gather cannot express.
+/// packed 0.994 / 0.968 / 0.999 with it in the kernel. Only 64-bit lanes: a 32-bit rotation's
+/// bits wrap inside its half of the qword, which the byte-window gather cannot express.
 pub const ROT64_P5_EVERY: usize = 3;
 
 impl Helpers {

@@ -881,7 +881,11 @@ fn c_text(lay: &PackedLayout, klay: Option<&PackedLayout>) -> String {
             xor_params(lay, o).join(", ")
         ));
         c.push_str(&format!("    {} nkp_o{};\n", o.reg_type, dims(&o.c_dims)));
-        c.push_str(&prefetch_for_write("    ", "nkp_dst", &(lay.instances * o.elems).to_string()));
+        c.push_str(&prefetch_for_write(
+            "    ",
+            "nkp_dst",
+            &(lay.instances * o.elems).to_string(),
+        ));
         let args: Vec<String> = lay
             .params
             .iter()
