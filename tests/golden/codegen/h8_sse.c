@@ -17,6 +17,13 @@
 #define NK_ANDN(a, b) _mm_andnot_si128((a), (b)) /* ~a & b */
 #define NK_ZERO _mm_setzero_si128()
 #define NK_ONES _mm_set1_epi32(-1)
+/* All ones that the C compiler cannot see as such (an empty asm on the register), so that it
+   does not rewrite x ^ ~0 into masks it then leaves out of its ternlogs (codegen::ops::OPAQUE_ONES). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_ONES_OPAQUE ({ __m128i nk_o_ = NK_ONES; __asm__("" : "+x"(nk_o_)); nk_o_; })
+#else
+#define NK_ONES_OPAQUE NK_ONES
+#endif
 #define NK_NOT(a) _mm_xor_si128((a), NK_ONES)
 /* a 128-bit pattern (hi, lo 64-bit halves) in every 128-bit lane */
 #define NK_CONST128(hi, lo) _mm_set_epi64x((long long)(hi), (long long)(lo))

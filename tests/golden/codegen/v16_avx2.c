@@ -17,6 +17,13 @@
 #define NK_ANDN(a, b) _mm256_andnot_si256((a), (b)) /* ~a & b */
 #define NK_ZERO _mm256_setzero_si256()
 #define NK_ONES _mm256_set1_epi32(-1)
+/* All ones that the C compiler cannot see as such (an empty asm on the register), so that it
+   does not rewrite x ^ ~0 into masks it then leaves out of its ternlogs (codegen::ops::OPAQUE_ONES). */
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_ONES_OPAQUE ({ __m256i nk_o_ = NK_ONES; __asm__("" : "+x"(nk_o_)); nk_o_; })
+#else
+#define NK_ONES_OPAQUE NK_ONES
+#endif
 #define NK_NOT(a) _mm256_xor_si256((a), NK_ONES)
 #define NK_SET1_8(c) _mm256_set1_epi8((char)((c) & 0xFF))
 #define NK_SET1_16(c) _mm256_set1_epi16((short)((c) & 0xFFFF))
