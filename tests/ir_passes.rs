@@ -227,6 +227,15 @@ fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program
 
 /// (callee, count) of the entry's kept loops, sorted (the schedulers may reorder independent
 /// loops); outlined bodies (`<node>__loopN`) by node name.
+/// How many kept loops (`Instr::Loop`) the entry's body holds.
+fn entry_loops(prog: &Program) -> usize {
+    prog.entry()
+        .body
+        .iter()
+        .filter(|i| matches!(i, ir::Instr::Loop { .. }))
+        .count()
+}
+
 fn kept_loops(prog: &Program) -> Vec<(String, u32)> {
     let mut v: Vec<(String, u32)> = prog
         .entry()
@@ -593,12 +602,7 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
             ..Config::default()
         };
         cfg.opt.uarch = nakiri::target::Uarch::Amd;
-        let prog = common::lower_file_cfg(file, &cfg);
-        prog.entry()
-            .body
-            .iter()
-            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
-            .count()
+        entry_loops(&common::lower_file_cfg(file, &cfg))
     };
     let loops = |file: &str, arch: Arch| loops_s(file, Slicing::B, arch);
     assert_eq!(
@@ -671,12 +675,7 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
             ..Config::default()
         };
         cfg.opt.uarch = uarch;
-        let prog = common::lower_file_cfg(file, &cfg);
-        prog.entry()
-            .body
-            .iter()
-            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
-            .count()
+        entry_loops(&common::lower_file_cfg(file, &cfg))
     };
     for file in [
         "ciphers/ascon/ascon.ua",
@@ -722,12 +721,7 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
         cfg.opt.uarch = Uarch::Intel;
         cfg.opt.keep_const_fed_loops = keep;
         let prog = common::lower_file_cfg(file, &cfg);
-        let n = prog
-            .entry()
-            .body
-            .iter()
-            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
-            .count();
+        let n = entry_loops(&prog);
         (prog, cfg, n)
     };
     let rect = "ciphers/rectangle/rectangle.ua";
@@ -799,12 +793,7 @@ fn auto_loops_in_vslice_on_intel_sse_avx2() {
         common::lower_file_cfg(file, &cfg)
     };
     let count = |p: &ir::Program| {
-        let loops = p
-            .entry()
-            .body
-            .iter()
-            .filter(|i| matches!(i, ir::Instr::Loop { .. }))
-            .count();
+        let loops = entry_loops(p);
         let calls = p
             .entry()
             .body
