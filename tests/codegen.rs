@@ -738,6 +738,7 @@ fn qemu_build_and_run(tag: &str, files: &[(&str, &str)], stdin: &str) -> String 
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    common::remove_scratch(&dir);
     String::from_utf8(out.stdout).unwrap()
 }
 

@@ -230,7 +230,10 @@ fn run_case(c: &Case, log: &mut Vec<String>) -> Vec<String> {
                     defines.push("-DNK_NATIVE".into());
                 }
                 match build_run(&dir, &caller, &defines) {
-                    Ok(()) => log.push(format!("ok: {}", tag)),
+                    Ok(()) => {
+                        log.push(format!("ok: {}", tag));
+                        common::remove_scratch(&dir);
+                    }
                     Err(e) => failures.push(format!("{}: {}", tag, e)),
                 }
             }

@@ -5,15 +5,21 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// A fresh scratch directory under the target dir (kept for inspection after a failure).
-pub fn scratch_dir(tag: &str) -> PathBuf {
-    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+/// Where scratch dirs go: the target dir's `tmp`.
+fn scratch_base() -> PathBuf {
     // Cargo sets CARGO_TARGET_TMPDIR when it *compiles* an integration test (not in the
     // environment it runs it in): read at run time it was unset, and ~26 000 scratch dirs
     // piled up in /tmp on the development machine. `cargo clean` removes these.
-    let base = option_env!("CARGO_TARGET_TMPDIR")
+    option_env!("CARGO_TARGET_TMPDIR")
         .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+/// A fresh scratch directory under the target dir. [`build_and_run`] removes its own once the
+/// program has run successfully and keeps it (named in the panic message) after a failure.
+pub fn scratch_dir(tag: &str) -> PathBuf {
+    static COUNTER: AtomicUsize = AtomicUsize::new(0);
+    let base = scratch_base();
     let n = COUNTER.fetch_add(1, Ordering::SeqCst);
     let dir = base.join(format!("nk-{}-{}-{}", tag, std::process::id(), n));
     let _ = std::fs::remove_dir_all(&dir);
@@ -93,30 +99,54 @@ pub fn build_and_run(
             String::from_utf8_lossy(&out.stderr)
         );
     }
+    remove_scratch(&dir);
     String::from_utf8(out.stdout).unwrap()
+}
+
+/// Removes a scratch dir whose program ran successfully, unless `NAKIRI_KEEP_SCRATCH` is set.
+/// A full test run builds several hundred programs (about 400 MB of C and executables): kept,
+/// they filled the disk of a machine that runs the suite over and over.
+pub fn remove_scratch(dir: &std::path::Path) {
+    if std::env::var_os("NAKIRI_KEEP_SCRATCH").is_none() {
+        let _ = std::fs::remove_dir_all(dir);
+    }
 }
 
 /// A precompiled header of the system headers every generated file includes (`immintrin.h`
 /// alone takes gcc ~0.5 s to parse at -O0, about half of a small test program's build), made
-/// once per test process and force-included by [`build_and_run`]: the corpus test builds ~270
-/// programs. None if the compiler cannot make one; gcc also ignores a header it finds
-/// incompatible with a build's flags and reads the text instead, so this only changes speed.
+/// once (the first test process to need it builds it in its own scratch dir, then renames that
+/// to `nk-pch`; later processes reuse it) and force-included by [`build_and_run`]: the corpus
+/// test builds ~270 programs. None if the compiler cannot make one; gcc also ignores a header it
+/// finds incompatible with a build's flags (or made by another gcc) and reads the text instead,
+/// so this only changes speed.
 pub fn precompiled_header() -> Option<PathBuf> {
     static PCH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
     PCH.get_or_init(|| {
+        let shared = scratch_base().join("nk-pch");
+        let h = shared.join("nk_sys.h");
+        if shared.join("nk_sys.h.gch").is_file() {
+            return Some(h);
+        }
         let dir = scratch_dir("pch");
-        let h = dir.join("nk_sys.h");
         let text = "#include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
-        std::fs::write(&h, text).ok()?;
+        std::fs::write(dir.join("nk_sys.h"), text).ok()?;
         let ok = Command::new(cc())
             .args(["-O0", "-std=gnu11", "-x", "c-header"])
-            .arg(&h)
+            .arg(dir.join("nk_sys.h"))
             .arg("-o")
             .arg(dir.join("nk_sys.h.gch"))
             .output()
             .map(|o| o.status.success())
             .unwrap_or(false);
-        ok.then_some(h)
+        if !ok {
+            let _ = std::fs::remove_dir_all(&dir);
+            return None;
+        }
+        // Another process may have won the race: then its header is used and ours removed.
+        if std::fs::rename(&dir, &shared).is_err() {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        shared.join("nk_sys.h.gch").is_file().then_some(h)
     })
     .clone()
 }
