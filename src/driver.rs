@@ -32,6 +32,9 @@ pub struct Config {
     /// Kept loops whose state outgrows the registers keep it in memory (`--mem-loops` /
     /// `--no-mem-loops`; `codegen/memloop.rs`).
     pub mem_loops: bool,
+    /// SSE/AVX2: negations XOR with an all-ones register the C compiler cannot see
+    /// (`--opaque-not` / `--no-opaque-not`; [`codegen::OPAQUE_NOT_DEFAULT`]).
+    pub opaque_not: bool,
     /// Interleaving factor of the kernel behind the packed entry (`--packed-interleave K`;
     /// `None` = the measured rule of [`packed_factor`]; 1 = the packed entry calls the raw one).
     pub packed_interleave: Option<u32>,
@@ -69,6 +72,7 @@ impl Default for Config {
             max_ops: sema::elab::DEFAULT_MAX_OPS,
             spill: codegen::SPILL_DEFAULT,
             mem_loops: codegen::MEM_LOOPS_DEFAULT,
+            opaque_not: codegen::OPAQUE_NOT_DEFAULT,
             packed_interleave: None,
             packed_consts: None,
             sbox_circuit: None,
@@ -453,6 +457,7 @@ pub fn generate(
         banner,
         spill: cfg.spill,
         mem_loops: cfg.mem_loops,
+        opaque_not: cfg.opaque_not,
     };
     match codegen::generate_over(prog, kernel, consts_prog, &ccfg, &abi, max_bytes) {
         // The kernel doubles the code: where only the raw entry fits the budget, drop it (and

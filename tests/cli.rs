@@ -202,6 +202,32 @@ fn optimiser_flags() {
         "{}",
         err
     );
+    // `--opaque-not` redefines NK_NOT on SSE/AVX2 (tests/codegen.rs runs the result).
+    for (flags, want) in [
+        (&["--opaque-not"][..], true),
+        (&["--opaque-not", "--no-opaque-not"][..], false),
+        (&[][..], false),
+    ] {
+        let out = scratch("opaque_not.c");
+        let mut args = vec![
+            "compile",
+            "ciphers/gift/gift_v.ua",
+            "-V",
+            "--arch",
+            "avx2",
+            "-o",
+            &out,
+        ];
+        args.extend_from_slice(flags);
+        let (code, _, err) = nakiri(&args);
+        assert_eq!(code, 0, "{}", err);
+        let c = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            c.contains("#define NK_NOT(a) NK_XOR((a), NK_ONES_OPAQUE)"),
+            want,
+            "{flags:?}"
+        );
+    }
     // Each usubac flag removes its pass from the report.
     for (flag, pass) in [
         ("-no-CSE", "cse "),

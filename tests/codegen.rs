@@ -401,6 +401,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(),
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+        opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
     }
 }
 
@@ -1100,6 +1101,7 @@ fn golden_c() {
                 banner: format!("golden test {}", name),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             },
         )
         .unwrap();
@@ -1410,6 +1412,53 @@ fn all_ones_constants_are_opaque_on_sse_avx2() {
         }
         let got = common::run_native_out(&prog, &out, arch, &insts);
         assert_eq!(got, want, "ACE -V {arch}");
+    }
+}
+
+/// `--opaque-not` (the tuner's `opaque-not` knob): on SSE/AVX2 the generated C redefines
+/// `NK_NOT` to XOR with the opaque all-ones register; on `std` and AVX-512 the C is unchanged.
+/// The programs still compute what the interpreter does (GIFT fixsliced `-V`, DES `-B`).
+#[test]
+fn opaque_not_on_sse_avx2() {
+    let redefined = "#define NK_NOT(a) NK_XOR((a), NK_ONES_OPAQUE)";
+    for (file, slicing, n) in [
+        ("ciphers/gift/gift_v.ua", Slicing::V, 9),
+        ("ciphers/des/des.ua", Slicing::B, 70),
+    ] {
+        let prog = common::lower_file(file, slicing);
+        let mut rng = common::Rng(0x0a9a_0e7e);
+        let insts = common::random_instances(&prog, n, &mut rng);
+        let want = common::run_interp(&prog, &insts);
+        for arch in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512] {
+            let plain = generate(&prog, &cfg(arch, "o.h")).unwrap();
+            let out = generate(
+                &prog,
+                &CodegenConfig {
+                    opaque_not: true,
+                    ..cfg(arch, "o.h")
+                },
+            )
+            .unwrap();
+            let applies = matches!(arch, Arch::Sse | Arch::Avx2);
+            assert_eq!(out.c.contains(redefined), applies, "{file} {arch}");
+            assert!(
+                !plain.c.contains(redefined),
+                "{file} {arch}: off by default"
+            );
+            assert_eq!(out.c == plain.c, !applies, "{file} {arch}");
+            if applies {
+                assert!(
+                    out.c.contains("NK_NOT("),
+                    "{file} {arch}: no negation to make opaque"
+                );
+            }
+            if !arch.runs_here() {
+                println!("skipped: {file} {arch} natively (this CPU lacks it)");
+                continue;
+            }
+            let got = common::run_native_out(&prog, &out, arch, &insts);
+            assert_eq!(got, want, "{file} {slicing:?} {arch} --opaque-not");
+        }
     }
 }
 

@@ -392,6 +392,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             banner: String::new(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops,
+            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
@@ -474,6 +475,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 banner: String::new(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: true,
+                opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             };
             nakiri::codegen::generate(&prog, &ccfg).unwrap().c
         };
@@ -512,6 +514,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         banner: String::new(),
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: true,
+        opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
     };
     assert!(!nakiri::codegen::generate(&prog, &cfg)
         .unwrap()
@@ -862,6 +865,7 @@ fn kept_loops_are_c_for_loops() {
             banner: String::new(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         },
     )
     .unwrap();
@@ -895,6 +899,7 @@ fn kept_loops_are_c_for_loops() {
                     banner: String::new(),
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                    opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 },
             )
             .unwrap();
@@ -1397,6 +1402,7 @@ fn state_in_output_array_handles_aliasing() {
                         banner: String::new(),
                         spill: nakiri::codegen::SPILL_DEFAULT,
                         mem_loops,
+                        opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     },
                 )
                 .unwrap()

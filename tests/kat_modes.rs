@@ -211,6 +211,7 @@ fn aes128_ctr_every_slicing() {
                 banner: "kat_modes".into(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             },
         )
         .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));

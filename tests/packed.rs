@@ -1034,6 +1034,7 @@ fn generated_code_end_to_end() {
                 banner: "packed test".into(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             };
             let out = nakiri::codegen::generate(&case.prog, &cfg)
                 .unwrap_or_else(|err| panic!("generate {e}: {err}"));
@@ -2640,6 +2641,7 @@ fn outputs_share_input_register_arrays() {
                     banner: String::new(),
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                    opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 },
             )
             .unwrap();

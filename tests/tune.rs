@@ -165,7 +165,7 @@ fn tune(
     if let Some(d) = dims {
         space.restrict(d);
     }
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     let clock = Rc::new(Cell::new(0.0));
     let batches = Rc::new(RefCell::new(Vec::new()));
     let mut prep = Charging {
@@ -639,7 +639,7 @@ fn final_check_keeps_the_default_when_the_choice_is_slower() {
     let mut space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     space.restrict(&[Dim::Loops]);
     space.dims.retain(|d| *d == Dim::Loops);
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     let clock = Rc::new(Cell::new(0.0));
     let mut prep = CheckedPreparer {
         checked: &ch,
@@ -677,7 +677,7 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
         ..Config::default()
     };
     let space = Space::new(Slicing::V, Arch::Std, ccs(), false);
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     let mut prep = CheckedPreparer {
         checked: &ch,
         base,
@@ -764,11 +764,11 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
         ..Config::default()
     };
     let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.spill, SpillKnob::Lockstep);
     assert_eq!(
         Space::new(Slicing::V, Arch::Std, ccs(), false)
-            .default_knobs(&base.opt, base.spill)
+            .default_knobs(&base.opt, base.spill, base.opaque_not)
             .spill,
         SpillKnob::Off,
         "recorded off where it does not apply"
@@ -842,7 +842,7 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
         arch: Arch::Std,
         ..Config::default()
     };
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.packed_interleave, None, "the default is the rule");
     let alts = space.alternatives(Dim::PackedInterleave, &default);
     assert_eq!(
@@ -915,7 +915,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
     // the AMD rule, which unrolls this light round (Intel's keeps it: `--uarch`)
     base.opt.uarch = nakiri::target::Uarch::Amd;
     let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.loops, LoopPolicyKnob::Auto);
     let (_, driver_prog) = driver::lower("t.ua", SRC, &base, &nakiri::syntax::MemLoader::default());
     let driver_prog = driver_prog.expect("compiles");
@@ -948,7 +948,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         ..Config::default()
     };
     let space_v = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
-    let d2 = space_v.default_knobs(&base_v.opt, base_v.spill);
+    let d2 = space_v.default_knobs(&base_v.opt, base_v.spill, base_v.opaque_not);
     let mut prep2 = preparer(&ch, base_v);
     let a = prep2.compile(&d2).unwrap();
     let c = prep2
@@ -971,7 +971,7 @@ fn default_knobs_are_what_compile_emits_on_avx512() {
         ..Config::default()
     };
     let space_v = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
-    let dv = space_v.default_knobs(&base_v.opt, base_v.spill);
+    let dv = space_v.default_knobs(&base_v.opt, base_v.spill, base_v.opaque_not);
     assert_eq!(dv.inline, nakiri::tune::InlineKnob::Default);
     let (_, driver_v) = driver::lower("t.ua", SRC, &base_v, &nakiri::syntax::MemLoader::default());
     let mut prep_v = preparer(&ch_v, base_v);
@@ -1012,7 +1012,7 @@ fn packed_goal_searches_compact_consts() {
         arch: Arch::Sse,
         ..Config::default()
     };
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.packed_consts, None, "the default is the rule");
     let alts = space.alternatives(Dim::PackedConsts, &default);
     assert_eq!(
@@ -1095,7 +1095,7 @@ fn sbox_circuit_knob() {
         rule.ir == shallow.ir && small.ir != shallow.ir,
         "-H: the rule is shallow"
     );
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.sbox_circuit, None, "the default is the rule");
     let alts = space.alternatives(Dim::SboxCircuit, &default);
     assert_eq!(
@@ -1159,7 +1159,7 @@ fn ternlog_pass_knob(
     assert!(!Space::new(slicing, Arch::Avx2, ccs(), false)
         .dims
         .contains(&dim));
-    let default = space.default_knobs(&base.opt, base.spill);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert!(default.ternlog && on(&default));
     assert!(!default.to_line().contains(name));
     let alts = space.alternatives(dim, &default);
@@ -1236,4 +1236,50 @@ fn not_absorb_knob() {
             .count()
     };
     assert_eq!(nots(&b), nots(&a) + 12, "one negation per round absorbed");
+}
+
+/// The `opaque-not` knob (`--opaque-not`): offered on SSE/AVX2 only, off by default, its line
+/// round-trips (and a line without it means off), and the candidate's C redefines `NK_NOT`.
+#[test]
+fn opaque_not_knob_applies_on_sse_avx2() {
+    for (arch, applies) in [
+        (Arch::Std, false),
+        (Arch::Sse, true),
+        (Arch::Avx2, true),
+        (Arch::Avx512, false),
+    ] {
+        assert_eq!(
+            Space::new(Slicing::V, arch, ccs(), false)
+                .dims
+                .contains(&Dim::OpaqueNot),
+            applies,
+            "{arch}"
+        );
+    }
+    let src = std::fs::read_to_string(common::root().join("ciphers/gift/gift_v.ua")).unwrap();
+    let ch = checked(&src, Slicing::V);
+    let base = Config {
+        slicing: Slicing::V,
+        arch: Arch::Avx2,
+        ..Config::default()
+    };
+    let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    assert!(!default.opaque_not);
+    assert!(!default.to_line().contains("opaque-not"));
+    let alts = space.alternatives(Dim::OpaqueNot, &default);
+    assert_eq!(alts.len(), 1);
+    let on = &alts[0];
+    assert!(on.opaque_not);
+    assert_eq!(on.diff(&default), "opaque-not=on");
+    assert_eq!(Knobs::parse(&on.to_line()).as_ref(), Some(on));
+    let mut prep = CheckedPreparer {
+        checked: &ch,
+        base,
+        header_name: "t.h".into(),
+        sbox_alternatives: vec![],
+    };
+    let redefined = "#define NK_NOT(a) NK_XOR((a), NK_ONES_OPAQUE)";
+    assert!(!prep.compile(&default).unwrap().out.c.contains(redefined));
+    assert!(prep.compile(on).unwrap().out.c.contains(redefined));
 }

@@ -84,7 +84,7 @@ fn tuned_ciphers_match_the_default() {
         space
             .dims
             .retain(|d| ![Dim::InlineNode, Dim::Loop].contains(d));
-        let default = space.default_knobs(&cfg.opt, cfg.spill);
+        let default = space.default_knobs(&cfg.opt, cfg.spill, cfg.opaque_not);
         let clock = Rc::new(Cell::new(0.0));
         let mut prep = Charging(
             CheckedPreparer {

@@ -153,6 +153,10 @@ OPTIONS:
                           kept loops whose state has more words than the target has
                           registers keep it in memory, double-buffered, and read their
                           per-round inputs in place (on by default; codegen/memloop.rs)
+    --opaque-not, --no-opaque-not
+                          SSE/AVX2: negations XOR with an all-ones register the C compiler
+                          cannot see as a constant (off by default; a tuner knob: README,
+                          opaque negations)
     --packed-interleave K the packed entry runs whole steps through a K-way interleaved copy
                           of the kernel (1-4; the raw entry is unchanged); default: auto,
                           the measured rule (README, packed interleaved kernel)
@@ -226,6 +230,7 @@ struct Args {
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
     spill: Option<bool>,
     mem_loops: Option<bool>,
+    opaque_not: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
@@ -449,6 +454,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--no-spill" => a.spill = Some(false),
             "--mem-loops" => a.mem_loops = Some(true),
             "--no-mem-loops" => a.mem_loops = Some(false),
+            "--opaque-not" => a.opaque_not = Some(true),
+            "--no-opaque-not" => a.opaque_not = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a
                 .disabled
@@ -568,6 +575,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.mem_loops {
         cfg.mem_loops = v;
+    }
+    if let Some(v) = a.opaque_not {
+        cfg.opaque_not = v;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

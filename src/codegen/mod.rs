@@ -47,7 +47,15 @@ pub struct CodegenConfig {
     /// Kept loops whose state outgrows the registers keep it in memory (`memloop`);
     /// [`MEM_LOOPS_DEFAULT`].
     pub mem_loops: bool,
+    /// SSE/AVX2: `NK_NOT(a)` XORs with the opaque all-ones register (`NK_ONES_OPAQUE`) instead
+    /// of a constant the C compiler sees (`--opaque-not`; [`OPAQUE_NOT_DEFAULT`]).
+    pub opaque_not: bool,
 }
+
+/// Negations stay visible to the C compiler by default: making them opaque (`--opaque-not`, the
+/// tuner's `opaque-not` knob) changes what gcc fuses into its own `vpternlog`s on a CPU with
+/// AVX-512VL, and the effect depends on the program (README "Opaque negations").
+pub const OPAQUE_NOT_DEFAULT: bool = false;
 
 /// Kept loops with a state bigger than the register file keep it in memory by default
 /// (`memloop`; README "Loops").
@@ -550,6 +558,11 @@ pub fn generate_over(
         sh.word
     };
     c.push_str(&runtime::prelude(arch, slicing, lane_word));
+    if cfg.opaque_not && matches!(arch, Arch::Sse | Arch::Avx2) {
+        c.push_str(
+            "#undef NK_NOT\n#define NK_NOT(a) NK_XOR((a), NK_ONES_OPAQUE) /* --opaque-not */\n",
+        );
+    }
     c.push('\n');
     c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
     c.push_str(&format!("#define DATATYPE {}\n", dt_name));

@@ -70,6 +70,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     cfg.packed_interleave = k.packed_interleave;
     cfg.packed_consts = k.packed_consts;
     cfg.sbox_circuit = k.sbox_circuit;
+    cfg.opaque_not = k.opaque_not;
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line())
         .trim()
         .to_string();

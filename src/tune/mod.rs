@@ -100,6 +100,8 @@ pub struct Knobs {
     /// Which database circuit an S-box table with several takes (`--sbox-circuit`; `None`:
     /// the rule of `sbox::default_goal`).
     pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
+    /// SSE/AVX2: negations through the opaque all-ones register (`--opaque-not`).
+    pub opaque_not: bool,
     pub cc: Cc,
 }
 
@@ -230,6 +232,8 @@ pub enum Dim {
     PackedConsts,
     /// The S-box circuit, where a table has several in the database (AES).
     SboxCircuit,
+    /// Negations through an all-ones register gcc cannot see (`--opaque-not`; SSE/AVX2).
+    OpaqueNot,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -238,7 +242,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 15] = [
+    pub const ALL: [Dim; 16] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -251,6 +255,7 @@ impl Dim {
         Dim::PackedInterleave,
         Dim::PackedConsts,
         Dim::SboxCircuit,
+        Dim::OpaqueNot,
         Dim::Cc,
         Dim::InlineNode,
         Dim::Loop,
@@ -269,6 +274,7 @@ impl Dim {
             Dim::PackedInterleave => "packed-interleave",
             Dim::PackedConsts => "packed-consts",
             Dim::SboxCircuit => "sbox-circuit",
+            Dim::OpaqueNot => "opaque-not",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -311,6 +317,7 @@ impl Space {
                 Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
                 Dim::Ternlog | Dim::TernlogOrder | Dim::NotAbsorb => arch == Arch::Avx512,
+                Dim::OpaqueNot => matches!(arch, Arch::Sse | Arch::Avx2),
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -376,7 +383,12 @@ impl Space {
 
     /// nakiri's defaults for this slicing and target (what `nakiri compile` emits).
     /// (`spill`: the driver's `--spill`/`--no-spill`.)
-    pub fn default_knobs(&self, opt: &crate::opt::OptConfig, spill: bool) -> Knobs {
+    pub fn default_knobs(
+        &self,
+        opt: &crate::opt::OptConfig,
+        spill: bool,
+        opaque_not: bool,
+    ) -> Knobs {
         Knobs {
             loops: LoopPolicyKnob::of(opt.loops),
             unrolled_loops: vec![],
@@ -409,6 +421,7 @@ impl Space {
             packed_interleave: None,
             packed_consts: None,
             sbox_circuit: None,
+            opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             cc: self.ccs[0].clone(),
         }
     }
@@ -537,6 +550,10 @@ impl Space {
                     });
                 }
             }
+            Dim::OpaqueNot => push(Knobs {
+                opaque_not: !cur.opaque_not,
+                ..cur.clone()
+            }),
             Dim::Cc => {
                 for c in &self.ccs {
                     push(Knobs {
@@ -605,6 +622,10 @@ impl Knobs {
         if let Some(g) = self.sbox_circuit {
             s.push_str(&format!(" sbox-circuit={}", g.name()));
         }
+        // (only when on, so that lines from before the knob keep their meaning)
+        if self.opaque_not {
+            s.push_str(" opaque-not=on");
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -628,6 +649,7 @@ impl Knobs {
             packed_interleave: None,
             packed_consts: None,
             sbox_circuit: None,
+            opaque_not: false,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -697,6 +719,7 @@ impl Knobs {
                 "sbox-circuit" => {
                     k.sbox_circuit = Some(crate::normalize::sbox::CircuitGoal::parse(v)?)
                 }
+                "opaque-not" => k.opaque_not = on(v)?,
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,

@@ -155,6 +155,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::PackedConsts) => "#ffbb78",
         Some(Dim::SboxCircuit) => "#98df8a",
+        Some(Dim::OpaqueNot) => "#c5b0d5",
         Some(Dim::Cc) => "#e377c2",
         Some(Dim::InlineNode) => "#7f7f7f",
         Some(Dim::Loop) => "#17becf",

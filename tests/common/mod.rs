@@ -335,6 +335,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             banner: "test".into(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         },
     )
     .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));

@@ -141,6 +141,7 @@ pub fn usubac_bench_args(argv: &[String]) -> Option<Vec<String>> {
                 "ternlog-order",
                 "not-absorb",
                 "spill",
+                "opaque-not",
                 "cc",
             ],
         ),
@@ -387,7 +388,7 @@ pub fn run(args: &[String]) -> i32 {
     let Some(checked) = front.checked.as_ref() else {
         return fail("no program");
     };
-    let mut default = space.default_knobs(&cfg.opt, cfg.spill);
+    let mut default = space.default_knobs(&cfg.opt, cfg.spill, cfg.opaque_not);
     default.packed_interleave = cfg.packed_interleave;
     default.packed_consts = cfg.packed_consts;
     default.sbox_circuit = cfg.sbox_circuit;
