@@ -114,6 +114,21 @@ impl Preparer for Charging<'_> {
     }
 }
 
+/// A shipped cipher checked in vslice, with the user's config for `arch`, its search space and
+/// nakiri's default knobs there.
+fn shipped_v(file: &str, arch: Arch) -> (nakiri::sema::Checked, Config, Space, Knobs) {
+    let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+    let ch = checked(&src, Slicing::V);
+    let base = Config {
+        slicing: Slicing::V,
+        arch,
+        ..Config::default()
+    };
+    let space = Space::new(Slicing::V, arch, ccs(), false);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    (ch, base, space, default)
+}
+
 fn ccs() -> Vec<Cc> {
     vec![
         Cc {
@@ -756,15 +771,7 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
     assert!(!Space::new(Slicing::H, Arch::Avx2, ccs(), false)
         .dims
         .contains(&Dim::Spill));
-    let src = std::fs::read_to_string(common::root().join("ciphers/chacha20/chacha20.ua")).unwrap();
-    let ch = checked(&src, Slicing::V);
-    let base = Config {
-        slicing: Slicing::V,
-        arch: Arch::Avx2,
-        ..Config::default()
-    };
-    let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
-    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    let (ch, base, space, default) = shipped_v("ciphers/chacha20/chacha20.ua", Arch::Avx2);
     assert_eq!(default.spill, SpillKnob::Lockstep);
     assert_eq!(
         Space::new(Slicing::V, Arch::Std, ccs(), false)
@@ -1256,15 +1263,7 @@ fn opaque_not_knob_applies_on_sse_avx2() {
             "{arch}"
         );
     }
-    let src = std::fs::read_to_string(common::root().join("ciphers/gift/gift_v.ua")).unwrap();
-    let ch = checked(&src, Slicing::V);
-    let base = Config {
-        slicing: Slicing::V,
-        arch: Arch::Avx2,
-        ..Config::default()
-    };
-    let space = Space::new(Slicing::V, Arch::Avx2, ccs(), false);
-    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    let (ch, base, space, default) = shipped_v("ciphers/gift/gift_v.ua", Arch::Avx2);
     assert!(!default.opaque_not);
     assert!(!default.to_line().contains("opaque-not"));
     let alts = space.alternatives(Dim::OpaqueNot, &default);
