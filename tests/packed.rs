@@ -2340,6 +2340,19 @@ fn packed_matches_interp(
 
 #[test]
 fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
+    interleaved_kernel_on_shipped_ciphers(0);
+}
+
+/// The other half of the cases of
+/// [`interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers`] (two tests, so that the
+/// harness runs the halves on both cores: one test took 140 s of the binary's ~180).
+#[test]
+fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers_second_half() {
+    interleaved_kernel_on_shipped_ciphers(1);
+}
+
+/// Half `part` (0 or 1) of the (target, case) pairs, alternately.
+fn interleaved_kernel_on_shipped_ciphers(part: usize) {
     use nakiri::driver::{self, Config};
     let mut files: Vec<String> = Vec::new();
     for d in std::fs::read_dir(common::root().join("ciphers")).unwrap() {
@@ -2371,10 +2384,15 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
     // A kept loop whose 2-way body is spilled explicitly, with homes (what the rule gives
     // ChaCha20 on avx512, run here on sse/avx2).
     cases.push(("ciphers/chacha20/chacha20.ua".into(), Slicing::V, Some(2)));
-    let mut rng = Rng(0x5eed_0077);
+    let mut rng = Rng(0x5eed_0077 + part as u64);
     let mut with_kernel = Vec::new();
+    let mut pair = 0usize;
     for arch in common::native_archs("packed API: interleaved kernel on shipped ciphers") {
         for (file, slicing, force) in &cases {
+            pair += 1;
+            if pair % 2 != part {
+                continue;
+            }
             let cfg = Config {
                 slicing: *slicing,
                 arch,
@@ -2450,7 +2468,10 @@ fn interleaved_kernel_behind_the_packed_entry_on_shipped_ciphers() {
         }
     }
     println!("interleaved kernel checked on: {}", with_kernel.join(", "));
-    assert!(with_kernel.len() >= 3);
+    assert!(with_kernel.len() >= 2);
+    if part == 1 {
+        return;
+    }
     // AVX-512 cannot run here: its kernels (the rule also takes ChaCha20 and Xoodoo there,
     // with 32 registers) at least compile warning-free, with no `-m` flag.
     if !Arch::Avx512.runs_here() {
