@@ -1531,3 +1531,53 @@ int main(void) {{
         }
     }
 }
+
+/// Where the loop policy unrolls every body `outline` made (Intel, bitslice on AVX-512: AES's
+/// rounds are too heavy to stay loops), `opt::optimize` runs the pipeline again with `outline`
+/// skipped: the result is the program never outlined (the same IR as with `skip_outline` set
+/// by hand), with no kept loop, computing what the program with its round loop kept
+/// (`--loops chains`) computes.
+#[test]
+fn every_body_unrolled_means_optimised_without_outline() {
+    use nakiri::target::Uarch;
+    let file = "ciphers/aes/aes.ua";
+    let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+    let cfg = |uarch: Uarch, skip: bool| {
+        let mut c = Config {
+            slicing: Slicing::B,
+            arch: nakiri::codegen::Arch::Avx512,
+            ..Config::default()
+        };
+        c.opt.uarch = uarch;
+        c.opt.skip_outline = skip;
+        c
+    };
+    let insns = |p: &nakiri::ir::Program| -> usize { p.nodes.iter().map(|n| n.body.len()).sum() };
+    let loops = |p: &nakiri::ir::Program| -> usize {
+        p.nodes
+            .iter()
+            .flat_map(|n| &n.body)
+            .filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. }))
+            .count()
+    };
+    let intel = common::lower_src_cfg(file, &src, &cfg(Uarch::Intel, false));
+    let never = common::lower_src_cfg(file, &src, &cfg(Uarch::Intel, true));
+    assert_eq!(loops(&intel), 0, "Intel unrolls AES's rounds in bitslice");
+    assert_eq!(insns(&intel), insns(&never));
+    assert_eq!(
+        nakiri::ir::print::to_string(&intel),
+        nakiri::ir::print::to_string(&never)
+    );
+    let mut chains = cfg(Uarch::Intel, false);
+    chains.opt.loops = nakiri::opt::LoopPolicy::Chains;
+    let kept = common::lower_src_cfg(file, &src, &chains);
+    assert!(loops(&kept) > 0, "--loops chains keeps the round loop");
+    assert!(insns(&kept) < insns(&intel));
+    let mut rng = Rng(0x0a11_b0d5);
+    let insts = common::random_instances(&intel, 3, &mut rng);
+    assert_eq!(
+        common::run_interp(&intel, &insts),
+        common::run_interp(&kept, &insts),
+        "{file}: unrolled without outline and kept loop compute the same"
+    );
+}
