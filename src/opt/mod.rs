@@ -691,12 +691,13 @@ pub fn apply_order(node: &mut crate::ir::Node, order: &[usize]) {
 
 /// The optimisation pipeline. `hints` (from sema, for `prog` exactly as sema made it) say
 /// where the unrolled loops are; pass an empty map for a program from elsewhere.
-/// Runs the pipeline. Where `inline` finds that the loop policy unrolls every loop body
-/// `outline` made (the Intel rules of [`auto_unrolled`]), the program is optimised again from
-/// its input with `outline` skipped: outlined and inlined back, the rounds had lost ternlog
-/// fusions and gained spills against the same rounds never outlined (AES-128 `-B` avx512:
-/// 22 076 against 21 860 instructions, Belady spills 11 877 against 11 026; raw 0.966 → 0.934
-/// c/B). The report is the second run's.
+///
+/// Where `inline` finds that the loop policy unrolls every loop body `outline` made (the Intel
+/// rules of [`auto_unrolled`]), the program is optimised again from its input with `outline`
+/// skipped: outlined and inlined back, the rounds had lost ternlog fusions and gained spills
+/// against the same rounds never outlined (AES-128 `-B` avx512: 22 076 against 21 860
+/// instructions, Belady spills 11 877 against 11 026; raw 0.966 → 0.934 c/B). The report is
+/// the second run's.
 pub fn optimize(
     prog: &mut Program,
     hints: &LoopHints,
@@ -707,7 +708,7 @@ pub fn optimize(
         ..Report::default()
     };
     let mut state = PassState::default();
-    let original = (cfg.loops.resolve(prog.slicing) != LoopPolicy::Unroll && !cfg.skip_outline)
+    let mut original = (cfg.loops.resolve(prog.slicing) != LoopPolicy::Unroll && !cfg.skip_outline)
         .then(|| prog.clone());
     for &pass in PIPELINE {
         if !cfg.enabled(pass) {
@@ -726,15 +727,15 @@ pub fn optimize(
             report.dumps.push((pass, ir::print::to_string(prog)));
         }
         report.passes.push((pass, time, stats, IrSize::of(prog)));
-        if pass == Inline
-            && state.loop_bodies.is_empty()
-            && !state.unrolled.is_empty()
-            && original.is_some()
-        {
-            let mut again = cfg.clone();
-            again.skip_outline = true;
-            *prog = original.unwrap();
-            return optimize(prog, hints, &again);
+        if pass == Inline && state.loop_bodies.is_empty() && !state.unrolled.is_empty() {
+            if let Some(input) = original.take() {
+                *prog = input;
+                let again = OptConfig {
+                    skip_outline: true,
+                    ..cfg.clone()
+                };
+                return optimize(prog, hints, &again);
+            }
         }
     }
     Ok(report)
