@@ -145,6 +145,25 @@ pub const C_BYTES_PER_OP: usize = 64;
 pub const PACKED_BEGIN: &str = "/* ---- packed API ---- */\n";
 pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
 
+/// Local arrays of registers (kept loops' state, per-round inputs and outputs, call arguments
+/// and results, spill slots and homes) carry `NK_ALIGN64`: a cache-line alignment on
+/// AVX2 and AVX-512, nothing elsewhere. gcc aligns an AVX2 frame to 32 bytes only, and where it
+/// landed mod 64 depended on the caller's stack (Linux randomises its low bits): AES planes
+/// `-B` avx2 ran 1.10x slower with its frame at 32 mod 64 than at 0 (README, "Frames aligned
+/// to a cache line"). With one 64-byte-aligned local the compiler realigns the frame, and its
+/// own spill slots sit at fixed offsets from it. On SSE the speed did not follow the line
+/// alignment (Ascon `-B` sse changed with the frame's position over hundreds of bytes), and
+/// aligning it there measured slower on four rows, so the macro is empty there. The packed
+/// steps' register buffers are left as they are: aligned, RECTANGLE `-H` avx2 packed took
+/// 1.016x the time, and no row gained.
+fn align64_c(arch: Arch) -> &'static str {
+    if matches!(arch, Arch::Avx2 | Arch::Avx512) {
+        "#if defined(__GNUC__) || defined(__clang__)\n#define NK_ALIGN64 __attribute__((aligned(64))) /* README, \"Frames aligned to a cache line\" */\n#else\n#define NK_ALIGN64\n#endif\n"
+    } else {
+        "#define NK_ALIGN64\n"
+    }
+}
+
 /// Word-size facts of a program, checked against the target.
 struct Shape {
     /// Uniform word size of every atom (0 = mixed, only on `std` vslice).
@@ -566,6 +585,7 @@ pub fn generate_over(
     c.push('\n');
     c.push_str(&format!("typedef {} {};\n", sh.datatype, dt_name));
     c.push_str(&format!("#define DATATYPE {}\n", dt_name));
+    c.push_str(align64_c(arch));
     c.push('\n');
     if !helpers.defs.is_empty() {
         c.push_str("/* ---- bit and slot permutations ---- */\n");
@@ -1139,7 +1159,7 @@ fn emit_function(
             p.slots, homes
         ));
         if p.slots > 0 {
-            body.push(format!("DATATYPE nk_sp[{}];", p.slots));
+            body.push(format!("DATATYPE nk_sp[{}] NK_ALIGN64;", p.slots));
         }
     }
     let mut emit_actions = |body: &mut Vec<String>, k: usize| {
@@ -1295,7 +1315,7 @@ fn emit_function(
                         b = bytes
                     );
                     if ring == 1 {
-                        body.push(format!("DATATYPE {}_buf[1][{}];", st, n));
+                        body.push(format!("DATATYPE {}_buf[1][{}] NK_ALIGN64;", st, n));
                         body.push(format!("DATATYPE (*{st})[{n}] = {st}_buf;"));
                         body.push(format!("const int {} = {};", flag, conds.join(" && ")));
                         body.push(format!("if ({}) {{", flag));
@@ -1312,7 +1332,7 @@ fn emit_function(
                         // in; the first generation is the input (copied once) when that is the
                         // same buffer, else the stack buffer filled as before.
                         let last = *count as usize % 2;
-                        body.push(format!("DATATYPE {}_buf[2][{}];", st, n));
+                        body.push(format!("DATATYPE {}_buf[2][{}] NK_ALIGN64;", st, n));
                         body.push(format!(
                             "DATATYPE *{st}[2] = {{ {st}_buf[0], {st}_buf[1] }};"
                         ));
@@ -1336,7 +1356,10 @@ fn emit_function(
                         epi_cond[e] = Some(flag.clone());
                     }
                 } else {
-                    body.push(format!("DATATYPE {}[{}][{}];", st, ring, ml.n_slots));
+                    body.push(format!(
+                        "DATATYPE {}[{}][{}] NK_ALIGN64;",
+                        st, ring, ml.n_slots
+                    ));
                     body.extend(init_lines);
                 }
                 let gen = |back: i64| {
@@ -1399,7 +1422,7 @@ fn emit_function(
                                 })
                                 .collect();
                             body.push(format!(
-                                "const DATATYPE nk_l{}_x[{}][{}] = {{ {} }};",
+                                "const DATATYPE nk_l{}_x[{}][{}] NK_ALIGN64 = {{ {} }};",
                                 k,
                                 count,
                                 ml.n_each,
@@ -1421,7 +1444,7 @@ fn emit_function(
                         })
                         .collect();
                     body.push(format!(
-                        "const DATATYPE nk_l{}_c[{}] = {{ {} }};",
+                        "const DATATYPE nk_l{}_c[{}] NK_ALIGN64 = {{ {} }};",
                         k,
                         ml.n_same,
                         cs.join(", ")
@@ -1429,7 +1452,10 @@ fn emit_function(
                     call.push(format!("nk_l{}_c", k));
                 }
                 if ml.n_y > 0 {
-                    body.push(format!("DATATYPE nk_l{}_y[{}][{}];", k, count, ml.n_y));
+                    body.push(format!(
+                        "DATATYPE nk_l{}_y[{}][{}] NK_ALIGN64;",
+                        k, count, ml.n_y
+                    ));
                     call.push(format!("nk_l{}_y[nk_i]", k));
                 }
                 // Constant tables, indexed by the loop counter only (`memloop::Tables`).
@@ -1469,7 +1495,7 @@ fn emit_function(
                         memloop::Base::Pool(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
                             body.push(format!(
-                                "const DATATYPE nk_l{}_u[{}] = {{ {} }};",
+                                "const DATATYPE nk_l{}_u[{}] NK_ALIGN64 = {{ {} }};",
                                 k,
                                 vs.len(),
                                 xs.join(", ")
@@ -1576,7 +1602,7 @@ fn emit_function(
                 };
                 let hname = format!("nk_l{}_home", k);
                 if !homes.is_empty() {
-                    body.push(format!("DATATYPE {}[{}];", hname, homes.len()));
+                    body.push(format!("DATATYPE {}[{}] NK_ALIGN64;", hname, homes.len()));
                     for (h, home) in homes.iter().enumerate() {
                         body.push(format!("{}[{}] = {};", hname, h, sname(home_state(home))));
                     }
@@ -1591,7 +1617,7 @@ fn emit_function(
                         LoopArg::Each(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
                             body.push(format!(
-                                "const {} nk_l{}_x{}[{}] = {{ {} }};",
+                                "const {} nk_l{}_x{}[{}] NK_ALIGN64 = {{ {} }};",
                                 t.atom_type(c.bits(ci[p])),
                                 k,
                                 p,
@@ -1789,7 +1815,7 @@ fn emit_call(
         let mut call_args = Vec::new();
         if !args.is_empty() {
             body.push(format!(
-                "const {} nk_a{}[{}] = {{ {} }};",
+                "const {} nk_a{}[{}] NK_ALIGN64 = {{ {} }};",
                 elem,
                 tag,
                 args.len(),
@@ -1798,7 +1824,12 @@ fn emit_call(
             call_args.push(format!("nk_a{}", tag));
         }
         if !results.is_empty() {
-            body.push(format!("{} nk_r{}[{}];", elem, tag, results.len()));
+            body.push(format!(
+                "{} nk_r{}[{}] NK_ALIGN64;",
+                elem,
+                tag,
+                results.len()
+            ));
             call_args.push(format!("nk_r{}", tag));
         }
         call_args.extend(home.cloned());

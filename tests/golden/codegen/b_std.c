@@ -15,6 +15,7 @@
 
 typedef uint64_t tiny_b__DATATYPE;
 #define DATATYPE tiny_b__DATATYPE
+#define NK_ALIGN64
 
 /* ---- nodes ---- */
 static inline NK_TARGET void maj(DATATYPE a__0, DATATYPE a__1, DATATYPE a__2, DATATYPE *t7__out)

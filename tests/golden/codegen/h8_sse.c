@@ -36,6 +36,7 @@
 
 typedef __m128i tiny_h__DATATYPE;
 #define DATATYPE tiny_h__DATATYPE
+#define NK_ALIGN64
 
 /* ---- nodes ---- */
 /* raw entry point: tiny_h__INSTANCES instances per call (see the header) */

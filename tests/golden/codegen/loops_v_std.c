@@ -15,6 +15,7 @@
 
 typedef uint16_t loops__DATATYPE;
 #define DATATYPE loops__DATATYPE
+#define NK_ALIGN64
 
 /* ---- nodes ---- */
 static inline __attribute__((always_inline)) NK_TARGET void round_(const uint16_t v_nk_in[3], uint16_t v_nk_out[2])
@@ -104,11 +105,11 @@ NK_TARGET void loops__(DATATYPE s[2], DATATYPE key[6], DATATYPE m[8], DATATYPE o
     /* kept loop: 6 calls of round_ */
     uint16_t nk_l8_s0 = s__0;
     uint16_t nk_l8_s1 = s__1;
-    const uint16_t nk_l8_x2[6] = { key__0, key__1, key__2, key__3, key__4, key__5 };
+    const uint16_t nk_l8_x2[6] NK_ALIGN64 = { key__0, key__1, key__2, key__3, key__4, key__5 };
     uint16_t nk_l8_y0[6];
     for (int nk_i = 0; nk_i < 6; nk_i++) {
-        const uint16_t nk_a8[3] = { nk_l8_s0, nk_l8_s1, nk_l8_x2[nk_i] };
-        uint16_t nk_r8[2];
+        const uint16_t nk_a8[3] NK_ALIGN64 = { nk_l8_s0, nk_l8_s1, nk_l8_x2[nk_i] };
+        uint16_t nk_r8[2] NK_ALIGN64;
         round_(nk_a8, nk_r8);
         uint16_t nk_l8_t0 = nk_r8[0];
         uint16_t nk_l8_t1 = nk_r8[1];
@@ -122,54 +123,54 @@ NK_TARGET void loops__(DATATYPE s[2], DATATYPE key[6], DATATYPE m[8], DATATYPE o
     uint16_t v_t13 = v_t5 ^ key__0;
     uint16_t m__0 = m[0];
     uint16_t m__1 = m[1];
-    const uint16_t nk_a29[2] = { m__0, m__1 };
-    uint16_t nk_r29[2];
+    const uint16_t nk_a29[2] NK_ALIGN64 = { m__0, m__1 };
+    uint16_t nk_r29[2] NK_ALIGN64;
     mix(nk_a29, nk_r29);
     uint16_t v_t14 = nk_r29[0];
     uint16_t v_t15 = nk_r29[1];
     uint16_t m__2 = m[2];
     uint16_t m__3 = m[3];
-    const uint16_t nk_a36[2] = { m__2, m__3 };
-    uint16_t nk_r36[2];
+    const uint16_t nk_a36[2] NK_ALIGN64 = { m__2, m__3 };
+    uint16_t nk_r36[2] NK_ALIGN64;
     mix(nk_a36, nk_r36);
     uint16_t v_t16 = nk_r36[0];
     uint16_t v_t17 = nk_r36[1];
     uint16_t m__4 = m[4];
     uint16_t m__5 = m[5];
-    const uint16_t nk_a43[2] = { m__4, m__5 };
-    uint16_t nk_r43[2];
+    const uint16_t nk_a43[2] NK_ALIGN64 = { m__4, m__5 };
+    uint16_t nk_r43[2] NK_ALIGN64;
     mix(nk_a43, nk_r43);
     uint16_t v_t18 = nk_r43[0];
     uint16_t v_t19 = nk_r43[1];
     uint16_t m__6 = m[6];
     uint16_t m__7 = m[7];
-    const uint16_t nk_a50[2] = { m__6, m__7 };
-    uint16_t nk_r50[2];
+    const uint16_t nk_a50[2] NK_ALIGN64 = { m__6, m__7 };
+    uint16_t nk_r50[2] NK_ALIGN64;
     mix(nk_a50, nk_r50);
     uint16_t v_t20 = nk_r50[0];
     uint16_t v_t21 = nk_r50[1];
-    const uint16_t nk_a55[1] = { m__0 };
-    uint16_t nk_r55[1];
+    const uint16_t nk_a55[1] NK_ALIGN64 = { m__0 };
+    uint16_t nk_r55[1] NK_ALIGN64;
     tweak__n1(nk_a55, nk_r55);
     uint16_t v_t22 = nk_r55[0];
-    const uint16_t nk_a59[1] = { m__1 };
-    uint16_t nk_r59[1];
+    const uint16_t nk_a59[1] NK_ALIGN64 = { m__1 };
+    uint16_t nk_r59[1] NK_ALIGN64;
     tweak__n2(nk_a59, nk_r59);
     uint16_t v_t23 = nk_r59[0];
-    const uint16_t nk_a63[1] = { m__2 };
-    uint16_t nk_r63[1];
+    const uint16_t nk_a63[1] NK_ALIGN64 = { m__2 };
+    uint16_t nk_r63[1] NK_ALIGN64;
     tweak__n3(nk_a63, nk_r63);
     uint16_t v_t24 = nk_r63[0];
-    const uint16_t nk_a67[1] = { m__3 };
-    uint16_t nk_r67[1];
+    const uint16_t nk_a67[1] NK_ALIGN64 = { m__3 };
+    uint16_t nk_r67[1] NK_ALIGN64;
     tweak__n4(nk_a67, nk_r67);
     uint16_t v_t25 = nk_r67[0];
     /* kept loop: 4 calls of round_ */
     uint16_t nk_l71_s0 = m__7;
     uint16_t nk_l71_s1 = m__6;
     for (int nk_i = 0; nk_i < 4; nk_i++) {
-        const uint16_t nk_a71[3] = { nk_l71_s0, nk_l71_s1, key__5 };
-        uint16_t nk_r71[2];
+        const uint16_t nk_a71[3] NK_ALIGN64 = { nk_l71_s0, nk_l71_s1, key__5 };
+        uint16_t nk_r71[2] NK_ALIGN64;
         round_(nk_a71, nk_r71);
         uint16_t nk_l71_t0 = nk_r71[0];
         uint16_t nk_l71_t1 = nk_r71[1];
@@ -180,11 +181,11 @@ NK_TARGET void loops__(DATATYPE s[2], DATATYPE key[6], DATATYPE m[8], DATATYPE o
     uint16_t v_t33 = nk_l71_s1;
     /* kept loop: 5 calls of loops__loop0 */
     uint16_t nk_l85_s0 = m__0;
-    const uint16_t nk_l85_x1[5] = { key__0, key__1, key__2, key__3, key__4 };
-    const uint16_t nk_l85_x2[5] = { m__1, m__2, m__3, m__4, m__5 };
+    const uint16_t nk_l85_x1[5] NK_ALIGN64 = { key__0, key__1, key__2, key__3, key__4 };
+    const uint16_t nk_l85_x2[5] NK_ALIGN64 = { m__1, m__2, m__3, m__4, m__5 };
     for (int nk_i = 0; nk_i < 5; nk_i++) {
-        const uint16_t nk_a85[4] = { nk_l85_s0, nk_l85_x1[nk_i], nk_l85_x2[nk_i], m__7 };
-        uint16_t nk_r85[1];
+        const uint16_t nk_a85[4] NK_ALIGN64 = { nk_l85_s0, nk_l85_x1[nk_i], nk_l85_x2[nk_i], m__7 };
+        uint16_t nk_r85[1] NK_ALIGN64;
         loops__loop0(nk_a85, nk_r85);
         uint16_t nk_l85_t0 = nk_r85[0];
         nk_l85_s0 = nk_l85_t0;

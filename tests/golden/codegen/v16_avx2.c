@@ -52,6 +52,11 @@
 
 typedef __m256i tiny_v__DATATYPE;
 #define DATATYPE tiny_v__DATATYPE
+#if defined(__GNUC__) || defined(__clang__)
+#define NK_ALIGN64 __attribute__((aligned(64))) /* README, "Frames aligned to a cache line" */
+#else
+#define NK_ALIGN64
+#endif
 
 /* ---- bit and slot permutations ---- */
 /* bit permutation of 16-bit words (result bit j = bit p[j], MSB first): [0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11] */
