@@ -409,20 +409,32 @@ fn kept_loops_with_big_states_live_in_memory() {
             arch
         );
         // Feistel: 32 computed bits, the other half read from the generation before
-        assert!(c.contains("_st[3][32];"), "{}: Feistel ring", arch);
+        assert!(
+            c.contains("_st[3][32] NK_ALIGN64;"),
+            "{}: Feistel ring",
+            arch
+        );
         assert!(
             c.contains("(const DATATYPE *)key + nk_i * 32"),
             "{}: round keys read in place",
             arch
         );
         // a chain of two passes: 4 generations of the one computed state
-        assert!(c.contains("_st[4][32];"), "{}: chain of passes", arch);
+        assert!(
+            c.contains("_st[4][32] NK_ALIGN64;"),
+            "{}: chain of passes",
+            arch
+        );
         // the swap (a cycle of copies) stores one of its halves: 64 of 96 bits
-        assert!(c.contains("_st[3][64];"), "{}: swap cycle", arch);
+        assert!(c.contains("_st[3][64] NK_ALIGN64;"), "{}: swap cycle", arch);
         // the mixer (u' = v ^ (u & k), v' = u ^ (v <<< 5) ^ k) overwrites its one buffer in
         // place: every slot is read by two outputs, so some stores wait for the last read of
         // their slot (`memloop::single_buffer`); `kept_loops_run_natively` runs it
-        assert!(c.contains("_st[1][64];"), "{}: single buffer", arch);
+        assert!(
+            c.contains("_st[1][64] NK_ALIGN64;"),
+            "{}: single buffer",
+            arch
+        );
         assert!(
             c.contains("void mixer(DATATYPE *v_nk_st, const DATATYPE *restrict"),
             "{}: one state pointer, not restrict",
@@ -440,10 +452,14 @@ fn kept_loops_with_big_states_live_in_memory() {
             "{}: constant bits",
             arch
         );
-        assert!(c.contains("_x[5][32] = {"), "{}: gathered keys", arch);
+        assert!(
+            c.contains("_x[5][32] NK_ALIGN64 = {"),
+            "{}: gathered keys",
+            arch
+        );
         // the rotating key register: 52 distinct values of 6 x 32 round-key bits, pooled
         assert!(
-            c.contains("_u[52] = {") && c.contains("_ix[6][32] = {"),
+            c.contains("_u[52] NK_ALIGN64 = {") && c.contains("_ix[6][32] = {"),
             "{}: pooled keys",
             arch
         );
@@ -486,8 +502,8 @@ fn kept_loops_with_big_states_live_in_memory() {
         // (a permutation's state lives in its output array: `_st_buf` is the fallback buffer,
         // `state_in_output_array_handles_aliasing`)
         let bufs = |c: &str, n: usize, atoms: usize| {
-            c.contains(&format!("_st[{}][{}];", n, atoms))
-                || c.contains(&format!("_st_buf[{}][{}];", n, atoms))
+            c.contains(&format!("_st[{}][{}] NK_ALIGN64;", n, atoms))
+                || c.contains(&format!("_st_buf[{}][{}] NK_ALIGN64;", n, atoms))
         };
         if arch == nakiri::codegen::Arch::Avx512 {
             assert!(bufs(&gimli, 1, 384), "{}: Gimli, one buffer", arch);
@@ -497,7 +513,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         assert!(bufs(&spongent, 2, 160), "{}: Spongent", arch);
         // DES: the Feistel rounds keep 32 bits per generation
         assert!(
-            gen("ciphers/des/des.ua", arch, true).contains("_st[3][32];"),
+            gen("ciphers/des/des.ua", arch, true).contains("_st[3][32] NK_ALIGN64;"),
             "{}: DES",
             arch
         );
