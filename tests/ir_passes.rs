@@ -1597,3 +1597,53 @@ fn every_body_unrolled_means_optimised_without_outline() {
         "{file}: unrolled without outline and kept loop compute the same"
     );
 }
+
+/// A memory-form loop whose gathered per-iteration inputs are, row for row and slot for slot,
+/// an earlier kept loop's per-iteration outputs reads them in that loop's `nk_l{k}_y` buffer
+/// rather than copying them into an array of its own first (`codegen::y_rows`). AES-128 with
+/// its key schedule inside is that case: the rounds read the key-schedule loop's round keys
+/// (9 x 128 registers copied per call before). The C has the form, and computes what the
+/// interpreter does, natively on every target this CPU runs.
+#[test]
+fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
+    use nakiri::codegen::Arch;
+    use nakiri::opt::LoopPolicy;
+    let prog = lower_with("ciphers/aes/aes.ua", Slicing::B, LoopPolicy::Chains);
+    let mut rng = common::Rng(0xae5_4e75);
+    let insts = common::random_instances(&prog, 40, &mut rng);
+    let want = common::run_interp(&prog, &insts);
+    for arch in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512] {
+        let cfg = nakiri::codegen::CodegenConfig {
+            arch,
+            header_name: "y.h".into(),
+            banner: String::new(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops: true,
+            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+        };
+        let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
+        let c = &out.c;
+        assert_eq!(
+            c.matches("its state in memory").count(),
+            2,
+            "{arch}: key schedule and rounds in the memory form"
+        );
+        assert!(
+            c.contains("_y[nk_i + 0]);"),
+            "{arch}: the rounds read the key schedule's outputs in place"
+        );
+        assert!(
+            !c.contains("_x[9][128]"),
+            "{arch}: no gathered copy of the round keys"
+        );
+        if !arch.runs_here() {
+            println!("skipped: AES-128 -B {arch} natively (this CPU lacks it)");
+            continue;
+        }
+        assert_eq!(
+            common::run_native_out(&prog, &out, arch, &insts),
+            want,
+            "AES-128 -B {arch} with its round keys read in place"
+        );
+    }
+}

@@ -156,6 +156,33 @@ pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
 /// aligning it there measured slower on four rows, so the macro is empty there. The packed
 /// steps' register buffers are left as they are: aligned, RECTANGLE `-H` avx2 packed took
 /// 1.016x the time, and no row gained.
+/// Where the per-iteration inputs a memory-form loop gathers (`cols[j][i]`: column `j` of
+/// iteration `i`) are exactly the rows `off ..` of an earlier loop's output buffer `nk_l{k}_y`,
+/// slot for slot and with the same row width: `(k, off)`, so the loop can read them in place.
+fn y_rows<'a>(
+    y_src: &std::collections::HashMap<VarId, (usize, usize, usize, usize)>,
+    count: usize,
+    width: usize,
+    cols: impl Iterator<Item = &'a Vec<VarId>>,
+) -> Option<(usize, usize)> {
+    let mut base: Option<(usize, usize)> = None;
+    let mut ncols = 0;
+    for (j, vs) in cols.enumerate() {
+        ncols += 1;
+        for i in 0..count {
+            let &(yk, yi, slot, yw) = y_src.get(vs.get(i)?)?;
+            let here = (yk, yi.checked_sub(i)?);
+            if slot != j || yw != width || *base.get_or_insert(here) != here {
+                return None;
+            }
+        }
+    }
+    if ncols != width {
+        return None;
+    }
+    base
+}
+
 fn align64_c(arch: Arch) -> &'static str {
     if matches!(arch, Arch::Avx2 | Arch::Avx512) {
         "#if defined(__GNUC__) || defined(__clang__)\n#define NK_ALIGN64 __attribute__((aligned(64))) /* README, \"Frames aligned to a cache line\" */\n#else\n#define NK_ALIGN64\n#endif\n"
@@ -1194,6 +1221,10 @@ fn emit_function(
             early.entry(*a).or_default().push(e);
         }
     }
+    // (memory form) atoms a kept loop stored in its per-iteration output buffer `nk_l{k}_y`:
+    // atom -> (k, iteration, slot, slots per iteration)
+    let mut y_src: std::collections::HashMap<VarId, (usize, usize, usize, usize)> =
+        std::collections::HashMap::new();
     for (k, ins) in node.body.iter().enumerate() {
         emit_actions(&mut body, k);
         for u in ins.uses() {
@@ -1405,6 +1436,21 @@ fn emit_function(
                             };
                             call.push(format!("(const {} *){} + nk_i * {}", ety, pn, stride));
                         }
+                        memloop::EachSrc::Gather
+                            if let Some((yk, off)) = y_rows(
+                                &y_src,
+                                *count as usize,
+                                ml.n_each,
+                                args.iter().zip(&ml.ins).filter_map(|(a, w)| match (a, w) {
+                                    (LoopArg::Each(vs), memloop::In::Each(_)) => Some(vs),
+                                    _ => None,
+                                }),
+                            ) =>
+                        {
+                            // every row is a row of an earlier loop's output buffer: read it
+                            // there (AES's round keys from its key-schedule loop), no copy
+                            call.push(format!("nk_l{}_y[nk_i + {}]", yk, off));
+                        }
                         memloop::EachSrc::Gather => {
                             let rows: Vec<String> = (0..*count as usize)
                                 .map(|i| {
@@ -1560,6 +1606,7 @@ fn emit_function(
                         LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => vs,
                     };
                     for (i, v) in vs.iter().enumerate() {
+                        y_src.insert(*v, (k, i, q, ml.n_y));
                         if used[v.0 as usize] {
                             body.push(format!(
                                 "{} {} = nk_l{}_y[{}][{}];",
