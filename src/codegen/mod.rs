@@ -145,22 +145,15 @@ pub const C_BYTES_PER_OP: usize = 64;
 pub const PACKED_BEGIN: &str = "/* ---- packed API ---- */\n";
 pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
 
-/// Local arrays of registers (kept loops' state, per-round inputs and outputs, call arguments
-/// and results, spill slots and homes) carry `NK_ALIGN64`: a cache-line alignment on
-/// AVX2 and AVX-512, nothing elsewhere. gcc aligns an AVX2 frame to 32 bytes only, and where it
-/// landed mod 64 depended on the caller's stack (Linux randomises its low bits): AES planes
-/// `-B` avx2 ran 1.10x slower with its frame at 32 mod 64 than at 0 (README, "Frames aligned
-/// to a cache line"). With one 64-byte-aligned local the compiler realigns the frame, and its
-/// own spill slots sit at fixed offsets from it. On SSE the speed did not follow the line
-/// alignment (Ascon `-B` sse changed with the frame's position over hundreds of bytes), and
-/// aligning it there measured slower on four rows, so the macro is empty there. The packed
-/// steps' register buffers are left as they are: aligned, RECTANGLE `-H` avx2 packed took
-/// 1.016x the time, and no row gained.
+/// (memory form) Atoms a kept loop stored in its per-iteration output buffer `nk_l{k}_y`:
+/// atom -> (k, iteration, slot, slots per iteration).
+type YSrc = std::collections::HashMap<VarId, (usize, usize, usize, usize)>;
+
 /// Where the per-iteration inputs a memory-form loop gathers (`cols[j][i]`: column `j` of
 /// iteration `i`) are exactly the rows `off ..` of an earlier loop's output buffer `nk_l{k}_y`,
 /// slot for slot and with the same row width: `(k, off)`, so the loop can read them in place.
 fn y_rows<'a>(
-    y_src: &std::collections::HashMap<VarId, (usize, usize, usize, usize)>,
+    y_src: &YSrc,
     count: usize,
     width: usize,
     cols: impl Iterator<Item = &'a Vec<VarId>>,
@@ -183,6 +176,17 @@ fn y_rows<'a>(
     base
 }
 
+/// Local arrays of registers (kept loops' state, per-round inputs and outputs, call arguments
+/// and results, spill slots and homes) carry `NK_ALIGN64`: a cache-line alignment on
+/// AVX2 and AVX-512, nothing elsewhere. gcc aligns an AVX2 frame to 32 bytes only, and where it
+/// landed mod 64 depended on the caller's stack (Linux randomises its low bits): AES planes
+/// `-B` avx2 ran 1.10x slower with its frame at 32 mod 64 than at 0 (README, "Frames aligned
+/// to a cache line"). With one 64-byte-aligned local the compiler realigns the frame, and its
+/// own spill slots sit at fixed offsets from it. On SSE the speed did not follow the line
+/// alignment (Ascon `-B` sse changed with the frame's position over hundreds of bytes), and
+/// aligning it there measured slower on four rows, so the macro is empty there. The packed
+/// steps' register buffers are left as they are: aligned, RECTANGLE `-H` avx2 packed took
+/// 1.016x the time, and no row gained.
 fn align64_c(arch: Arch) -> &'static str {
     if matches!(arch, Arch::Avx2 | Arch::Avx512) {
         "#if defined(__GNUC__) || defined(__clang__)\n#define NK_ALIGN64 __attribute__((aligned(64))) /* README, \"Frames aligned to a cache line\" */\n#else\n#define NK_ALIGN64\n#endif\n"
@@ -1221,10 +1225,7 @@ fn emit_function(
             early.entry(*a).or_default().push(e);
         }
     }
-    // (memory form) atoms a kept loop stored in its per-iteration output buffer `nk_l{k}_y`:
-    // atom -> (k, iteration, slot, slots per iteration)
-    let mut y_src: std::collections::HashMap<VarId, (usize, usize, usize, usize)> =
-        std::collections::HashMap::new();
+    let mut y_src = YSrc::new();
     for (k, ins) in node.body.iter().enumerate() {
         emit_actions(&mut body, k);
         for u in ins.uses() {
