@@ -680,9 +680,11 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
 
 /// On Intel (`--uarch intel`) in bitslice on avx512, `--loops auto` keeps the round loops of a
 /// program whose rounds all do little work per state atom (`opt::INTEL_B_UNROLL_MIN_WORK_PER_ATOM`:
-/// Ascon, GIFT, Gimli, Spongent, measured faster kept there) and unrolls those of programs with
-/// a heavy round (AES: its light key-schedule loop is unrolled too; Pyjamask); DES keeps its
-/// Feistel rounds, and hslice/vslice follow the AMD rule.
+/// Ascon, GIFT, Gimli, Spongent, measured faster kept there). A program with a heavy round keeps
+/// its loops too when no kept loop would gather per-iteration inputs (`opt::loop_would_gather`:
+/// AES's rounds read the key-schedule loop's outputs in place, Clyde's tweakeys come from a
+/// pool), and is unrolled otherwise (Pyjamask, whose rounds would copy the round keys of its
+/// unrolled key schedule). DES keeps its Feistel rounds, and hslice/vslice follow the AMD rule.
 #[test]
 fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     use nakiri::codegen::Arch;
@@ -715,11 +717,30 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
             file
         );
     }
-    for file in ["ciphers/aes/aes.ua", "ciphers/pyjamask128/pyjamask128.ua"] {
+    assert_eq!(
+        loops_u(
+            "ciphers/pyjamask128/pyjamask128.ua",
+            Slicing::B,
+            Uarch::Intel
+        ),
+        0,
+        "Pyjamask: unrolled on Intel"
+    );
+    for (file, n) in [
+        ("ciphers/aes/aes.ua", 2),
+        ("ciphers/aes/aes_planes.ua", 2),
+        ("ciphers/clyde128/clyde128.ua", 1),
+    ] {
         assert_eq!(
             loops_u(file, Slicing::B, Uarch::Intel),
+            n,
+            "{}: heavy rounds kept on Intel (nothing gathered)",
+            file
+        );
+        assert_eq!(
+            loops_u(file, Slicing::B, Uarch::Amd),
             0,
-            "{}: unrolled on Intel",
+            "{}: unrolled on AMD",
             file
         );
     }
@@ -1548,15 +1569,15 @@ int main(void) {{
     }
 }
 
-/// Where the loop policy unrolls every body `outline` made (Intel, bitslice on AVX-512: AES's
-/// rounds are too heavy to stay loops), `opt::optimize` runs the pipeline again with `outline`
+/// Where the loop policy unrolls every body `outline` made (Intel, bitslice on AVX-512:
+/// Pyjamask's rounds are heavy and would gather their round keys), `opt::optimize` runs the pipeline again with `outline`
 /// skipped: the result is the program never outlined (the same IR as with `skip_outline` set
 /// by hand), with no kept loop, computing what the program with its round loop kept
 /// (`--loops chains`) computes.
 #[test]
 fn every_body_unrolled_means_optimised_without_outline() {
     use nakiri::target::Uarch;
-    let file = "ciphers/aes/aes.ua";
+    let file = "ciphers/pyjamask128/pyjamask128.ua";
     let src = std::fs::read_to_string(common::root().join(file)).unwrap();
     let cfg = |uarch: Uarch, skip: bool| {
         let mut c = Config {
@@ -1578,7 +1599,11 @@ fn every_body_unrolled_means_optimised_without_outline() {
     };
     let intel = common::lower_src_cfg(file, &src, &cfg(Uarch::Intel, false));
     let never = common::lower_src_cfg(file, &src, &cfg(Uarch::Intel, true));
-    assert_eq!(loops(&intel), 0, "Intel unrolls AES's rounds in bitslice");
+    assert_eq!(
+        loops(&intel),
+        0,
+        "Intel unrolls Pyjamask's rounds in bitslice"
+    );
     assert_eq!(insns(&intel), insns(&never));
     assert_eq!(
         nakiri::ir::print::to_string(&intel),

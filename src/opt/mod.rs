@@ -388,7 +388,8 @@ pub struct PassState {
 /// On Intel, the work per state atom (instructions of one round, callees counted through,
 /// per output atom of the loop body) below which a bitsliced round loop stays a loop on
 /// AVX-512 ([`auto_unrolled`]; every loop body of the program must be below it). Gimli (11.9) stays a loop, ChaCha20 (11.6) too, though it was
-/// 1.05x faster unrolled; Pyjamask (14.8) and AES (19-20) are unrolled.
+/// 1.05x faster unrolled. Above it, loops are kept only when none would gather its inputs
+/// ([`loop_would_gather`]: AES 19-20 kept, Pyjamask 14.8 unrolled).
 pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 
 /// In vslice on SSE/AVX2, the work per state atom (as [`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`])
@@ -432,7 +433,9 @@ pub fn vslice_simd_unrolls(slicing: Slicing, cfg: &OptConfig) -> bool {
 /// bitsliced program whose rounds all do little work per state atom
 /// ([`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`]) keeps every loop but those fed a `const` input,
 /// which are unrolled for the raw entry and kept for `E__with_consts`
-/// ([`OptConfig::keep_const_fed_loops`]: RECTANGLE).
+/// ([`OptConfig::keep_const_fed_loops`]: RECTANGLE); one with a heavier round keeps every loop
+/// too when none would gather per-iteration inputs ([`loop_would_gather`]: AES, AES planes,
+/// Clyde, PHOTON; Pyjamask is unrolled).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
     let vslice_simd = vslice_simd_unrolls(prog.slicing, cfg);
     if cfg.loops != LoopPolicy::Auto || (cfg.arch != Arch::Avx512 && !vslice_simd) {
@@ -504,6 +507,8 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // (19-20). On Zen 4 every one of those but Spongent and Subterranean was faster unrolled.
     // The program's heaviest round decides for all its loops: AES with a key per block keeps
     // its key-schedule loop (4.8) 1.16x slower than unrolled next to its unrolled rounds.
+    // (Those AES figures predate `codegen::y_rows`, which made heavy rounds that gather
+    // nothing faster kept: below.)
     let t = Target::new(cfg.arch);
     let mut memo = Vec::new();
     // A body's work per state atom (callees counted through) and its state atoms.
@@ -548,11 +553,19 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
             return Vec::new();
         }
     }
-    let light_rounds = prog.slicing == Slicing::B
-        && cfg.uarch == Uarch::Intel
+    let intel_b = prog.slicing == Slicing::B && cfg.uarch == Uarch::Intel;
+    let light_rounds = intel_b
         && ids
             .iter()
             .all(|&id| per_atom(id).0 < INTEL_B_UNROLL_MIN_WORK_PER_ATOM);
+    // On Intel in bitslice, heavy rounds keep their loops too when no kept loop would gather
+    // (copy) per-iteration inputs computed by plain instructions: measured after
+    // `codegen::y_rows` let the rounds read an earlier loop's round keys in place, time kept /
+    // unrolled: AES planes 0.87, Clyde 0.84, AES 0.97, PHOTON 0.98; Pyjamask, whose rounds
+    // would gather 14 x 128 round-key registers per call from its unrolled key schedule, 1.27.
+    if intel_b && !light_rounds && !ids.iter().any(|&id| loop_would_gather(prog, id, &ids)) {
+        return Vec::new();
+    }
     if light_rounds {
         // Light rounds fed a `const` input are the exception, in the raw entry only: there
         // its key registers come from memory in either form, and the loop adds a load and a
@@ -584,6 +597,73 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         })
         .cloned()
         .collect()
+}
+
+/// Whether the calls of loop body `id` (outlined, not yet re-rolled), kept as a loop, would
+/// have per-iteration inputs that its memory form gathers into an array of its own (see
+/// `codegen::memloop`): an argument that differs between the calls and is, in some call,
+/// neither the state (a result of the call before), nor a result of a call of another loop
+/// body in `bodies` (read in that loop's output rows: `codegen::y_rows`), nor an input of the
+/// entry, nor a constant.
+pub fn loop_would_gather(prog: &Program, id: usize, bodies: &[usize]) -> bool {
+    use crate::ir::{Instr, Op, VarId};
+    use std::collections::HashSet;
+    let entry = prog.nodes.len() - 1;
+    prog.nodes.iter().enumerate().any(|(ni, n)| {
+        let calls: Vec<(&[VarId], &[VarId])> = n
+            .body
+            .iter()
+            .filter_map(|i| match i {
+                Instr::Call { dsts, callee, args } if callee.0 as usize == id => {
+                    Some((dsts.as_slice(), args.as_slice()))
+                }
+                _ => None,
+            })
+            .collect();
+        if calls.len() < 2 {
+            return false;
+        }
+        // constants, and what is computed from constants only (round constants made by
+        // calls, folded later)
+        let mut fine: HashSet<VarId> = HashSet::new();
+        for i in &n.body {
+            let consts = match i {
+                Instr::Assign {
+                    op: Op::Const(_), ..
+                } => true,
+                Instr::Loop { .. } => false,
+                _ => i.uses().iter().all(|u| fine.contains(u)),
+            };
+            if consts {
+                fine.extend(i.defs());
+            }
+        }
+        for i in &n.body {
+            if let Instr::Call { dsts, callee, .. } = i {
+                if callee.0 as usize != id && bodies.contains(&(callee.0 as usize)) {
+                    fine.extend(dsts.iter().copied());
+                }
+            }
+        }
+        if ni == entry {
+            fine.extend(n.flat_inputs());
+        }
+        let state: HashSet<usize> = (0..calls[1].1.len())
+            .filter(|&p| calls[0].0.contains(&calls[1].1[p]))
+            .collect();
+        // the positions gathered, unless they repeat enough to be read from a pool of their
+        // distinct values (at most half as many as the reads: Clyde's tweakeys)
+        let rest: Vec<usize> = (0..calls[0].1.len())
+            .filter(|p| !state.contains(p))
+            .filter(|&p| calls.iter().any(|c| c.1[p] != calls[0].1[p]))
+            .filter(|&p| calls.iter().any(|c| !fine.contains(&c.1[p])))
+            .collect();
+        let distinct: HashSet<VarId> = rest
+            .iter()
+            .flat_map(|&p| calls.iter().map(move |c| c.1[p]))
+            .collect();
+        2 * distinct.len() > rest.len() * calls.len()
+    })
 }
 
 /// Whether [`auto_unrolled`] may unroll a `const`-fed round loop of a program in `slicing`
