@@ -682,9 +682,9 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
 /// program whose rounds all do little work per state atom (`opt::INTEL_B_UNROLL_MIN_WORK_PER_ATOM`:
 /// Ascon, GIFT, Gimli, Spongent, measured faster kept there). A program with a heavy round keeps
 /// its loops too when no kept loop would gather per-iteration inputs (`opt::loop_would_gather`:
-/// AES's rounds read the key-schedule loop's outputs in place, Clyde's tweakeys come from a
-/// pool), and is unrolled otherwise (Pyjamask, whose rounds would copy the round keys of its
-/// unrolled key schedule). DES keeps its Feistel rounds, and hslice/vslice follow the AMD rule.
+/// AES's and Pyjamask's rounds read the key-schedule loop's outputs in place, Clyde's tweakeys
+/// come from a pool), and is unrolled otherwise (Pyjamask with its key schedule written out as
+/// equations, whose rounds would copy its round keys). DES keeps its Feistel rounds, and hslice/vslice follow the AMD rule.
 #[test]
 fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     use nakiri::codegen::Arch;
@@ -719,17 +719,18 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     }
     assert_eq!(
         loops_u(
-            "ciphers/pyjamask128/pyjamask128.ua",
+            "tests/in/pyjamask128_ks_unrolled.ua",
             Slicing::B,
             Uarch::Intel
         ),
         0,
-        "Pyjamask: unrolled on Intel"
+        "Pyjamask with its key schedule written out: unrolled on Intel"
     );
     for (file, n) in [
         ("ciphers/aes/aes.ua", 2),
         ("ciphers/aes/aes_planes.ua", 2),
         ("ciphers/clyde128/clyde128.ua", 1),
+        ("ciphers/pyjamask128/pyjamask128.ua", 2),
     ] {
         assert_eq!(
             loops_u(file, Slicing::B, Uarch::Intel),
@@ -1570,14 +1571,15 @@ int main(void) {{
 }
 
 /// Where the loop policy unrolls every body `outline` made (Intel, bitslice on AVX-512:
-/// Pyjamask's rounds are heavy and would gather their round keys), `opt::optimize` runs the pipeline again with `outline`
+/// Pyjamask's rounds, with its key schedule written out, are heavy and would gather their
+/// round keys), `opt::optimize` runs the pipeline again with `outline`
 /// skipped: the result is the program never outlined (the same IR as with `skip_outline` set
 /// by hand), with no kept loop, computing what the program with its round loop kept
 /// (`--loops chains`) computes.
 #[test]
 fn every_body_unrolled_means_optimised_without_outline() {
     use nakiri::target::Uarch;
-    let file = "ciphers/pyjamask128/pyjamask128.ua";
+    let file = "tests/in/pyjamask128_ks_unrolled.ua";
     let src = std::fs::read_to_string(common::root().join(file)).unwrap();
     let cfg = |uarch: Uarch, skip: bool| {
         let mut c = Config {
@@ -1633,42 +1635,64 @@ fn every_body_unrolled_means_optimised_without_outline() {
 fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
     use nakiri::codegen::Arch;
     use nakiri::opt::LoopPolicy;
-    let prog = lower_with("ciphers/aes/aes.ua", Slicing::B, LoopPolicy::Chains);
-    let mut rng = common::Rng(0xae5_4e75);
-    let insts = common::random_instances(&prog, 40, &mut rng);
-    let want = common::run_interp(&prog, &insts);
-    for arch in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512] {
-        let cfg = nakiri::codegen::CodegenConfig {
-            arch,
-            header_name: "y.h".into(),
-            banner: String::new(),
-            spill: nakiri::codegen::SPILL_DEFAULT,
-            mem_loops: true,
-            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
-        };
-        let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
-        let c = &out.c;
-        assert_eq!(
-            c.matches("its state in memory").count(),
-            2,
-            "{arch}: key schedule and rounds in the memory form"
-        );
-        assert!(
-            c.contains("_y[nk_i + 0]);"),
-            "{arch}: the rounds read the key schedule's outputs in place"
-        );
-        assert!(
-            !c.contains("_x[9][128]"),
-            "{arch}: no gathered copy of the round keys"
-        );
-        if !arch.runs_here() {
-            println!("skipped: AES-128 -B {arch} natively (this CPU lacks it)");
-            continue;
+    // (source, name, the gathered copy of the round keys there would have been, targets).
+    // Pyjamask's first round reads the key itself: on SIMD targets, where every node is
+    // inlined, it stays out of the round loop; on std (nodes kept as calls) `reroll` puts
+    // all 14 calls of `round` in one loop, which gathers its round keys.
+    let simd = [Arch::Sse, Arch::Avx2, Arch::Avx512];
+    let all = [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
+    for (file, name, copy, archs) in [
+        ("ciphers/aes/aes.ua", "AES-128", "_x[9][128]", &all[..]),
+        (
+            "ciphers/pyjamask128/pyjamask128.ua",
+            "Pyjamask-128",
+            "_x[13][128]",
+            &simd[..],
+        ),
+    ] {
+        for &arch in archs {
+            let mut lc = Config {
+                slicing: Slicing::B,
+                arch,
+                ..Config::default()
+            };
+            lc.opt.loops = LoopPolicy::Chains;
+            let prog = common::lower_file_cfg(file, &lc);
+            let mut rng = common::Rng(0xae5_4e75);
+            let insts = common::random_instances(&prog, 40, &mut rng);
+            let want = common::run_interp(&prog, &insts);
+            let cfg = nakiri::codegen::CodegenConfig {
+                arch,
+                header_name: "y.h".into(),
+                banner: String::new(),
+                spill: nakiri::codegen::SPILL_DEFAULT,
+                mem_loops: true,
+                opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            };
+            let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
+            let c = &out.c;
+            assert_eq!(
+                c.matches("its state in memory").count(),
+                2,
+                "{name} {arch}: key schedule and rounds in the memory form"
+            );
+            assert!(
+                c.contains("_y[nk_i + 0]);"),
+                "{name} {arch}: the rounds read the key schedule's outputs in place"
+            );
+            assert!(
+                !c.contains(copy),
+                "{name} {arch}: no gathered copy of the round keys"
+            );
+            if !arch.runs_here() {
+                println!("skipped: {name} -B {arch} natively (this CPU lacks it)");
+                continue;
+            }
+            assert_eq!(
+                common::run_native_out(&prog, &out, arch, &insts),
+                want,
+                "{name} -B {arch} with its round keys read in place"
+            );
         }
-        assert_eq!(
-            common::run_native_out(&prog, &out, arch, &insts),
-            want,
-            "AES-128 -B {arch} with its round keys read in place"
-        );
     }
 }

@@ -45,10 +45,13 @@ p("node pyjamask128 (plain:u32x4, key:u32x4) returns (cipher:u32x4)")
 p("vars rk:u32x4[15], s:u32x4[15]")
 p("let")
 p("  rk[0] = key;")
-for r in range(14):
-    p("  rk[%d] = keystep(rk[%d], %s);"%(r+1,r,hex(0x80^r)))
+# the key schedule as a loop (0x80 ^ r = 0x80 + r for r < 128), and the first round, which
+# reads the key itself, apart: the other rounds then read the key-schedule loop's outputs,
+# which a kept loop reads in place (README "Pyjamask's key schedule as a loop")
+p("  forall r in [0,13] { rk[r+1] = keystep(rk[r], 0x80 + r) };")
 p("  s[0] = plain;")
-p("  forall r in [0,13] { s[r+1] = round(s[r], rk[r]) };")
+p("  s[1] = round(s[0], key);")
+p("  forall r in [1,13] { s[r+1] = round(s[r], rk[r]) };")
 p("  cipher = s[14] ^ rk[14]")
 p("tel")
 print("\n".join(P))
