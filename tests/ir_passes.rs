@@ -719,7 +719,7 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
     }
     assert_eq!(
         loops_u(
-            "tests/in/pyjamask128_ks_unrolled.ua",
+            "tests/data/pyjamask128_ks_unrolled.ua",
             Slicing::B,
             Uarch::Intel
         ),
@@ -1579,7 +1579,7 @@ int main(void) {{
 #[test]
 fn every_body_unrolled_means_optimised_without_outline() {
     use nakiri::target::Uarch;
-    let file = "tests/in/pyjamask128_ks_unrolled.ua";
+    let file = "tests/data/pyjamask128_ks_unrolled.ua";
     let src = std::fs::read_to_string(common::root().join(file)).unwrap();
     let cfg = |uarch: Uarch, skip: bool| {
         let mut c = Config {
