@@ -216,6 +216,17 @@ fn optimisation_passes_preserve_meaning() {
     }
 }
 
+/// A bitsliced configuration for `arch` that keeps every round loop (`--loops chains`).
+fn b_chains(arch: nakiri::codegen::Arch) -> Config {
+    let mut cfg = Config {
+        slicing: Slicing::B,
+        arch,
+        ..Config::default()
+    };
+    cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
+    cfg
+}
+
 fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
     let mut cfg = Config {
         slicing: s,
@@ -550,12 +561,7 @@ fn sched_bits_cones_finish_photon_column_by_column() {
     use nakiri::opt::sched_bits::{schedule, schedule_cones, Heuristic};
     let file = "ciphers/photon256/photon256.ua";
     for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
-        let mut cfg = Config {
-            slicing: Slicing::B,
-            arch,
-            ..Config::default()
-        };
-        cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
+        let cfg = b_chains(arch);
         let regs = nakiri::target::Target::new(arch).n_regs as usize;
         let mut off = cfg.clone();
         off.opt.disable(nakiri::opt::PassId::SchedBits);
@@ -621,12 +627,7 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
     // (On `std` the S-box stays a call, a node of its own, and the round's order is the
     // calls' order.)
     for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
-        let mut cfg = Config {
-            slicing: Slicing::B,
-            arch,
-            ..Config::default()
-        };
-        cfg.opt.loops = nakiri::opt::LoopPolicy::Chains;
+        let cfg = b_chains(arch);
         let prog = common::lower_file_cfg("ciphers/rectangle/rectangle.ua", &cfg);
         let regs = nakiri::target::Target::new(arch).n_regs as usize;
         let mem = nakiri::opt::sched_bits::memory_form_bodies(&prog, regs, true);
@@ -1710,7 +1711,6 @@ fn every_body_unrolled_means_optimised_without_outline() {
 #[test]
 fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
     use nakiri::codegen::Arch;
-    use nakiri::opt::LoopPolicy;
     // (source, name, the gathered copy of the round keys there would have been, targets).
     // Pyjamask's first round reads the key itself: on SIMD targets, where every node is
     // inlined, it stays out of the round loop; on std (nodes kept as calls) `reroll` puts
@@ -1727,13 +1727,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
         ),
     ] {
         for &arch in archs {
-            let mut lc = Config {
-                slicing: Slicing::B,
-                arch,
-                ..Config::default()
-            };
-            lc.opt.loops = LoopPolicy::Chains;
-            let prog = common::lower_file_cfg(file, &lc);
+            let prog = common::lower_file_cfg(file, &b_chains(arch));
             let mut rng = common::Rng(0xae5_4e75);
             let insts = common::random_instances(&prog, 40, &mut rng);
             let want = common::run_interp(&prog, &insts);

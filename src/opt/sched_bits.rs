@@ -55,35 +55,24 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         // (Not the source order: the estimate flatters it — gcc spilled 25% more on DES's
         // source order than on a scheduled one the estimate ranked worse. Between two
         // schedules it picked the faster one on every cipher measured.)
-        let mut best: Option<(usize, Vec<usize>)> = None;
-        // (A memory-form body also tries the register-resident model's orders.)
+        // (A memory-form body also tries the register-resident model's orders. A third
+        // candidate on SIMD targets: output cones, cheapest first; see `schedule_cones`. Not
+        // on GP registers, where the estimate misjudged it: Xoodoo `-B` std 1.13x slower,
+        // Gimli 1.02x, though DES, PHOTON and ACE gained 1.04-1.09x.)
         let models: &[bool] = if mem[c] { &[true, false] } else { &[false] };
-        for (h, m) in [Heuristic::Pressure, Heuristic::Frees]
-            .into_iter()
-            .flat_map(|h| models.iter().map(move |&m| (h, m)))
-        {
-            let order = schedule(node, h, m);
-            let mut trial = node.clone();
-            super::apply_order(&mut trial, &order);
-            let e = if mem[c] {
-                cost::spill_estimate_stored(&trial, n_regs)
-            } else {
-                cost::spill_estimate(&trial, n_regs)
-            };
-            if best.as_ref().map_or(true, |(be, _)| e < *be) {
-                best = Some((e, order));
-            }
-        }
-        // (A third candidate: output cones, cheapest first; see `schedule_cones`. Not on GP
-        // registers, where the estimate misjudged it: Xoodoo `-B` std 1.13x slower, Gimli
-        // 1.02x, though DES, PHOTON and ACE gained 1.04-1.09x.)
+        let body: &crate::ir::Node = node;
         let cones = if cfg.arch == crate::target::Arch::Std {
             None
         } else {
-            schedule_cones(node)
+            schedule_cones(body)
         };
-        if let Some(order) = cones {
-            let mut trial = node.clone();
+        let mut best: Option<(usize, Vec<usize>)> = None;
+        for order in [Heuristic::Pressure, Heuristic::Frees]
+            .into_iter()
+            .flat_map(|h| models.iter().map(move |&m| schedule(body, h, m)))
+            .chain(cones)
+        {
+            let mut trial = body.clone();
             super::apply_order(&mut trial, &order);
             let e = if mem[c] {
                 cost::spill_estimate_stored(&trial, n_regs)
