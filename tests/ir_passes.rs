@@ -1702,6 +1702,50 @@ fn every_body_unrolled_means_optimised_without_outline() {
     );
 }
 
+/// A register-form kept loop whose per-iteration inputs are elements of one array at a constant
+/// stride (RECTANGLE `-H`: `key[i][j]` for round i) reads them in place, `key[0 + nk_i * 1][j]`,
+/// instead of copying them into arrays of its own before the loop
+/// (`codegen::strided_elements`); the C computes what the interpreter does, natively on every
+/// SIMD target this CPU runs.
+#[test]
+fn register_form_loop_reads_strided_inputs_in_place() {
+    use nakiri::codegen::Arch;
+    for arch in [Arch::Sse, Arch::Avx2, Arch::Avx512] {
+        let mut cc = Config {
+            slicing: Slicing::H,
+            arch,
+            ..Config::default()
+        };
+        cc.opt.loops = nakiri::opt::LoopPolicy::Chains;
+        let prog = common::lower_file_cfg("ciphers/rectangle/rectangle.ua", &cc);
+        let gen = nakiri::codegen::CodegenConfig {
+            arch,
+            header_name: "r.h".into(),
+            banner: String::new(),
+            spill: nakiri::codegen::SPILL_DEFAULT,
+            mem_loops: true,
+            opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+        };
+        let out = nakiri::codegen::generate(&prog, &gen).unwrap();
+        assert!(
+            out.c.contains("key[0 + nk_i * 1][0]"),
+            "{arch}: round keys read in place"
+        );
+        assert!(!out.c.contains("_x4[25]"), "{arch}: no gathered copy");
+        if !arch.runs_here() {
+            println!("skipped: RECTANGLE -H {arch} natively (this CPU lacks it)");
+            continue;
+        }
+        let mut rng = common::Rng(0x4ec7_a61e);
+        let insts = common::random_instances(&prog, 40, &mut rng);
+        assert_eq!(
+            common::run_native_out(&prog, &out, arch, &insts),
+            common::run_interp(&prog, &insts),
+            "RECTANGLE -H {arch} with its round keys read in place"
+        );
+    }
+}
+
 /// A memory-form loop whose gathered per-iteration inputs are, row for row and slot for slot,
 /// an earlier kept loop's per-iteration outputs reads them in that loop's `nk_l{k}_y` buffer
 /// rather than copying them into an array of its own first (`codegen::y_rows`). AES-128 with

@@ -149,6 +149,37 @@ pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
 /// atom -> (k, iteration, slot, slots per iteration).
 type YSrc = std::collections::HashMap<VarId, (usize, usize, usize, usize)>;
 
+/// When the C expressions `xs` (one per iteration) are `A[a + i*d]R` for one array name `A`,
+/// one rest `R` and integers `a`, `d` (iteration `i`), the expression that reads them in place
+/// with loop counter `ctr`: `A[a + ctr * d]R`. Its index depends on the counter only, so the
+/// code stays constant-time.
+fn strided_elements(xs: &[String], ctr: &str) -> Option<String> {
+    if xs.len() < 2 {
+        return None;
+    }
+    let split = |x: &str| -> Option<(String, i64, String)> {
+        let open = x.find('[')?;
+        let base = &x[..open];
+        if base.is_empty() || !base.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return None;
+        }
+        let close = open + x[open..].find(']')?;
+        let idx: i64 = x[open + 1..close].parse().ok()?;
+        Some((base.to_string(), idx, x[close + 1..].to_string()))
+    };
+    let parts: Vec<(String, i64, String)> = xs.iter().map(|x| split(x)).collect::<Option<_>>()?;
+    let (base, a, rest) = parts[0].clone();
+    let d = parts[1].1 - a;
+    let same = parts
+        .iter()
+        .enumerate()
+        .all(|(i, (b, idx, r))| *b == base && *r == rest && *idx == a + d * i as i64);
+    if !same || d <= 0 {
+        return None;
+    }
+    Some(format!("{}[{} + {} * {}]{}", base, a, ctr, d, rest))
+}
+
 /// Where the per-iteration inputs a memory-form loop gathers (`cols[j][i]`: column `j` of
 /// iteration `i`) are exactly the rows `off ..` of an earlier loop's output buffer `nk_l{k}_y`,
 /// slot for slot and with the same row width: `(k, off)`, so the loop can read them in place.
@@ -1664,15 +1695,21 @@ fn emit_function(
                         LoopArg::Same(v) => nm(*v),
                         LoopArg::Each(vs) => {
                             let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
-                            body.push(format!(
-                                "const {} nk_l{}_x{}[{}] NK_ALIGN64 = {{ {} }};",
-                                t.atom_type(c.bits(ci[p])),
-                                k,
-                                p,
-                                count,
-                                xs.join(", ")
-                            ));
-                            format!("nk_l{}_x{}[nk_i]", k, p)
+                            if let Some(e) = strided_elements(&xs, "nk_i") {
+                                // elements of one array at a constant stride (round keys of
+                                // a `const` parameter): read in place, no copy
+                                e
+                            } else {
+                                body.push(format!(
+                                    "const {} nk_l{}_x{}[{}] NK_ALIGN64 = {{ {} }};",
+                                    t.atom_type(c.bits(ci[p])),
+                                    k,
+                                    p,
+                                    count,
+                                    xs.join(", ")
+                                ));
+                                format!("nk_l{}_x{}[nk_i]", k, p)
+                            }
                         }
                     });
                 }
