@@ -134,39 +134,21 @@ pub const CONES_MAX_WORK: u64 = 400_000_000;
 /// for the quadratic search ([`CONES_MAX_WORK`]).
 pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
     let n = node.body.len();
-    let nv = node.vars.len();
     let outs = node.flat_outputs();
     let no = outs.len() as u64;
     if n < 2 || no * no * n as u64 > CONES_MAX_WORK {
         return None;
     }
-    let mut def: Vec<Option<usize>> = vec![None; nv];
-    for (i, ins) in node.body.iter().enumerate() {
-        for d in ins.defs() {
-            def[d.0 as usize] = Some(i);
-        }
-    }
-    let deps: Vec<Vec<usize>> = node
-        .body
-        .iter()
-        .map(|ins| {
-            let mut d: Vec<usize> = ins
-                .uses()
-                .iter()
-                .filter_map(|v| def[v.0 as usize])
-                .collect();
-            d.sort_unstable();
-            d.dedup();
-            d
-        })
-        .collect();
+    let deps = super::sched_ilp::producers(node);
     let mut done = vec![false; n];
     let mut seen = vec![0u32; n];
     let mut epoch = 0u32;
     let mut order = Vec::with_capacity(n);
-    let mut roots: Vec<usize> = outs.iter().filter_map(|o| def[o.0 as usize]).collect();
-    roots.sort_unstable();
-    roots.dedup();
+    // the instructions that define an output, in body order
+    let out_set: std::collections::HashSet<_> = outs.iter().copied().collect();
+    let mut roots: Vec<usize> = (0..n)
+        .filter(|&i| node.body[i].defs().iter().any(|d| out_set.contains(d)))
+        .collect();
     let mut stack: Vec<usize> = Vec::new();
     while !roots.is_empty() {
         // the root with the smallest unscheduled cone

@@ -84,8 +84,9 @@ fn latencies(prog: &Program, idx: usize, t: &Target, memo: &mut Vec<Option<u64>>
         .collect()
 }
 
-/// Producers of each instruction's operands (positions in the body).
-fn producers(node: &Node) -> Vec<Vec<usize>> {
+/// Producers of each instruction's operands (positions in the body, sorted, distinct; also
+/// `sched_bits::schedule_cones`' dependences).
+pub(crate) fn producers(node: &Node) -> Vec<Vec<usize>> {
     let mut def = vec![usize::MAX; node.vars.len()];
     for (i, ins) in node.body.iter().enumerate() {
         for d in ins.defs() {
