@@ -1245,6 +1245,28 @@ fn not_absorb_knob() {
     assert_eq!(nots(&b), nots(&a) + 12, "one negation per round absorbed");
 }
 
+/// `ternlog-dup`: the default recomputes shared operations inside their readers' ternlogs
+/// (fewer instructions), the knob's other value keeps them.
+#[test]
+fn ternlog_dup_knob() {
+    let (a, b, off) = ternlog_pass_knob(
+        "ciphers/present/present.ua",
+        Slicing::B,
+        Dim::TernlogDup,
+        nakiri::opt::PassId::TernlogDup,
+        "ternlog-dup",
+        |k| k.ternlog_dup,
+    );
+    assert!(off.ternlog_order && off.not_absorb);
+    let ops = |p: &nakiri::ir::Program| p.nodes.iter().map(|n| n.body.len()).sum::<usize>();
+    assert!(
+        ops(&a) < ops(&b),
+        "PRESENT's S-box layer loses operations: {} against {}",
+        ops(&a),
+        ops(&b)
+    );
+}
+
 /// The `opaque-not` knob (`--opaque-not`): offered on SSE/AVX2 only, off by default, its line
 /// round-trips (and a line without it means off), and the candidate's C redefines `NK_NOT`.
 #[test]

@@ -18,6 +18,7 @@ pub mod sched_bits;
 pub mod sched_ilp;
 pub mod sched_pairs;
 pub mod ternlog;
+pub mod ternlog_dup;
 pub mod ternlog_order;
 pub mod xor_share;
 
@@ -75,11 +76,12 @@ pub enum PassId {
     SchedBits,
     SchedIlp,
     SchedPairs,
+    TernlogDup,
     TernlogOrder,
 }
 
 impl PassId {
-    pub const ALL: [PassId; 14] = [
+    pub const ALL: [PassId; 15] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
@@ -93,6 +95,7 @@ impl PassId {
         PassId::SchedBits,
         PassId::SchedIlp,
         PassId::SchedPairs,
+        PassId::TernlogDup,
         PassId::TernlogOrder,
     ];
 
@@ -109,6 +112,7 @@ impl PassId {
             PassId::Reroll => "reroll",
             PassId::Ternlog => "ternlog",
             PassId::NotAbsorb => "not-absorb",
+            PassId::TernlogDup => "ternlog-dup",
             PassId::SchedBits => "sched-bits",
             PassId::SchedIlp => "sched-ilp",
             PassId::SchedPairs => "sched-pairs",
@@ -152,6 +156,7 @@ pub const PIPELINE: &[PassId] = &[
     SchedBits,    // nothing reorders after the schedulers (bitslice only)
     SchedIlp,     // (vslice and hslice only)
     SchedPairs,   // after sched-ilp, whose order it pairs: kept vsliced loop bodies on SIMD
+    TernlogDup,   // after the schedulers: what it may extend depends on the final order
     TernlogOrder, // last: which operand dies where depends on the final order
 ];
 
@@ -721,6 +726,7 @@ pub fn run_pass(
         XorShare => xor_share::run(prog),
         Ternlog => ternlog::run(prog, cfg),
         NotAbsorb => not_absorb::run(prog, cfg),
+        TernlogDup => ternlog_dup::run(prog, cfg),
         SchedIlp => {
             if sched_ilp::applies(prog.slicing) {
                 sched_ilp::run(prog, cfg)

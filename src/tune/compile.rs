@@ -61,6 +61,11 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     } else {
         o.disable(PassId::NotAbsorb);
     }
+    if k.ternlog_dup {
+        o.enable(PassId::TernlogDup);
+    } else {
+        o.disable(PassId::TernlogDup);
+    }
     if k.spill == SpillKnob::Lockstep {
         o.enable(PassId::SchedPairs);
     } else {

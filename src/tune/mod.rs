@@ -89,6 +89,9 @@ pub struct Knobs {
     /// The `not-absorb` pass (negations folded into their readers; only meaningful with
     /// `ternlog`, and false whenever `ternlog` is).
     pub not_absorb: bool,
+    /// The `ternlog-dup` pass (shared operations recomputed in each reader's ternlog; only
+    /// meaningful with `ternlog`, and false whenever `ternlog` is).
+    pub ternlog_dup: bool,
     /// Explicit spilling and the lockstep scheduler (vslice on SSE/AVX2/AVX-512).
     pub spill: SpillKnob,
     /// The interleaved kernel behind the packed entry (`--packed-interleave`; `None`: the
@@ -225,6 +228,9 @@ pub enum Dim {
     TernlogOrder,
     /// Negations absorbed by their readers (`not-absorb`), with `ternlog` on.
     NotAbsorb,
+    /// Shared operations recomputed in their readers' ternlogs (`ternlog-dup`), with
+    /// `ternlog` on.
+    TernlogDup,
     Spill,
     /// The kernel behind the packed entry (goal `packed` only).
     PackedInterleave,
@@ -242,7 +248,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 16] = [
+    pub const ALL: [Dim; 17] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -251,6 +257,7 @@ impl Dim {
         Dim::Ternlog,
         Dim::TernlogOrder,
         Dim::NotAbsorb,
+        Dim::TernlogDup,
         Dim::Spill,
         Dim::PackedInterleave,
         Dim::PackedConsts,
@@ -270,6 +277,7 @@ impl Dim {
             Dim::Ternlog => "ternlog",
             Dim::TernlogOrder => "ternlog-order",
             Dim::NotAbsorb => "not-absorb",
+            Dim::TernlogDup => "ternlog-dup",
             Dim::Spill => "spill",
             Dim::PackedInterleave => "packed-interleave",
             Dim::PackedConsts => "packed-consts",
@@ -316,7 +324,9 @@ impl Space {
             .filter(|d| match d {
                 Dim::SchedBits => true,
                 Dim::SchedIlp => slicing != Slicing::B,
-                Dim::Ternlog | Dim::TernlogOrder | Dim::NotAbsorb => arch == Arch::Avx512,
+                Dim::Ternlog | Dim::TernlogOrder | Dim::NotAbsorb | Dim::TernlogDup => {
+                    arch == Arch::Avx512
+                }
                 Dim::OpaqueNot => matches!(arch, Arch::Sse | Arch::Avx2),
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
@@ -410,6 +420,9 @@ impl Space {
             not_absorb: opt.enabled(crate::opt::PassId::Ternlog)
                 && opt.enabled(crate::opt::PassId::NotAbsorb)
                 && self.arch == Arch::Avx512,
+            ternlog_dup: opt.enabled(crate::opt::PassId::Ternlog)
+                && opt.enabled(crate::opt::PassId::TernlogDup)
+                && self.arch == Arch::Avx512,
             spill: match (
                 SpillKnob::applies(self.slicing, self.arch) && spill,
                 opt.enabled(crate::opt::PassId::SchedPairs),
@@ -485,6 +498,7 @@ impl Space {
                 ternlog: !cur.ternlog,
                 ternlog_order: !cur.ternlog,
                 not_absorb: !cur.ternlog,
+                ternlog_dup: !cur.ternlog,
                 ..cur.clone()
             }),
             Dim::TernlogOrder => {
@@ -499,6 +513,14 @@ impl Space {
                 if cur.ternlog {
                     push(Knobs {
                         not_absorb: !cur.not_absorb,
+                        ..cur.clone()
+                    })
+                }
+            }
+            Dim::TernlogDup => {
+                if cur.ternlog {
+                    push(Knobs {
+                        ternlog_dup: !cur.ternlog_dup,
                         ..cur.clone()
                     })
                 }
@@ -609,6 +631,9 @@ impl Knobs {
         if self.ternlog && !self.not_absorb {
             s.push_str(" not-absorb=off");
         }
+        if self.ternlog && !self.ternlog_dup {
+            s.push_str(" ternlog-dup=off");
+        }
         s.push_str(&format!(" spill={}", self.spill.name()));
         if let Some(p) = self.packed_interleave {
             s.push_str(&format!(" packed-interleave={}", p));
@@ -645,6 +670,7 @@ impl Knobs {
             ternlog: false,
             ternlog_order: true,
             not_absorb: true,
+            ternlog_dup: true,
             spill: SpillKnob::Off,
             packed_interleave: None,
             packed_consts: None,
@@ -705,6 +731,7 @@ impl Knobs {
                 "ternlog" => k.ternlog = on(v)?,
                 "ternlog-order" => k.ternlog_order = on(v)?,
                 "not-absorb" => k.not_absorb = on(v)?,
+                "ternlog-dup" => k.ternlog_dup = on(v)?,
                 "spill" => k.spill = SpillKnob::ALL.into_iter().find(|s| s.name() == v)?,
                 "packed-interleave" => {
                     k.packed_interleave = Some(v.parse().ok().filter(|p| (1..=4).contains(p))?)
@@ -727,6 +754,7 @@ impl Knobs {
         }
         k.ternlog_order &= k.ternlog;
         k.not_absorb &= k.ternlog;
+        k.ternlog_dup &= k.ternlog;
         Some(k)
     }
 

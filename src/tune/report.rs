@@ -151,6 +151,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::Ternlog) => "#8c564b",
         Some(Dim::TernlogOrder) => "#c49c94",
         Some(Dim::NotAbsorb) => "#dbdb8d",
+        Some(Dim::TernlogDup) => "#9edae5",
         Some(Dim::Spill) => "#bcbd22",
         Some(Dim::PackedInterleave) => "#aec7e8",
         Some(Dim::PackedConsts) => "#ffbb78",
