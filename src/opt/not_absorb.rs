@@ -73,7 +73,7 @@ fn as_ternlog(op: &Op) -> Option<([VarId; 3], u8)> {
 
 /// The cheapest operation computing `imm` over `ops` (a reader that was a `ternlog` stays one;
 /// a function that came out constant too).
-fn simplest(ops: [VarId; 3], imm: u8, was_ternlog: bool) -> Op {
+pub(super) fn simplest(ops: [VarId; 3], imm: u8, was_ternlog: bool) -> Op {
     let [a, b, c] = ops;
     if !was_ternlog {
         if let Some(op) = truth::ternlog_plain_op(ops, imm, u64::MAX) {

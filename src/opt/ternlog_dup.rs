@@ -132,18 +132,12 @@ fn table(op: &Op, val: &dyn Fn(VarId) -> u8) -> u8 {
     }
 }
 
-/// The cheapest operation computing the table `imm` over `leaves` (at most three, distinct).
+/// The cheapest operation computing the table `imm` over `leaves` (at most three, distinct;
+/// padding positions repeat the first leaf, which `imm` does not depend on).
 fn simplest(leaves: &[VarId], imm: u8) -> Op {
     let mut ops = [leaves[0]; 3];
     ops[..leaves.len()].copy_from_slice(leaves);
-    // Padding positions repeat the first leaf; `imm` was computed with the padding
-    // positions' tables equal to the first's, so it is right on every input that occurs.
-    if let Some(op) = crate::ir::truth::ternlog_plain_op(ops, imm, u64::MAX) {
-        if !matches!(op, Op::Const(_)) {
-            return op;
-        }
-    }
-    Op::Ternlog(ops[0], ops[1], ops[2], imm)
+    super::not_absorb::simplest(ops, imm, false)
 }
 
 fn run_node(node: &mut Node) -> (usize, usize) {
