@@ -7,7 +7,9 @@
 //!   operands, `ternlog-order` moves a dying operand first);
 //! - [`flip`]: the immediate with one operand complemented (`not-absorb`);
 //! - [`plain_op`]: the plain operation (`and`, `or`, `xor`, `andn`, `not`, `copy`, a constant)
-//!   a function of at most two distinct operands is (`fold`, `not-absorb`).
+//!   a function of at most two distinct operands is (`fold`, `not-absorb`);
+//! - [`as_ternlog`] and [`simplest`]: a boolean operation as operands and immediate, and back
+//!   to its cheapest form (`not-absorb`, `ternlog-dup`).
 
 use super::{Op, VarId};
 
@@ -97,6 +99,33 @@ pub fn ternlog_plain_op(ops: [VarId; 3], imm: u8, ones: u64) -> Option<Op> {
         imm >> (bit(ops[0]) << 2 | bit(ops[1]) << 1 | bit(ops[2])) & 1 == 1
     };
     plain_op(&vars, value, ones)
+}
+
+/// A boolean operation as (three operands, immediate); `None` for other operations.
+pub fn as_ternlog(op: &Op) -> Option<([VarId; 3], u8)> {
+    Some(match *op {
+        Op::Not(a) => ([a, a, a], 0x0F),
+        Op::And(a, b) => ([a, b, b], 0xC0),
+        Op::Or(a, b) => ([a, b, b], 0xFC),
+        Op::Xor(a, b) => ([a, b, b], 0x3C),
+        Op::Andn(a, b) => ([a, b, b], 0x0C),
+        Op::Ternlog(a, b, c, imm) => ([a, b, c], imm),
+        _ => return None,
+    })
+}
+
+/// The cheapest operation computing `imm` over `ops` (a reader that was a `ternlog` stays one;
+/// a function that came out constant too).
+pub fn simplest(ops: [VarId; 3], imm: u8, was_ternlog: bool) -> Op {
+    let [a, b, c] = ops;
+    if !was_ternlog {
+        if let Some(op) = ternlog_plain_op(ops, imm, u64::MAX) {
+            if !matches!(op, Op::Const(_)) {
+                return op;
+            }
+        }
+    }
+    Op::Ternlog(a, b, c, imm)
 }
 
 #[cfg(test)]

@@ -58,33 +58,6 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     st
 }
 
-/// A boolean operation as (three operands, immediate); `None` for other operations.
-fn as_ternlog(op: &Op) -> Option<([VarId; 3], u8)> {
-    Some(match *op {
-        Op::Not(a) => ([a, a, a], 0x0F),
-        Op::And(a, b) => ([a, b, b], 0xC0),
-        Op::Or(a, b) => ([a, b, b], 0xFC),
-        Op::Xor(a, b) => ([a, b, b], 0x3C),
-        Op::Andn(a, b) => ([a, b, b], 0x0C),
-        Op::Ternlog(a, b, c, imm) => ([a, b, c], imm),
-        _ => return None,
-    })
-}
-
-/// The cheapest operation computing `imm` over `ops` (a reader that was a `ternlog` stays one;
-/// a function that came out constant too).
-pub(super) fn simplest(ops: [VarId; 3], imm: u8, was_ternlog: bool) -> Op {
-    let [a, b, c] = ops;
-    if !was_ternlog {
-        if let Some(op) = truth::ternlog_plain_op(ops, imm, u64::MAX) {
-            if !matches!(op, Op::Const(_)) {
-                return op;
-            }
-        }
-    }
-    Op::Ternlog(a, b, c, imm)
-}
-
 fn run_node(node: &mut Node) -> (usize, usize) {
     // Values that must keep their meaning: outputs, and anything calls or loops read.
     let mut pinned: HashSet<VarId> = node.flat_outputs().into_iter().collect();
@@ -152,7 +125,7 @@ fn run_node(node: &mut Node) -> (usize, usize) {
                     Op::Rotl(..) | Op::Rotr(..) | Op::Shuffle(..) | Op::Copy(_) => {
                         negated.push(*dst)
                     }
-                    _ if as_ternlog(op).is_some() => bool_readers.push(r),
+                    _ if truth::as_ternlog(op).is_some() => bool_readers.push(r),
                     _ => {
                         ok = false;
                         break;
@@ -171,7 +144,7 @@ fn run_node(node: &mut Node) -> (usize, usize) {
                 unreachable!("boolean readers are assignments")
             };
             let was_ternlog = matches!(op, Op::Ternlog(..));
-            let (ops, mut imm) = as_ternlog(op).expect("boolean reader");
+            let (ops, mut imm) = truth::as_ternlog(op).expect("boolean reader");
             // A binary op is (a, b, b) and `not` is (a, a, a): complementing an operand
             // flips every position it holds.
             for (p, v) in ops.iter().enumerate() {
@@ -179,7 +152,7 @@ fn run_node(node: &mut Node) -> (usize, usize) {
                     imm = truth::flip(imm, p);
                 }
             }
-            *op = simplest(ops, imm, was_ternlog);
+            *op = truth::simplest(ops, imm, was_ternlog);
             rewritten += 1;
         }
         node.body[i] = Instr::Assign {

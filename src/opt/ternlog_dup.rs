@@ -45,7 +45,7 @@
 //! ```
 
 use super::{OptConfig, Stats};
-use crate::ir::{Instr, Node, Op, Program, VarId};
+use crate::ir::{truth, Instr, Node, Op, Program, VarId};
 use crate::target::Feature;
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
@@ -101,12 +101,7 @@ const POS: [u8; 3] = [0xF0, 0xCC, 0xAA];
 
 /// The distinct operands of a boolean operation, in order; `None` for other operations.
 fn bool_leaves(op: &Op) -> Option<Vec<VarId>> {
-    let ops: Vec<VarId> = match *op {
-        Op::Not(a) => vec![a],
-        Op::And(a, b) | Op::Or(a, b) | Op::Xor(a, b) | Op::Andn(a, b) => vec![a, b],
-        Op::Ternlog(a, b, c, _) => vec![a, b, c],
-        _ => return None,
-    };
+    let (ops, _) = truth::as_ternlog(op)?;
     let mut out: Vec<VarId> = Vec::new();
     for x in ops {
         if !out.contains(&x) {
@@ -119,17 +114,8 @@ fn bool_leaves(op: &Op) -> Option<Vec<VarId>> {
 /// The truth table (over the three positions) of the boolean operation `op`, where each
 /// operand's table is given by `val`.
 fn table(op: &Op, val: &dyn Fn(VarId) -> u8) -> u8 {
-    match *op {
-        Op::Not(a) => !val(a),
-        Op::And(a, b) => val(a) & val(b),
-        Op::Or(a, b) => val(a) | val(b),
-        Op::Xor(a, b) => val(a) ^ val(b),
-        Op::Andn(a, b) => !val(a) & val(b),
-        Op::Ternlog(a, b, c, imm) => {
-            crate::ir::ternlog(imm, val(a) as u64, val(b) as u64, val(c) as u64) as u8
-        }
-        _ => unreachable!("only boolean operations have tables"),
-    }
+    let ([a, b, c], imm) = truth::as_ternlog(op).expect("only boolean operations have tables");
+    crate::ir::ternlog(imm, val(a) as u64, val(b) as u64, val(c) as u64) as u8
 }
 
 /// The cheapest operation computing the table `imm` over `leaves` (at most three, distinct;
@@ -137,7 +123,7 @@ fn table(op: &Op, val: &dyn Fn(VarId) -> u8) -> u8 {
 fn simplest(leaves: &[VarId], imm: u8) -> Op {
     let mut ops = [leaves[0]; 3];
     ops[..leaves.len()].copy_from_slice(leaves);
-    super::not_absorb::simplest(ops, imm, false)
+    truth::simplest(ops, imm, false)
 }
 
 fn run_node(node: &mut Node) -> (usize, usize) {
