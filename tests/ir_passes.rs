@@ -1810,3 +1810,58 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
         }
     }
 }
+
+/// On AMD, bitslice on AVX-512 compiles the program with and without `xor-share` and keeps the
+/// result without it when that is at least 2% cheaper by estimate (`opt::optimize`): PHOTON
+/// drops the pass (as `--disable xor-share` compiles it), Pyjamask and AES keep it, and on
+/// Intel, or on avx2, PHOTON keeps it. Both results compute the same.
+#[test]
+fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
+    use nakiri::codegen::Arch;
+    use nakiri::opt::PassId;
+    use nakiri::target::Uarch;
+    let cfg = |uarch: Uarch, arch: Arch, off: bool| {
+        let mut c = Config {
+            slicing: Slicing::B,
+            arch,
+            ..Config::default()
+        };
+        c.opt.uarch = uarch;
+        if off {
+            c.opt.disable(PassId::XorShare);
+        }
+        c
+    };
+    let text =
+        |file: &str, c: &Config| nakiri::ir::print::to_string(&common::lower_file_cfg(file, c));
+    let photon = "ciphers/photon256/photon256.ua";
+    let amd = text(photon, &cfg(Uarch::Amd, Arch::Avx512, false));
+    assert_eq!(
+        amd,
+        text(photon, &cfg(Uarch::Amd, Arch::Avx512, true)),
+        "PHOTON on AMD avx512: compiled without xor-share"
+    );
+    for (uarch, arch) in [(Uarch::Intel, Arch::Avx512), (Uarch::Amd, Arch::Avx2)] {
+        assert_ne!(
+            text(photon, &cfg(uarch, arch, false)),
+            text(photon, &cfg(uarch, arch, true)),
+            "PHOTON on {uarch:?} {arch:?}: xor-share runs"
+        );
+    }
+    for file in ["ciphers/pyjamask128/pyjamask128.ua", "ciphers/aes/aes.ua"] {
+        assert_ne!(
+            text(file, &cfg(Uarch::Amd, Arch::Avx512, false)),
+            text(file, &cfg(Uarch::Amd, Arch::Avx512, true)),
+            "{file} on AMD avx512: xor-share kept"
+        );
+    }
+    let with = common::lower_file_cfg(photon, &cfg(Uarch::Intel, Arch::Avx512, false));
+    let without = common::lower_file_cfg(photon, &cfg(Uarch::Amd, Arch::Avx512, false));
+    let mut rng = Rng(0x0c5a_7e11);
+    let insts = common::random_instances(&with, 3, &mut rng);
+    assert_eq!(
+        common::run_interp(&with, &insts),
+        common::run_interp(&without, &insts),
+        "PHOTON with and without xor-share compute the same"
+    );
+}

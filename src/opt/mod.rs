@@ -789,6 +789,77 @@ pub fn optimize(
     hints: &LoopHints,
     cfg: &OptConfig,
 ) -> Result<Report, PassError> {
+    if !xor_share_by_estimate(prog, cfg) {
+        return run_pipeline(prog, hints, cfg);
+    }
+    let mut without = prog.clone();
+    let mut off = cfg.clone();
+    off.disable(XorShare);
+    let report_without = run_pipeline(&mut without, hints, &off)?;
+    let report = run_pipeline(prog, hints, cfg)?;
+    let n_regs = cfg.target().n_regs as usize;
+    match (
+        straight_line_cost(&without, n_regs),
+        straight_line_cost(prog, n_regs),
+    ) {
+        // (by a margin: AES-128 `-B`, 0.5% cheaper without by estimate, ran 0.978x as fast)
+        (Some(a), Some(b)) if a * 50 < b * 49 => {
+            *prog = without;
+            // `-v` says why the pass is missing: a line in its place, with both estimates.
+            let mut report = report_without;
+            let mut st = Stats::default();
+            st.add("off-by-estimate", a);
+            st.add("against", b);
+            if let Some(k) = report.passes.iter().position(|p| p.0 == Cse) {
+                let size = report.passes[k].3;
+                report
+                    .passes
+                    .insert(k + 1, (XorShare, Duration::ZERO, st, size));
+            }
+            Ok(report)
+        }
+        _ => Ok(report),
+    }
+}
+
+/// Whether `optimize` compiles the program both with and without `xor-share` and keeps the
+/// result without it when that is at least 2% cheaper by estimate ([`straight_line_cost`]):
+/// bitslice on AVX-512, on AMD. There
+/// sharing XOR pairs made PHOTON-256 0.82x as fast (2026-11-27, Zen 4: 4 700 operations
+/// fewer per call, 8 100 more estimated spills; 0.86x when the pass was new), while Pyjamask
+/// gained 1.29x (fewer operations and fewer spills); the estimate tells the two apart, and on
+/// AVX2 it keeps the pass for both, as measured (PHOTON 1.33x, Pyjamask 1.21x). On Intel the
+/// pass gained on PHOTON `-B` avx512 too (1.13x, 2026-11-26), so there it always runs.
+fn xor_share_by_estimate(prog: &Program, cfg: &OptConfig) -> bool {
+    prog.slicing == Slicing::B
+        && cfg.arch == Arch::Avx512
+        && cfg.uarch == Uarch::Amd
+        && cfg.enabled(XorShare)
+}
+
+/// Operations plus estimated spilled loads and stores (`cost::spill_estimate`) of a program
+/// that is one straight-line node (every call inlined, no kept loop); `None` otherwise, where
+/// per-node sums would not weigh bodies by how often they run.
+fn straight_line_cost(prog: &Program, n_regs: usize) -> Option<usize> {
+    let [node] = prog.nodes.as_slice() else {
+        return None;
+    };
+    if node
+        .body
+        .iter()
+        .any(|i| !matches!(i, ir::Instr::Assign { .. }))
+    {
+        return None;
+    }
+    Some(node.body.len() + cost::spill_estimate(node, n_regs))
+}
+
+/// The pipeline, in order (see [`optimize`]).
+fn run_pipeline(
+    prog: &mut Program,
+    hints: &LoopHints,
+    cfg: &OptConfig,
+) -> Result<Report, PassError> {
     let mut report = Report {
         initial: IrSize::of(prog),
         ..Report::default()
@@ -820,7 +891,7 @@ pub fn optimize(
                     skip_outline: true,
                     ..cfg.clone()
                 };
-                return optimize(prog, hints, &again);
+                return run_pipeline(prog, hints, &again);
             }
         }
     }
