@@ -2031,33 +2031,36 @@ static emu512 emu_set1_8(char x) { emu512 r; memset(r.b, (uint8_t)x, 64); return
     s
 }
 
-/// The avx512 8-bit vslice routines (lane chunks; their `vpermi2b` form under
-/// `__AVX512VBMI__`), run through the emulation above against the layout definition (lane i
-/// of register a = word a of instance i) for every W from 1 to 70 and 128, in and out, with
-/// and without the XOR operand, nothing written past the instances.
+/// The avx512 8-, 16- and 32-bit vslice routines (lane chunks; their `vpermi2b` forms under
+/// `__AVX512VBMI__`: both ways for bytes, inbound for 16- and 32-bit words), run through the
+/// emulation above against the layout definition (lane i of register a = word a of instance
+/// i) for every W from 1 to 70 and 128, in and out, with and without the XOR operand, nothing
+/// written past the instances.
 #[test]
-fn avx512_vslice_u8_matches_layout_under_emulation() {
+fn avx512_vslice_matches_layout_under_emulation() {
     let body = r#"
 #include <stdio.h>
 #include <stdlib.h>
-static uint8_t src[64 * 128 + 64], xs[64 * 128 + 64], dst[64 * 128 + 64], regs[64 * 128];
+typedef uint$M_t el;
+enum { NI = 512 / $M };
+static el src[NI * 128 + 64], xs[NI * 128 + 64], dst[NI * 128 + 64], regs[NI * 128];
 int main(void) {
     unsigned seed = 12345, bad = 0, runs = 0;
     for (size_t W = 1; W <= 128; W++) {
         if (W > 70 && W != 128) continue;
-        for (size_t i = 0; i < sizeof src; i++) { seed = seed * 1103515245u + 12345u; src[i] = (uint8_t)(seed >> 16); xs[i] = (uint8_t)(seed >> 8); }
+        for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) { seed = seed * 1103515245u + 12345u; src[i] = (el)(seed >> 7) * (el)0x01010101u; xs[i] = (el)((seed >> 3) * 2654435761u); }
         memset(regs, 0xA5, sizeof regs);
-        nkp_V_in_u8_avx512(src, W, regs);
+        nkp_V_in_u$M_avx512(src, W, regs);
         for (size_t a = 0; a < W; a++)
-            for (size_t i = 0; i < 64; i++)
-                if (regs[a * 64 + i] != src[i * W + a]) { if (bad++ < 5) printf("in W=%zu a=%zu i=%zu\n", W, a, i); }
-        for (size_t i = W * 64; i < sizeof regs; i++) if (regs[i] != 0xA5) { bad++; break; }
+            for (size_t i = 0; i < NI; i++)
+                if (regs[a * NI + i] != src[i * W + a]) { if (bad++ < 5) printf("in W=%zu a=%zu i=%zu\n", W, a, i); }
+        for (size_t i = W * 64; i < sizeof regs; i++) if (((const uint8_t *)regs)[i] != 0xA5) { bad++; break; }
         for (int withx = 0; withx < 2; withx++) {
             memset(dst, 0x5A, sizeof dst);
-            nkp_V_outx_u8_avx512(regs, W, withx ? xs : NULL, dst);
-            for (size_t n = 0; n < 64 * W; n++)
-                if (dst[n] != (uint8_t)(src[n] ^ (withx ? xs[n] : 0))) { if (bad++ < 5) printf("out W=%zu x=%d n=%zu\n", W, withx, n); }
-            for (size_t n = 64 * W; n < sizeof dst; n++) if (dst[n] != 0x5A) { bad++; printf("past end W=%zu\n", W); break; }
+            nkp_V_outx_u$M_avx512(regs, W, withx ? xs : NULL, dst);
+            for (size_t n = 0; n < NI * W; n++)
+                if (dst[n] != (el)(src[n] ^ (withx ? xs[n] : 0))) { if (bad++ < 5) printf("out W=%zu x=%d n=%zu\n", W, withx, n); }
+            for (size_t n = NI * W * sizeof(el); n < sizeof dst; n++) if (((const uint8_t *)dst)[n] != 0x5A) { bad++; printf("past end W=%zu\n", W); break; }
         }
         runs++;
     }
@@ -2065,21 +2068,24 @@ int main(void) {
     return 0;
 }
 "#;
-    for vbmi in [false, true] {
+    for (m, vbmi) in [8u32, 16, 32]
+        .into_iter()
+        .flat_map(|m| [(m, false), (m, true)])
+    {
         let c = format!(
             "{}{}{}{}",
             avx512_emulation(vbmi),
             nakiri::runtime::transpose::common(),
-            nakiri::runtime::transpose::v_routines(Arch::Avx512, 8, 8),
-            body
+            nakiri::runtime::transpose::v_routines(Arch::Avx512, m, m),
+            body.replace("$M", &m.to_string())
         );
         let out = build_and_run(
-            if vbmi { "emu512_vbmi" } else { "emu512" },
+            &format!("emu512_m{m}{}", if vbmi { "_vbmi" } else { "" }),
             &[("t.c", c.as_str())],
             &["-msse4.2", "-Wno-psabi"],
             "",
         );
-        assert_eq!(out.trim(), "runs 71 bad 0", "vbmi={vbmi}:\n{out}");
+        assert_eq!(out.trim(), "runs 71 bad 0", "m={m} vbmi={vbmi}:\n{out}");
     }
 }
 

@@ -1641,10 +1641,20 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
     let mut g = k;
     while g >= 1 {
         let piece = g * eb;
-        let vbmi = arch == Arch::Avx512 && m == 8 && g > 1;
-        if vbmi {
+        // The `vpermi2b` form where VBMI exists: both ways for bytes; inbound only for 16-
+        // and 32-bit words of at most 4-word chunks (Zen 4, `bench transpose --arch avx512`,
+        // in: `-V u16x4` 0.060 -> 0.036 c/B, `u32x4` 0.050 -> 0.036; its outbound was slower,
+        // 0.032 -> 0.037, and so was the 8-word inbound, `u16x16` 0.058 -> 0.066).
+        let vbmi_in = arch == Arch::Avx512 && g > 1 && (m == 8 || (m <= 32 && g <= 4));
+        let vbmi_out = arch == Arch::Avx512 && g > 1 && m == 8;
+        let (vin, vout) = if vbmi_in || vbmi_out {
+            vbmi_chunk(g, m)
+        } else {
+            (String::new(), String::new())
+        };
+        if vbmi_in {
             s.push_str("#if defined(__AVX512VBMI__)\n");
-            s.push_str(&vbmi_chunk(g));
+            s.push_str(&vin);
             s.push_str("#else\n");
         }
         // inbound
@@ -1671,7 +1681,15 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
             ));
         }
         s.push_str("}\n");
+        if vbmi_in {
+            s.push_str("#endif /* __AVX512VBMI__ */\n");
+        }
         // outbound
+        if vbmi_out {
+            s.push_str("#if defined(__AVX512VBMI__)\n");
+            s.push_str(&vout);
+            s.push_str("#else\n");
+        }
         s.push_str(&format!(
             "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_{a}_m{m}_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    {vt} x[{g}], y[{g}];\n    (void)y;\n"
         ));
@@ -1719,7 +1737,7 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
             }
         }
         s.push_str("}\n");
-        if vbmi {
+        if vbmi_out {
             s.push_str("#endif /* __AVX512VBMI__ */\n");
         }
         g /= 2;
@@ -1728,96 +1746,102 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
     s
 }
 
-/// AVX-512 VBMI form of the 8-bit vslice chunk of G >= 2 words ([`v_lane_chunks`], same names
-/// and contract): vector r holds instances r*64/G .. (r+1)*64/G - 1 whole (byte p = word p%G
-/// of instance r*64/G + p/G: one 64-byte load when an instance has exactly G words, else
-/// pieces). log2(G) rounds of `vpermi2b` (`_mm512_permutex2var_epi8`) on pairs
-/// (x[i], x[i+G/2]): in round q, y[2i+h] takes the 64 bytes of the pair whose word has bit
-/// log2(G)-1-q equal to h (so after the last round vector w holds word w), ordered by
+/// AVX-512 VBMI form of the vslice chunk of G >= 2 words of m = 8, 16 or 32 bits
+/// ([`v_lane_chunks`], same names and contract). With N = 512/m elements per vector, vector r
+/// holds instances r*N/G .. (r+1)*N/G - 1 whole (element p = word p%G of instance r*N/G +
+/// p/G: one 64-byte load when an instance has exactly G words, else pieces). log2(G) rounds
+/// of `vpermi2b` (`_mm512_permutex2var_epi8`, each m-bit element moved as its m/8 bytes) on
+/// pairs (x[i], x[i+G/2]): in round q, y[2i+h] takes the N elements of the pair whose word has
+/// bit log2(G)-1-q equal to h (so after the last round vector w holds word w), ordered by
 /// (instance, word), and in the last round by instance, which is the register layout. The
 /// outbound does the same splitting on the instance's top bits (vector index = r), the last
-/// round ordering by byte p. The index tables are computed here by following every byte.
-fn vbmi_chunk(g: usize) -> String {
+/// round ordering by element p. The index tables are computed here by following every
+/// element. Against the unpack network (16-byte lane loads and inserts, log2(128/m) unpack
+/// rounds), 16-bit words of 4-word instances: 4 loads and 8 permutes per 256 bytes instead of
+/// 16 loads, 12 inserts and 12 unpacks.
+fn vbmi_chunk(g: usize, m: u32) -> (String, String) {
     let lg = g.trailing_zeros() as usize;
-    let per = 64 / g; // instances per input vector
-                      // An element is (instance, word); a state is g vectors of 64 elements.
+    let n = 512 / m as usize; // elements per vector
+    let ln = n.trailing_zeros() as usize;
+    let eb = (m / 8) as usize; // bytes per element
+    let per = n / g; // instances per input vector
+    let k = 128 / m as usize; // elements per 128-bit lane
+    let piece = g * eb; // bytes of one instance's chunk
+                        // An element is (instance, word); a state is g vectors of n elements.
     type St = Vec<Vec<(usize, usize)>>;
     let plain: St = (0..g)
-        .map(|r| (0..64).map(|p| (r * per + p / g, p % g)).collect())
+        .map(|r| (0..n).map(|p| (r * per + p / g, p % g)).collect())
         .collect();
-    let sliced: St = (0..g).map(|w| (0..64).map(|i| (i, w)).collect()).collect();
-    // One run of rounds from `from` splitting by key(q, elem); returns per round the index
-    // tables (one per output vector), checking that the result is `to`.
-    let plan = |from: &St,
-                to: &St,
-                key: &dyn Fn(usize, (usize, usize)) -> usize|
-     -> Vec<Vec<[u8; 64]>> {
-        let mut x = from.clone();
-        let mut tabs = vec![];
-        for q in 0..lg {
-            let mut y: St = vec![vec![]; g];
-            let mut t = vec![];
-            for i in 0..g / 2 {
-                for h in 0..2 {
-                    let mut v: Vec<(usize, usize)> = x[i]
-                        .iter()
-                        .chain(x[i + g / 2].iter())
-                        .copied()
-                        .filter(|&e| key(q, e) == h)
-                        .collect();
-                    assert_eq!(v.len(), 64);
-                    if q + 1 == lg {
-                        let o = &to[2 * i + h];
-                        v.sort_by_key(|e| o.iter().position(|f| f == e).unwrap());
-                    } else {
-                        v.sort();
-                    }
-                    let idx: [u8; 64] = core::array::from_fn(|e| {
-                        let el = v[e];
-                        match x[i].iter().position(|&f| f == el) {
-                            Some(pp) => pp as u8,
-                            None => 64 + x[i + g / 2].iter().position(|&f| f == el).unwrap() as u8,
+    let sliced: St = (0..g).map(|w| (0..n).map(|i| (i, w)).collect()).collect();
+    // One run of rounds from `from` splitting by key(q, elem); returns per round the byte
+    // index tables (one per output vector), checking that the result is `to`.
+    let plan =
+        |from: &St, to: &St, key: &dyn Fn(usize, (usize, usize)) -> usize| -> Vec<Vec<[u8; 64]>> {
+            let mut x = from.clone();
+            let mut tabs = vec![];
+            for q in 0..lg {
+                let mut y: St = vec![vec![]; g];
+                let mut t = vec![];
+                for i in 0..g / 2 {
+                    for h in 0..2 {
+                        let mut v: Vec<(usize, usize)> = x[i]
+                            .iter()
+                            .chain(x[i + g / 2].iter())
+                            .copied()
+                            .filter(|&e| key(q, e) == h)
+                            .collect();
+                        assert_eq!(v.len(), n);
+                        if q + 1 == lg {
+                            let o = &to[2 * i + h];
+                            v.sort_by_key(|e| o.iter().position(|f| f == e).unwrap());
+                        } else {
+                            v.sort();
                         }
-                    });
-                    t.push(idx);
-                    y[2 * i + h] = v;
+                        let idx: [u8; 64] = core::array::from_fn(|b| {
+                            let el = v[b / eb];
+                            let pos = match x[i].iter().position(|&f| f == el) {
+                                Some(pp) => pp,
+                                None => n + x[i + g / 2].iter().position(|&f| f == el).unwrap(),
+                            };
+                            (pos * eb + b % eb) as u8
+                        });
+                        t.push(idx);
+                        y[2 * i + h] = v;
+                    }
                 }
+                x = y;
+                tabs.push(t);
             }
-            x = y;
-            tabs.push(t);
-        }
-        assert!(x == *to, "vbmi plan for G={g}");
-        tabs
-    };
-    let tin = plan(&plain, &sliced, &|q, (_, w)| (w >> (lg - 1 - q)) & 1);
-    let tout = plan(&sliced, &plain, &|q, (i, _)| (i >> (5 - q)) & 1);
-    let attr = target_attr(Arch::Avx512);
-    let mut s = String::new();
-    let mut consts: Vec<[u8; 64]> = vec![];
-    let mut name = |t: &[u8; 64], s: &mut String| -> String {
-        let n = match consts.iter().position(|c| c == t) {
-            Some(n) => n,
-            None => {
-                consts.push(*t);
-                let n = consts.len() - 1;
-                let body: Vec<String> = t.iter().map(|b| b.to_string()).collect();
-                s.push_str(&format!(
-                    "static const uint8_t nkp_vbi_avx512_g{g}_{n}[64] __attribute__((aligned(64))) = {{{}}};\n",
-                    body.join(",")
-                ));
-                n
-            }
+            assert!(x == *to, "vbmi plan for G={g}, m={m}");
+            tabs
         };
-        format!("_mm512_loadu_si512((const void *)nkp_vbi_avx512_g{g}_{n})")
-    };
-    let mut rounds_text = |tabs: &Vec<Vec<[u8; 64]>>, s: &mut String| -> String {
+    let tin = plan(&plain, &sliced, &|q, (_, w)| (w >> (lg - 1 - q)) & 1);
+    let tout = plan(&sliced, &plain, &|q, (i, _)| (i >> (ln - 1 - q)) & 1);
+    let attr = target_attr(Arch::Avx512);
+    // The rounds of one direction as C, with its index tables (named after the direction,
+    // each emitted once) pushed into `s`.
+    let rounds_text = |tabs: &Vec<Vec<[u8; 64]>>, dir: &str, s: &mut String| -> String {
+        let mut consts: Vec<[u8; 64]> = vec![];
         let mut b = String::new();
         for t in tabs {
             for i in 0..g / 2 {
                 for h in 0..2 {
-                    let ix = name(&t[2 * i + h], s);
+                    let t = &t[2 * i + h];
+                    let c = match consts.iter().position(|c| c == t) {
+                        Some(c) => c,
+                        None => {
+                            consts.push(*t);
+                            let body: Vec<String> = t.iter().map(|b| b.to_string()).collect();
+                            s.push_str(&format!(
+                                "static const uint8_t nkp_vbi_avx512_m{m}_g{g}_{dir}{}[64] __attribute__((aligned(64))) = {{{}}};\n",
+                                consts.len() - 1,
+                                body.join(",")
+                            ));
+                            consts.len() - 1
+                        }
+                    };
                     b.push_str(&format!(
-                        "    y[{o}] = _mm512_permutex2var_epi8(x[{i}], {ix}, x[{j}]);\n",
+                        "    y[{o}] = _mm512_permutex2var_epi8(x[{i}], _mm512_loadu_si512((const void *)nkp_vbi_avx512_m{m}_g{g}_{dir}{c}), x[{j}]);\n",
                         o = 2 * i + h,
                         j = i + g / 2
                     ));
@@ -1827,23 +1851,23 @@ fn vbmi_chunk(g: usize) -> String {
         }
         b
     };
-    let rin = rounds_text(&tin, &mut s);
-    let rout = rounds_text(&tout, &mut s);
+    let mut sin = String::new();
+    let mut sout = String::new();
+    let rin = rounds_text(&tin, "i", &mut sin);
+    let rout = rounds_text(&tout, "o", &mut sout);
+    // Lane l of vector r: the chunks of instances (4r + l) * k/g .. (k/g of them).
+    let lane_off = |r: usize, l: usize| (4 * r + l) * (k / g);
     // inbound
+    let s = &mut sin;
     s.push_str(&format!(
-        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_avx512_m8_g{g}(const char *src, size_t sb, char *regs) {{\n    __m512i x[{g}], y[{g}];\n"
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_in_avx512_m{m}_g{g}(const char *src, size_t sb, char *regs) {{\n    __m512i x[{g}], y[{g}];\n"
     ));
     for r in 0..g {
         let parts: Vec<String> = (0..4)
-            .map(|l| {
-                format!(
-                    "nkp_ldpc{g}_avx512(src + {} * sb, sb)",
-                    (4 * r + l) * (16 / g)
-                )
-            })
+            .map(|l| format!("nkp_ldpc{piece}_avx512(src + {} * sb, sb)", lane_off(r, l)))
             .collect();
         s.push_str(&format!(
-            "    x[{r}] = sb == {g} ? _mm512_loadu_si512((const void *)(src + {o})) : _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3);\n",
+            "    x[{r}] = sb == {piece} ? _mm512_loadu_si512((const void *)(src + {o})) : _mm512_inserti32x4(_mm512_inserti32x4(_mm512_inserti32x4(_mm512_castsi128_si512({}), {}, 1), {}, 2), {}, 3);\n",
             parts[0], parts[1], parts[2], parts[3],
             o = 64 * r
         ));
@@ -1856,8 +1880,9 @@ fn vbmi_chunk(g: usize) -> String {
     }
     s.push_str("}\n");
     // outbound
+    let s = &mut sout;
     s.push_str(&format!(
-        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_avx512_m8_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    __m512i x[{g}], y[{g}];\n"
+        "static inline __attribute__((always_inline)) NKP_UNUSED {attr} void nkp_vg_outx_avx512_m{m}_g{g}(const char *regs, size_t sb, const char *xs, char *dst) {{\n    __m512i x[{g}], y[{g}];\n"
     ));
     for j in 0..g {
         s.push_str(&format!(
@@ -1867,24 +1892,24 @@ fn vbmi_chunk(g: usize) -> String {
     s.push_str(&rout);
     for r in 0..g {
         s.push_str(&format!(
-            "    if (sb == {g}) {{ if (xs) x[{r}] = _mm512_xor_si512(x[{r}], _mm512_loadu_si512((const void *)(xs + {o}))); _mm512_storeu_si512((void *)(dst + {o}), x[{r}]); }}\n    else {{\n",
+            "    if (sb == {piece}) {{ if (xs) x[{r}] = _mm512_xor_si512(x[{r}], _mm512_loadu_si512((const void *)(xs + {o}))); _mm512_storeu_si512((void *)(dst + {o}), x[{r}]); }}\n    else {{\n",
             o = 64 * r
         ));
         for l in 0..4 {
-            let off = (4 * r + l) * (16 / g);
+            let off = lane_off(r, l);
             let v = if l == 0 {
                 format!("_mm512_castsi512_si128(x[{r}])")
             } else {
                 format!("_mm512_extracti32x4_epi32(x[{r}], {l})")
             };
             s.push_str(&format!(
-                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc{g}_avx512(xs + {off} * sb, sb)); nkp_stpc{g}_avx512(dst + {off} * sb, sb, v); }}\n"
+                "        {{ __m128i v = {v}; if (xs) v = _mm_xor_si128(v, nkp_ldpc{piece}_avx512(xs + {off} * sb, sb)); nkp_stpc{piece}_avx512(dst + {off} * sb, sb, v); }}\n"
             ));
         }
         s.push_str("    }\n");
     }
     s.push_str("}\n");
-    s
+    (sin, sout)
 }
 
 /// Bitslice, x86 SIMD, the 8 bytes at byte offset `o` of every instance (the R instances of
