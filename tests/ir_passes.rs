@@ -686,8 +686,10 @@ fn sched_bits_orders_memory_form_bodies_column_by_column() {
 
 /// `--loops auto` in bitslice on avx512 unrolls the round loops whose body passes no
 /// state on unchanged (`opt::auto_unrolled`, measured faster there) and keeps DES's Feistel
-/// rounds, and so in hslice and vslice; on avx2 it keeps them all (`chains`). These are the
-/// rules measured on AMD (`--uarch amd`); Intel's are the next test.
+/// rounds, and so in hslice and vslice; on avx2 it keeps them all (`chains`). In bitslice a
+/// single round loop that reads only its state and whose double-buffered state fits in
+/// `opt::AMD_B_KEPT_STATE_MAX_BYTES` stays a loop (permutations: Ascon, PHOTON, Subterranean,
+/// Spongent). These are the rules measured on AMD (`--uarch amd`); Intel's are the next test.
 #[test]
 fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
     use nakiri::codegen::Arch;
@@ -706,13 +708,30 @@ fn auto_loops_on_avx512_unroll_all_but_feistel_rounds() {
         1,
         "DES keeps its rounds"
     );
-    for file in [
-        "ciphers/aes/aes.ua",
-        "ciphers/ascon/ascon.ua",
-        "ciphers/gift/gift.ua",
-    ] {
+    for file in ["ciphers/aes/aes.ua", "ciphers/gift/gift.ua"] {
         assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
         assert!(loops(file, Arch::Avx2) >= 1, "{}: kept on avx2", file);
+    }
+    // A single round loop reading only its state, whose double-buffered state fits
+    // `opt::AMD_B_KEPT_STATE_MAX_BYTES` (Ascon 320 atoms, PHOTON 256, Subterranean 257,
+    // Spongent 160), stays a loop on avx512; a bigger state (Xoodoo, Gimli 384; ChaCha20 512)
+    // or rounds reading round keys, even from a pool (SKINNY, Clyde), are unrolled.
+    for file in [
+        "ciphers/ascon/ascon.ua",
+        "ciphers/photon256/photon256.ua",
+        "ciphers/subterranean/subterranean.ua",
+        "ciphers/spongent160/spongent160.ua",
+    ] {
+        assert_eq!(loops(file, Arch::Avx512), 1, "{}: kept on avx512", file);
+    }
+    for file in [
+        "ciphers/xoodoo/xoodoo.ua",
+        "ciphers/gimli/gimli.ua",
+        "ciphers/chacha20/chacha20.ua",
+        "ciphers/skinny128_256/skinny128_256.ua",
+        "ciphers/clyde128/clyde128.ua",
+    ] {
+        assert_eq!(loops(file, Arch::Avx512), 0, "{}: unrolled on avx512", file);
     }
     // hslice and vslice on avx512 follow the same rule
     assert_eq!(
@@ -775,11 +794,11 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
         cfg.opt.uarch = uarch;
         entry_loops(&common::lower_file_cfg(file, &cfg))
     };
-    for file in [
-        "ciphers/ascon/ascon.ua",
-        "ciphers/gift/gift.ua",
-        "ciphers/gimli/gimli.ua",
-        "ciphers/spongent160/spongent160.ua",
+    for (file, amd) in [
+        ("ciphers/ascon/ascon.ua", 1),
+        ("ciphers/gift/gift.ua", 0),
+        ("ciphers/gimli/gimli.ua", 0),
+        ("ciphers/spongent160/spongent160.ua", 1),
     ] {
         assert_eq!(
             loops_u(file, Slicing::B, Uarch::Intel),
@@ -789,8 +808,8 @@ fn auto_loops_on_avx512_intel_keep_light_bitsliced_rounds() {
         );
         assert_eq!(
             loops_u(file, Slicing::B, Uarch::Amd),
-            0,
-            "{}: unrolled on AMD",
+            amd,
+            "{}: on AMD (kept when a single loop reads only its state, small enough)",
             file
         );
     }
@@ -1813,8 +1832,10 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
 
 /// On AMD, bitslice on AVX-512 compiles the program with and without `xor-share` and keeps the
 /// result without it when that is at least 2% cheaper by estimate (`opt::optimize`): PHOTON
-/// drops the pass (as `--disable xor-share` compiles it), Pyjamask and AES keep it, and on
-/// Intel, or on avx2, PHOTON keeps it. Both results compute the same.
+/// unrolled (`--loops unroll`; by default it now keeps its round loop on AMD, and the trial
+/// only weighs straight-line code) drops the pass (as `--disable xor-share` compiles it),
+/// Pyjamask and AES keep it, and on Intel, or on avx2, PHOTON keeps it. Both results compute
+/// the same.
 #[test]
 fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
     use nakiri::codegen::Arch;
@@ -1827,6 +1848,7 @@ fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
             ..Config::default()
         };
         c.opt.uarch = uarch;
+        c.opt.loops = nakiri::opt::LoopPolicy::Unroll;
         if off {
             c.opt.disable(PassId::XorShare);
         }

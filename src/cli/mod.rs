@@ -183,7 +183,8 @@ OPTIONS:
                           reads the previous one's results, e.g. rounds), all, unroll, or
                           auto (default: chains, but on avx512 round loops are unrolled,
                           except Feistel ones and, in -H, those of words over 16 bits, and
-                          on Intel (--uarch) bitsliced rounds with little work per bit)
+                          in -B on Intel (--uarch) rounds with little work per bit, on AMD
+                          a permutation's single round loop whose state fits L1)
     --uarch amd|intel|host
                           whose measurements the rules that differ between processor
                           families follow (--loops auto on avx512); default: host, the

@@ -397,6 +397,18 @@ pub struct PassState {
 /// ([`loop_would_gather`]: AES 19-20 kept, Pyjamask 14.8 unrolled).
 pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 
+/// On AMD (Zen 4) in bitslice on AVX-512, the most bytes the double-buffered state of a kept
+/// round loop may take ([`auto_unrolled`]: two copies of the body's output atoms, 64 bytes each)
+/// for a program with a single round loop that reads nothing but its state and constants
+/// ([`loop_reads_only_state`]) to keep it: within Zen 4's 32 KiB L1D (plus the round's own spills, hence 40 KiB, 320 atoms).
+/// Measured 2026-11-27 (`bench compare`, raw time unrolled / kept): PHOTON (256 atoms) 1.42-1.47,
+/// Ascon (320) 1.34-1.41, Subterranean (257) 1.32-1.36, Spongent (160) 0.99-1.15 (packed
+/// 1.10-1.22); at 384 atoms Gimli 1.02-1.03 and Xoodoo 0.94-1.09 (unrolled, by this bound), and
+/// ChaCha20 (512 atoms, 64 KiB) 0.76. Programs whose rounds read round keys (gathered: GIFT
+/// 0.77-0.81, PRESENT 0.82-0.85, Pyjamask 0.92; from a pool: SKINNY 0.69, Clyde 0.88-0.93) or
+/// that have two loops (AES 0.88-0.92, AES planes 0.87-0.90) run faster unrolled.
+pub const AMD_B_KEPT_STATE_MAX_BYTES: usize = 40 * 1024;
+
 /// In vslice on SSE/AVX2, the work per state atom (as [`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`])
 /// below which round loops whose state outnumbers the registers stay loops ([`auto_unrolled`]).
 /// Measured on Intel (Golden Cove), `-V` avx2, time of the loops kept / unrolled and inlined:
@@ -558,6 +570,18 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
             return Vec::new();
         }
     }
+    // On AMD in bitslice, a single round loop that reads only its state keeps its loop when its
+    // double-buffered state fits [`AMD_B_KEPT_STATE_MAX_BYTES`]: its memory form then costs
+    // less than the unrolled rounds' spills (Ascon: 10.9 + 5.2 spill loads and stores per
+    // block kept against 23.5 + 11.8 unrolled).
+    if prog.slicing == Slicing::B
+        && cfg.uarch == Uarch::Amd
+        && ids.len() == 1
+        && loop_reads_only_state(prog, ids[0], &ids)
+        && 2 * per_atom(ids[0]).1 * (t.reg_bits as usize / 8) <= AMD_B_KEPT_STATE_MAX_BYTES
+    {
+        return Vec::new();
+    }
     let intel_b = prog.slicing == Slicing::B && cfg.uarch == Uarch::Intel;
     let light_rounds = intel_b
         && ids
@@ -611,64 +635,87 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
 /// body in `bodies` (read in that loop's output rows: `codegen::y_rows`), nor an input of the
 /// entry, nor a constant.
 pub fn loop_would_gather(prog: &Program, id: usize, bodies: &[usize]) -> bool {
+    // the positions gathered, unless they repeat enough to be read from a pool of their
+    // distinct values (at most half as many as the reads: Clyde's tweakeys)
+    loop_varying_inputs(prog, id, bodies)
+        .iter()
+        .any(|&(rest, distinct, calls)| 2 * distinct > rest * calls)
+}
+
+/// Whether every call of loop body `id` reads, besides the state (the call before's results),
+/// only inputs that are the same in every call or "fine" as in [`loop_would_gather`]
+/// (constants, the entry's inputs, another loop body's results): a permutation's rounds,
+/// not a cipher's rounds reading round keys computed by plain instructions, even from a pool.
+pub fn loop_reads_only_state(prog: &Program, id: usize, bodies: &[usize]) -> bool {
+    loop_varying_inputs(prog, id, bodies)
+        .iter()
+        .all(|&(rest, _, _)| rest == 0)
+}
+
+/// For each node calling loop body `id` at least twice: (argument positions that are not the
+/// state, differ between the calls and are not "fine" in some call; distinct values read
+/// there; calls).
+fn loop_varying_inputs(prog: &Program, id: usize, bodies: &[usize]) -> Vec<(usize, usize, usize)> {
     use crate::ir::{Instr, Op, VarId};
     use std::collections::HashSet;
     let entry = prog.nodes.len() - 1;
-    prog.nodes.iter().enumerate().any(|(ni, n)| {
-        let calls: Vec<(&[VarId], &[VarId])> = n
-            .body
-            .iter()
-            .filter_map(|i| match i {
-                Instr::Call { dsts, callee, args } if callee.0 as usize == id => {
-                    Some((dsts.as_slice(), args.as_slice()))
-                }
-                _ => None,
-            })
-            .collect();
-        if calls.len() < 2 {
-            return false;
-        }
-        // constants, and what is computed from constants only (round constants made by
-        // calls, folded later)
-        let mut fine: HashSet<VarId> = HashSet::new();
-        for i in &n.body {
-            let consts = match i {
-                Instr::Assign {
-                    op: Op::Const(_), ..
-                } => true,
-                Instr::Loop { .. } => false,
-                _ => i.uses().iter().all(|u| fine.contains(u)),
-            };
-            if consts {
-                fine.extend(i.defs());
+    prog.nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(ni, n)| {
+            let calls: Vec<(&[VarId], &[VarId])> = n
+                .body
+                .iter()
+                .filter_map(|i| match i {
+                    Instr::Call { dsts, callee, args } if callee.0 as usize == id => {
+                        Some((dsts.as_slice(), args.as_slice()))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if calls.len() < 2 {
+                return None;
             }
-        }
-        for i in &n.body {
-            if let Instr::Call { dsts, callee, .. } = i {
-                if callee.0 as usize != id && bodies.contains(&(callee.0 as usize)) {
-                    fine.extend(dsts.iter().copied());
+            // constants, and what is computed from constants only (round constants made by
+            // calls, folded later)
+            let mut fine: HashSet<VarId> = HashSet::new();
+            for i in &n.body {
+                let consts = match i {
+                    Instr::Assign {
+                        op: Op::Const(_), ..
+                    } => true,
+                    Instr::Loop { .. } => false,
+                    _ => i.uses().iter().all(|u| fine.contains(u)),
+                };
+                if consts {
+                    fine.extend(i.defs());
                 }
             }
-        }
-        if ni == entry {
-            fine.extend(n.flat_inputs());
-        }
-        let state: HashSet<usize> = (0..calls[1].1.len())
-            .filter(|&p| calls[0].0.contains(&calls[1].1[p]))
-            .collect();
-        // the positions gathered, unless they repeat enough to be read from a pool of their
-        // distinct values (at most half as many as the reads: Clyde's tweakeys)
-        let rest: Vec<usize> = (0..calls[0].1.len())
-            .filter(|p| !state.contains(p))
-            .filter(|&p| calls.iter().any(|c| c.1[p] != calls[0].1[p]))
-            .filter(|&p| calls.iter().any(|c| !fine.contains(&c.1[p])))
-            .collect();
-        let distinct: HashSet<VarId> = rest
-            .iter()
-            .flat_map(|&p| calls.iter().map(move |c| c.1[p]))
-            .collect();
-        2 * distinct.len() > rest.len() * calls.len()
-    })
+            for i in &n.body {
+                if let Instr::Call { dsts, callee, .. } = i {
+                    if callee.0 as usize != id && bodies.contains(&(callee.0 as usize)) {
+                        fine.extend(dsts.iter().copied());
+                    }
+                }
+            }
+            if ni == entry {
+                fine.extend(n.flat_inputs());
+            }
+            let state: HashSet<usize> = (0..calls[1].1.len())
+                .filter(|&p| calls[0].0.contains(&calls[1].1[p]))
+                .collect();
+            let rest: Vec<usize> = (0..calls[0].1.len())
+                .filter(|p| !state.contains(p))
+                .filter(|&p| calls.iter().any(|c| c.1[p] != calls[0].1[p]))
+                .filter(|&p| calls.iter().any(|c| !fine.contains(&c.1[p])))
+                .collect();
+            let distinct: HashSet<VarId> = rest
+                .iter()
+                .flat_map(|&p| calls.iter().map(move |c| c.1[p]))
+                .collect();
+            Some((rest.len(), distinct.len(), calls.len()))
+        })
+        .collect()
 }
 
 /// Whether [`auto_unrolled`] may unroll a `const`-fed round loop of a program in `slicing`
