@@ -910,9 +910,31 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
 /// (`--loops auto`) unrolls round loops (`opt::auto_unrolled`): the default knobs must say
 /// `auto`, not `chains` (which kept the loop: every `-B` avx512 run's "default" was a variant
 /// `compile` does not emit), and compile to the same program as the driver; in vslice the
-/// inlining rule too (`inline=default`).
+/// inlining rule too (`inline=default`). Its rounds read round keys computed before the loop
+/// (`rk`): on AMD a round loop that reads only its state and the entry's inputs stays a loop
+/// by default (`opt::loop_reads_only_state`), as `SRC`'s does.
 #[test]
 fn default_knobs_are_what_compile_emits_on_avx512() {
+    const SRC: &str = "
+node mix (a:u32, b:u32, k:u32) returns (c:u32, d:u32)
+let
+  c = (a + b) <<< 7;
+  d = (b ^ c ^ k) <<< 9;
+tel
+node round (s:u32x4, k:u32) returns (o:u32x4)
+let
+  (o[0], o[1]) = mix(s[0] ^ k, s[1] <<< 3, k);
+  (o[2], o[3]) = mix(s[2] + k, s[3] ^ (k <<< 5), k ^ o[0]);
+tel
+node f (x:u32x4, k:u32x8) returns (y:u32x4)
+vars st:u32x4[9], rk:u32[8]
+let
+  forall i in [0, 7] { rk[i] = k[i] ^ (k[7-i] <<< 3) }
+  st[0] = x;
+  forall i in [0, 7] { st[i+1] = round(st[i], rk[i]) }
+  y = st[8]
+tel
+";
     let ch = checked(SRC, Slicing::B);
     let mut base = Config {
         slicing: Slicing::B,
