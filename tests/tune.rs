@@ -915,27 +915,15 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
 /// by default (`opt::loop_reads_only_state`), as `SRC`'s does.
 #[test]
 fn default_knobs_are_what_compile_emits_on_avx512() {
-    const SRC: &str = "
-node mix (a:u32, b:u32, k:u32) returns (c:u32, d:u32)
-let
-  c = (a + b) <<< 7;
-  d = (b ^ c ^ k) <<< 9;
-tel
-node round (s:u32x4, k:u32) returns (o:u32x4)
-let
-  (o[0], o[1]) = mix(s[0] ^ k, s[1] <<< 3, k);
-  (o[2], o[3]) = mix(s[2] + k, s[3] ^ (k <<< 5), k ^ o[0]);
-tel
-node f (x:u32x4, k:u32x8) returns (y:u32x4)
-vars st:u32x4[9], rk:u32[8]
-let
-  forall i in [0, 7] { rk[i] = k[i] ^ (k[7-i] <<< 3) }
-  st[0] = x;
-  forall i in [0, 7] { st[i+1] = round(st[i], rk[i]) }
-  y = st[8]
-tel
-";
-    let ch = checked(SRC, Slicing::B);
+    // `SRC` with its rounds fed round keys computed before the loop
+    let src = SRC
+        .replace("vars st:u32x4[9]", "vars st:u32x4[9], rk:u32[8]")
+        .replace(
+            "  forall i in [0, 7] { st[i+1] = round(st[i], k[i]) }",
+            "  forall i in [0, 7] { rk[i] = k[i] ^ (k[7-i] <<< 3) }\n  forall i in [0, 7] { st[i+1] = round(st[i], rk[i]) }",
+        );
+    assert!(src.contains("rk[i] = k[i]") && src.contains("rk:u32[8]"));
+    let ch = checked(&src, Slicing::B);
     let mut base = Config {
         slicing: Slicing::B,
         arch: Arch::Avx512,
@@ -946,7 +934,8 @@ tel
     let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
     let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.loops, LoopPolicyKnob::Auto);
-    let (_, driver_prog) = driver::lower("t.ua", SRC, &base, &nakiri::syntax::MemLoader::default());
+    let (_, driver_prog) =
+        driver::lower("t.ua", &src, &base, &nakiri::syntax::MemLoader::default());
     let driver_prog = driver_prog.expect("compiles");
     let mut prep = preparer(&ch, base.clone());
     let tuned = prep.compile(&default).unwrap();
@@ -993,7 +982,7 @@ tel
         "the knob line round-trips"
     );
     // Vslice on avx512: the inlining rule depends on whether a loop stays (`inline=default`).
-    let ch_v = checked(SRC, Slicing::V);
+    let ch_v = checked(&src, Slicing::V);
     let base_v = Config {
         slicing: Slicing::V,
         arch: Arch::Avx512,
@@ -1002,7 +991,7 @@ tel
     let space_v = Space::new(Slicing::V, Arch::Avx512, ccs(), false);
     let dv = space_v.default_knobs(&base_v.opt, base_v.spill, base_v.opaque_not);
     assert_eq!(dv.inline, nakiri::tune::InlineKnob::Default);
-    let (_, driver_v) = driver::lower("t.ua", SRC, &base_v, &nakiri::syntax::MemLoader::default());
+    let (_, driver_v) = driver::lower("t.ua", &src, &base_v, &nakiri::syntax::MemLoader::default());
     let mut prep_v = preparer(&ch_v, base_v);
     let tuned_v = prep_v.compile(&dv).unwrap();
     assert_eq!(
