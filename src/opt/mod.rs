@@ -498,7 +498,10 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // registers they read, so unrolling folds nothing, and the unrolled body spilled more
     // (AES const rk: 14.7 against 8.1 spill loads and stores per block, 1.12x slower;
     // RECTANGLE 1.02x, Serpent and gift_v within noise; README, "On AVX-512 the unrolled code").
-    // (On Intel light rounds are the exception, for the raw entry only: below.)
+    // (On Intel light rounds are the exception, for the raw entry only: below.) On AMD the
+    // same holds in hslice (Zen 4, `bench compare`, time unrolled / kept, raw and packed:
+    // RECTANGLE 1.04 / 1.20, AES const rk 1.03 / 1.04, gift_v 0.99 / 1.00; in vslice it does
+    // not: AES const rk 0.88 / 1.02, gift_v 0.85 / 0.95).
     let consts: std::collections::HashSet<crate::ir::VarId> = prog
         .entry()
         .inputs
@@ -507,7 +510,7 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         .flat_map(|p| p.atoms.iter().copied())
         .collect();
     let const_fed = |id: usize| {
-        prog.slicing == Slicing::B
+        (prog.slicing == Slicing::B || (prog.slicing == Slicing::H && cfg.uarch == Uarch::Amd))
             && !consts.is_empty()
             && prog.entry().body.iter().any(
                 |i| matches!(i, crate::ir::Instr::Call { callee, args, .. } if callee.0 as usize == id && args.iter().any(|a| consts.contains(a))),
