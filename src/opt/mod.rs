@@ -397,17 +397,19 @@ pub struct PassState {
 /// ([`loop_would_gather`]: AES 19-20 kept, Pyjamask 14.8 unrolled).
 pub const INTEL_B_UNROLL_MIN_WORK_PER_ATOM: f64 = 12.0;
 
-/// On AMD (Zen 4) in bitslice on AVX-512, the most bytes the double-buffered state of a kept
-/// round loop may take ([`auto_unrolled`]: two copies of the body's output atoms, 64 bytes each)
-/// for a program with a single round loop that reads nothing but its state and constants
-/// ([`loop_reads_only_state`]) to keep it: within Zen 4's 32 KiB L1D (plus the round's own spills, hence 40 KiB, 320 atoms).
-/// Measured 2026-11-27 (`bench compare`, raw time unrolled / kept): PHOTON (256 atoms) 1.42-1.47,
-/// Ascon (320) 1.34-1.41, Subterranean (257) 1.32-1.36, Spongent (160) 0.99-1.15 (packed
-/// 1.10-1.22); at 384 atoms Gimli 1.02-1.03 and Xoodoo 0.94-1.09 (unrolled, by this bound), and
-/// ChaCha20 (512 atoms, 64 KiB) 0.76. Programs whose rounds read round keys (gathered: GIFT
-/// 0.77-0.81, PRESENT 0.82-0.85, Pyjamask 0.92; from a pool: SKINNY 0.69, Clyde 0.88-0.93) or
-/// that have two loops (AES 0.88-0.92, AES planes 0.87-0.90) run faster unrolled.
-pub const AMD_B_KEPT_STATE_MAX_BYTES: usize = 40 * 1024;
+/// On AMD (Zen 4) in bitslice on AVX-512, the most bytes the state of a kept round loop may
+/// take ([`auto_unrolled`]: the body's output atoms, 64 bytes each) for a program with a
+/// single round loop that reads nothing but its state and constants
+/// ([`loop_reads_only_state`]) to keep it: three quarters of Zen 4's 32 KiB L1D, the rest for
+/// the round's spills (384 atoms).
+/// Measured 2026-11-27 (`bench compare`, time unrolled / kept, raw and packed): PHOTON (256
+/// atoms) 1.42-1.47, Ascon (320) 1.34-1.41, Subterranean (257) 1.32-1.36, Spongent (160)
+/// 0.99-1.15 (packed 1.10-1.22), Gimli (384) 1.02-1.04 (packed 1.07-1.08), Xoodoo (384)
+/// 0.97-1.05 (packed 1.01-1.06); ChaCha20 (512 atoms, 32 KiB) 0.76. Programs whose rounds read
+/// round keys (gathered: GIFT 0.77-0.81, PRESENT 0.82-0.85, Pyjamask 0.92; from a pool:
+/// SKINNY 0.69, Clyde 0.88-0.93) or that have two loops (AES 0.88-0.92, AES planes 0.87-0.90)
+/// run faster unrolled.
+pub const AMD_B_KEPT_STATE_MAX_BYTES: usize = 24 * 1024;
 
 /// In vslice on SSE/AVX2, the work per state atom (as [`INTEL_B_UNROLL_MIN_WORK_PER_ATOM`])
 /// below which round loops whose state outnumbers the registers stay loops ([`auto_unrolled`]).
@@ -574,14 +576,14 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         }
     }
     // On AMD in bitslice, a single round loop that reads only its state keeps its loop when its
-    // double-buffered state fits [`AMD_B_KEPT_STATE_MAX_BYTES`]: its memory form then costs
+    // state fits [`AMD_B_KEPT_STATE_MAX_BYTES`]: its memory form then costs
     // less than the unrolled rounds' spills (Ascon: 10.9 + 5.2 spill loads and stores per
     // block kept against 23.5 + 11.8 unrolled).
     if prog.slicing == Slicing::B
         && cfg.uarch == Uarch::Amd
         && ids.len() == 1
         && loop_reads_only_state(prog, ids[0], &ids)
-        && 2 * per_atom(ids[0]).1 * (t.reg_bits as usize / 8) <= AMD_B_KEPT_STATE_MAX_BYTES
+        && per_atom(ids[0]).1 * (t.reg_bits as usize / 8) <= AMD_B_KEPT_STATE_MAX_BYTES
     {
         return Vec::new();
     }
