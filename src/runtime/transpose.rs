@@ -1767,7 +1767,8 @@ fn vbmi_chunk(g: usize, m: u32) -> (String, String) {
     let per = n / g; // instances per input vector
     let k = 128 / m as usize; // elements per 128-bit lane
     let piece = g * eb; // bytes of one instance's chunk
-                        // An element is (instance, word); a state is g vectors of n elements.
+
+    // An element is (instance, word); a state is g vectors of n elements.
     type St = Vec<Vec<(usize, usize)>>;
     let plain: St = (0..g)
         .map(|r| (0..n).map(|p| (r * per + p / g, p % g)).collect())
