@@ -787,7 +787,7 @@ pub fn run_pass(
             }
         }
         SchedPairs => sched_pairs::run(prog, cfg),
-        TernlogOrder => ternlog_order::run(prog),
+        TernlogOrder => ternlog_order::run(prog, cfg),
         SchedBits => {
             if cfg.sched_bits_in.contains(prog.slicing) {
                 sched_bits::run(prog, cfg)
