@@ -458,6 +458,7 @@ pub fn generate(
         spill: cfg.spill,
         mem_loops: cfg.mem_loops,
         opaque_not: cfg.opaque_not,
+        uarch: cfg.opt.uarch,
     };
     match codegen::generate_over(prog, kernel, consts_prog, &ccfg, &abi, max_bytes) {
         // The kernel doubles the code: where only the raw entry fits the budget, drop it (and

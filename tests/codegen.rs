@@ -402,6 +402,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+        uarch: nakiri::target::Uarch::host(),
     }
 }
 
@@ -1102,6 +1103,7 @@ fn golden_c() {
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                uarch: nakiri::target::Uarch::host(),
             },
         )
         .unwrap();
@@ -1292,7 +1294,8 @@ fn simd_rotates_use_avx512vl_when_targeted() {
     }
 }
 
-/// AVX-512: one 64-bit rotation in `ROT64_P5_EVERY` (3) of a program without interleaving is
+/// AVX-512 under the Intel rules: one 64-bit rotation in `ROT64_P5_EVERY` (3) of a program
+/// without interleaving is
 /// `NK_ROTR64_P5`/`NK_ROTL64_P5`, a `vpmultishiftqb` where the C compiler targets VBMI and a
 /// `vprorq` elsewhere; interleaved programs (the packed entry's kernel) keep `vprorq`. Both
 /// forms compute the same: Ascon `-V` avx512 built with `-mavx512vbmi` (and every rotation
@@ -1306,7 +1309,28 @@ fn avx512_rotate64_on_port5_when_vbmi() {
     let base = ["-mavx512f", "-mavx512bw", "-mavx512vl"];
     let vbmi = ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512vbmi"];
     let prog = common::lower_file("ciphers/ascon/ascon.ua", Slicing::V);
-    let out = generate(&prog, &cfg(Arch::Avx512, "ascon.h")).unwrap();
+    // An Intel rule: on AMD (Zen 4: `vpmultishiftqb` has latency 3 and shares the rotations'
+    // pipes) every rotation is `vprorq`.
+    let amd = generate(
+        &prog,
+        &CodegenConfig {
+            uarch: nakiri::target::Uarch::Amd,
+            ..cfg(Arch::Avx512, "ascon.h")
+        },
+    )
+    .unwrap();
+    assert!(
+        !amd.c.contains("NK_ROTR64_P5(v") && amd.c.contains("NK_ROTR64(v"),
+        "no port-5 rotation under the AMD rules"
+    );
+    let out = generate(
+        &prog,
+        &CodegenConfig {
+            uarch: nakiri::target::Uarch::Intel,
+            ..cfg(Arch::Avx512, "ascon.h")
+        },
+    )
+    .unwrap();
     let (p5, plain) = (
         out.c.matches("NK_ROTR64_P5(v").count(),
         out.c.matches("NK_ROTR64(v").count(),
@@ -1336,11 +1360,12 @@ fn avx512_rotate64_on_port5_when_vbmi() {
         );
     }
     // the packed entry's 2-way kernel: no port-5 rotation
-    let lcfg = nakiri::driver::Config {
+    let mut lcfg = nakiri::driver::Config {
         slicing: Slicing::V,
         arch: Arch::Avx512,
         ..nakiri::driver::Config::default()
     };
+    lcfg.opt.uarch = nakiri::target::Uarch::Intel;
     let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
     let (_, full) = nakiri::driver::compile("ascon.ua", &src, &lcfg, &common::Fs, "ascon.h");
     let full = full.expect("Ascon -V avx512 compiles");
@@ -1374,7 +1399,14 @@ fn avx512_rotate64_on_port5_when_vbmi() {
                 nodes: vec![b.n],
                 interleave: 1,
             };
-            let o = generate(&p, &cfg(Arch::Avx512, "r.h")).unwrap();
+            let o = generate(
+                &p,
+                &CodegenConfig {
+                    uarch: nakiri::target::Uarch::Intel,
+                    ..cfg(Arch::Avx512, "r.h")
+                },
+            )
+            .unwrap();
             assert!(o.c.contains("_P5("), "rot {k}: a port-5 rotation");
             let insts = common::random_instances(&p, 9, &mut rng);
             let want = common::run_interp(&p, &insts);
@@ -1435,6 +1467,7 @@ fn opaque_not_on_sse_avx2() {
                 &prog,
                 &CodegenConfig {
                     opaque_not: true,
+                    uarch: nakiri::target::Uarch::host(),
                     ..cfg(arch, "o.h")
                 },
             )

@@ -45,6 +45,7 @@ fn planted_branch_and_table_index_are_reported() {
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         },
     )
     .unwrap();

@@ -404,6 +404,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
@@ -503,6 +504,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: true,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                uarch: nakiri::target::Uarch::host(),
             };
             nakiri::codegen::generate(&prog, &ccfg).unwrap().c
         };
@@ -542,6 +544,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: true,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+        uarch: nakiri::target::Uarch::host(),
     };
     assert!(!nakiri::codegen::generate(&prog, &cfg)
         .unwrap()
@@ -1007,6 +1010,7 @@ fn kept_loops_are_c_for_loops() {
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         },
     )
     .unwrap();
@@ -1041,6 +1045,7 @@ fn kept_loops_are_c_for_loops() {
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                    uarch: nakiri::target::Uarch::host(),
                 },
             )
             .unwrap();
@@ -1544,6 +1549,7 @@ fn state_in_output_array_handles_aliasing() {
                         spill: nakiri::codegen::SPILL_DEFAULT,
                         mem_loops,
                         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                        uarch: nakiri::target::Uarch::host(),
                     },
                 )
                 .unwrap()
@@ -1751,6 +1757,7 @@ fn register_form_loop_reads_strided_inputs_in_place() {
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: true,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         };
         let out = nakiri::codegen::generate(&prog, &gen).unwrap();
         assert!(
@@ -1808,6 +1815,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: true,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                uarch: nakiri::target::Uarch::host(),
             };
             let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
             let c = &out.c;

@@ -212,6 +212,7 @@ fn aes128_ctr_every_slicing() {
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                uarch: nakiri::target::Uarch::host(),
             },
         )
         .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));

@@ -1,6 +1,7 @@
 //! Data-file tests of the optimisation passes: `tests/opt/<pass>/*.ir`.
 //!
-//! Each file is IR text with a header `; test: <pass>` (and optionally `; target: <arch>`),
+//! Each file is IR text with a header `; test: <pass>` (and optionally `; target: <arch>` and
+//! `; uarch: amd|intel`, whose rules the pass follows; default: the host's),
 //! and, after the program, an `; expect:` block holding the printed program after running
 //! only that pass. The runner parses the program, runs the pass, verifies the result, checks
 //! that the interpreter gives the same outputs before and after on random inputs, and compares
@@ -75,6 +76,10 @@ fn pass_data_files() {
         let mut cfg = OptConfig::default();
         if let Some(a) = header(&text, "target") {
             cfg.arch = Arch::parse(a).unwrap_or_else(|| panic!("{}: unknown target {}", name, a));
+        }
+        if let Some(u) = header(&text, "uarch") {
+            cfg.uarch = nakiri::target::Uarch::parse(u)
+                .unwrap_or_else(|| panic!("{}: unknown uarch {}", name, u));
         }
         let mut after = before.clone();
         opt::run_pass(

@@ -1035,6 +1035,7 @@ fn generated_code_end_to_end() {
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                uarch: nakiri::target::Uarch::host(),
             };
             let out = nakiri::codegen::generate(&case.prog, &cfg)
                 .unwrap_or_else(|err| panic!("generate {e}: {err}"));
@@ -2670,6 +2671,7 @@ fn outputs_share_input_register_arrays() {
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+                    uarch: nakiri::target::Uarch::host(),
                 },
             )
             .unwrap();

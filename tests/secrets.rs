@@ -29,6 +29,7 @@ fn generated_for(
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         },
     )
     .unwrap();

@@ -50,6 +50,9 @@ pub struct CodegenConfig {
     /// SSE/AVX2: `NK_NOT(a)` XORs with the opaque all-ones register (`NK_ONES_OPAQUE`) instead
     /// of a constant the C compiler sees (`--opaque-not`; [`OPAQUE_NOT_DEFAULT`]).
     pub opaque_not: bool,
+    /// Whose measured rules codegen's choices follow (`--uarch`): on AMD no 64-bit rotation
+    /// takes the port-5 form ([`ops::ROT64_P5_EVERY`]).
+    pub uarch: crate::target::Uarch,
 }
 
 /// Negations stay visible to the C compiler by default: making them opaque (`--opaque-not`, the
@@ -474,7 +477,7 @@ pub fn generate_over(
         let compact = entry == EntryKind::WithConsts;
         // Port-5 rotations relieve one copy's port pressure; interleaved copies have the ILP
         // already (measured: Ascon p8 packed 0.968 with them in its 2-way kernel).
-        helpers.rot64_p5 = p.interleave <= 1;
+        helpers.rot64_p5 = p.interleave <= 1 && cfg.uarch == crate::target::Uarch::Intel;
         let mut proto_out = String::new();
         // Nodes that are the body of a kept loop (computed once: per function it was quadratic),
         // and the loop-carried values each may keep in memory.

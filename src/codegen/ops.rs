@@ -77,6 +77,10 @@ pub const OPAQUE_ONES: bool = true;
 /// kernel, `--interleave`), whose copies give the ports work already: Ascon p12 / p8 / p6
 /// packed 0.994 / 0.968 / 0.999 with it in the kernel. Only 64-bit lanes: a 32-bit rotation's
 /// bits wrap inside its half of the qword, which the byte-window gather cannot express.
+/// Intel only (`--uarch`): on Zen 4 `vpmultishiftqb` and `vprorq` share one pipe (8 of either,
+/// or 4 of each, take 8 cycles) and their latencies are 3 and 2, so the form only lengthens
+/// the chain: without it Ascon p12 / p6 / p8 `-V` avx512 run 1.037 / 1.023 / 1.033x faster
+/// raw (2026-11-27, `bench compare`).
 pub const ROT64_P5_EVERY: usize = 3;
 
 impl Helpers {

@@ -336,6 +336,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
+            uarch: nakiri::target::Uarch::host(),
         },
     )
     .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
