@@ -26,8 +26,14 @@
 //! last goes first. The pass walks the body in order with the earliest cycle each value can be
 //! ready ([`ready_after`]: 1 for logic, shifts and additions, 2 for rotations and byte
 //! shuffles, inputs at 0), puts the operand ready last first (a dying one among equals, then
-//! the current first), and takes the new ready time from that order. Bitslice keeps the
-//! dying-first rule: its bodies are bound by throughput, and there the register copies count.
+//! the current first), and takes the new ready time from that order. `bench compare` against
+//! the dying-first rule, avx512 raw (packed), 2026-11-27: Serpent `-V` 1.171 (1.098), RECTANGLE
+//! `-V` 1.109 (1.033), GIFT-v 1.057 (1.049), Ascon p12 / p6 / p8 1.048 / 1.044 / 1.048 (packed
+//! 1.00-1.01), Xoodoo `-V` 1.022, `-H` 1.038, AES rk `-H` 1.038, ACE, AES rk and planes,
+//! BLAKE2s, ChaCha20, Clyde, Gimli within 1.00-1.013, Pyjamask `-V` 0.985, Ascon and RECTANGLE
+//! `-H` 0.995. Bitslice keeps the dying-first rule: its bodies are bound by throughput, and
+//! there the register copies count (the latency rule in `-B`: DES 0.939, Ascon 0.977, AES
+//! 0.998, Xoodoo 1.07, others within 1%).
 //!
 //! Before (`x` is read again later, `y` is not):
 //! ```text
