@@ -125,9 +125,7 @@ fn run_node_latency(node: &mut Node) -> usize {
                     }
                     n += 1;
                 }
-                let t = (r[order[0]] + 1)
-                    .max(r[order[1]] + 2)
-                    .max(r[order[2]] + 2);
+                let t = (r[order[0]] + 1).max(r[order[1]] + 2).max(r[order[2]] + 2);
                 ready.insert(dst, t);
             }
             Instr::Assign { dst, op } => {
@@ -135,7 +133,13 @@ fn run_node_latency(node: &mut Node) -> usize {
                 ready.insert(*dst, t);
             }
             ins => {
-                let t = ins.uses().into_iter().map(|v| rd(&ready, v)).max().unwrap_or(0) + 1;
+                let t = ins
+                    .uses()
+                    .into_iter()
+                    .map(|v| rd(&ready, v))
+                    .max()
+                    .unwrap_or(0)
+                    + 1;
                 for d in ins.defs() {
                     ready.insert(d, t);
                 }
