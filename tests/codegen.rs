@@ -406,6 +406,14 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
     }
 }
 
+/// [`cfg`] under the measured rules of one processor family (`--uarch`), whatever the host.
+fn cfg_uarch(arch: Arch, header: &str, uarch: nakiri::target::Uarch) -> CodegenConfig {
+    CodegenConfig {
+        uarch,
+        ..cfg(arch, header)
+    }
+}
+
 fn drv_attr(arch: Arch) -> &'static str {
     match arch {
         Arch::Sse => "__attribute__((target(\"sse4.2\")))",
@@ -1313,10 +1321,7 @@ fn avx512_rotate64_on_port5_when_vbmi() {
     // pipes) every rotation is `vprorq`.
     let amd = generate(
         &prog,
-        &CodegenConfig {
-            uarch: nakiri::target::Uarch::Amd,
-            ..cfg(Arch::Avx512, "ascon.h")
-        },
+        &cfg_uarch(Arch::Avx512, "ascon.h", nakiri::target::Uarch::Amd),
     )
     .unwrap();
     assert!(
@@ -1325,10 +1330,7 @@ fn avx512_rotate64_on_port5_when_vbmi() {
     );
     let out = generate(
         &prog,
-        &CodegenConfig {
-            uarch: nakiri::target::Uarch::Intel,
-            ..cfg(Arch::Avx512, "ascon.h")
-        },
+        &cfg_uarch(Arch::Avx512, "ascon.h", nakiri::target::Uarch::Intel),
     )
     .unwrap();
     let (p5, plain) = (
@@ -1401,10 +1403,7 @@ fn avx512_rotate64_on_port5_when_vbmi() {
             };
             let o = generate(
                 &p,
-                &CodegenConfig {
-                    uarch: nakiri::target::Uarch::Intel,
-                    ..cfg(Arch::Avx512, "r.h")
-                },
+                &cfg_uarch(Arch::Avx512, "r.h", nakiri::target::Uarch::Intel),
             )
             .unwrap();
             assert!(o.c.contains("_P5("), "rot {k}: a port-5 rotation");

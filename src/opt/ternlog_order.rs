@@ -86,18 +86,38 @@ fn ready_after(op: &Op, r: impl Iterator<Item = u32>) -> u32 {
     start + lat
 }
 
-fn run_node_latency(node: &mut Node) -> usize {
-    let outputs: HashSet<VarId> = node.flat_outputs().into_iter().collect();
-    let inputs: HashSet<VarId> = node.flat_inputs().into_iter().collect();
-    let mut last: HashMap<VarId, usize> = HashMap::new();
-    for (i, ins) in node.body.iter().enumerate() {
-        for u in ins.uses() {
-            last.insert(u, i);
+/// Where values die: at their last reader in the body, unless they are an output of the node
+/// (live after it) or an input (read from memory: first or not, one load).
+struct Deaths {
+    outputs: HashSet<VarId>,
+    inputs: HashSet<VarId>,
+    last: HashMap<VarId, usize>,
+}
+
+impl Deaths {
+    fn of(node: &Node) -> Deaths {
+        let mut last: HashMap<VarId, usize> = HashMap::new();
+        for (i, ins) in node.body.iter().enumerate() {
+            for u in ins.uses() {
+                last.insert(u, i);
+            }
+        }
+        Deaths {
+            outputs: node.flat_outputs().into_iter().collect(),
+            inputs: node.flat_inputs().into_iter().collect(),
+            last,
         }
     }
-    let dies = |v: VarId, i: usize| {
-        !outputs.contains(&v) && !inputs.contains(&v) && last.get(&v) == Some(&i)
-    };
+
+    /// Whether `v` dies at instruction `i` (its last reader).
+    fn dies(&self, v: VarId, i: usize) -> bool {
+        !self.outputs.contains(&v) && !self.inputs.contains(&v) && self.last.get(&v) == Some(&i)
+    }
+}
+
+fn run_node_latency(node: &mut Node) -> usize {
+    let deaths = Deaths::of(node);
+    let dies = |v: VarId, i: usize| deaths.dies(v, i);
     let mut ready: HashMap<VarId, u32> = HashMap::new();
     let rd = |ready: &HashMap<VarId, u32>, v: VarId| ready.get(&v).copied().unwrap_or(0);
     let mut n = 0;
@@ -150,17 +170,8 @@ fn run_node_latency(node: &mut Node) -> usize {
 }
 
 fn run_node(node: &mut Node) -> usize {
-    let outputs: HashSet<VarId> = node.flat_outputs().into_iter().collect();
-    let inputs: HashSet<VarId> = node.flat_inputs().into_iter().collect();
-    let mut last: HashMap<VarId, usize> = HashMap::new();
-    for (i, ins) in node.body.iter().enumerate() {
-        for u in ins.uses() {
-            last.insert(u, i);
-        }
-    }
-    let dies = |v: VarId, i: usize| {
-        !outputs.contains(&v) && !inputs.contains(&v) && last.get(&v) == Some(&i)
-    };
+    let deaths = Deaths::of(node);
+    let dies = |v: VarId, i: usize| deaths.dies(v, i);
     let mut n = 0;
     for i in 0..node.body.len() {
         let Instr::Assign {
