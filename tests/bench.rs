@@ -397,6 +397,20 @@ fn bench_limits_counts_operations_per_byte() {
     );
     let (code, _, _) = nakiri(&["bench", "limits", "--arch", "bogus"]);
     assert_eq!(code, 2);
+    // From another directory too: AES const rk includes `aes_planes.ua`, found next to it
+    // (it read "FAILED: cannot find included file" outside the repository until stop 42).
+    let out = Command::new(env!("CARGO_BIN_EXE_nakiri"))
+        .args(["bench", "limits", "--arch", "std"])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success() && !text.contains("FAILED"), "{text}");
+    assert_eq!(
+        rows(&text, "| AES-128 const rk | -V | std |").len(),
+        1,
+        "{text}"
+    );
 }
 
 /// `bench modes`: per size, the two helpers (AES-CTR over both the -B and -H builds) with

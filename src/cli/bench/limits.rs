@@ -62,7 +62,9 @@ pub fn limit_of(
             .map_err(|_| "bad compile flags".to_string())?
             .1
     };
-    let (front, prog) = driver::lower(file, &text, &cfg, &super::super::FsLoader);
+    // The resolved path, not `file`: `include`s are found next to it from any directory.
+    let name = path.to_string_lossy();
+    let (front, prog) = driver::lower(&name, &text, &cfg, &super::super::FsLoader);
     let prog = prog.ok_or_else(|| {
         front
             .render_diags()
