@@ -83,8 +83,9 @@ pub struct Knobs {
     /// Interleaving factor and granularity (factor 1: off).
     pub interleave: (u32, usize),
     pub ternlog: bool,
-    /// The `ternlog-order` pass (dying operands first; only meaningful with `ternlog`, and
-    /// false whenever `ternlog` is).
+    /// The `ternlog-order` pass (dying operands first, or under the AMD rules in vslice and
+    /// hslice the latest operand first; only meaningful with `ternlog`, and false whenever
+    /// `ternlog` is).
     pub ternlog_order: bool,
     /// The `not-absorb` pass (negations folded into their readers; only meaningful with
     /// `ternlog`, and false whenever `ternlog` is).
