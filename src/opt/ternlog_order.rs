@@ -115,9 +115,31 @@ impl Deaths {
     }
 }
 
+/// Puts operand `k` of the ternlog at `ins` (operands `ops`, immediate `imm`) first, the other
+/// two in their order, with the immediate permuted to match.
+fn move_first(ins: &mut Instr, ops: [VarId; 3], imm: u8, k: usize) {
+    let order = first_order(k);
+    if let Instr::Assign { op, .. } = ins {
+        *op = Op::Ternlog(
+            ops[order[0]],
+            ops[order[1]],
+            ops[order[2]],
+            truth::permute(imm, order),
+        );
+    }
+}
+
+/// The operand order with operand `k` first and the other two in their order.
+fn first_order(k: usize) -> [usize; 3] {
+    match k {
+        0 => [0, 1, 2],
+        1 => [1, 0, 2],
+        _ => [2, 0, 1],
+    }
+}
+
 fn run_node_latency(node: &mut Node) -> usize {
     let deaths = Deaths::of(node);
-    let dies = |v: VarId, i: usize| deaths.dies(v, i);
     let mut ready: HashMap<VarId, u32> = HashMap::new();
     let rd = |ready: &HashMap<VarId, u32>, v: VarId| ready.get(&v).copied().unwrap_or(0);
     let mut n = 0;
@@ -131,20 +153,13 @@ fn run_node_latency(node: &mut Node) -> usize {
                 let r = ops.map(|v| rd(&ready, v));
                 // latest first; among equals a dying operand, then the earlier position
                 let k = (0..3)
-                    .max_by_key(|&k| (r[k], dies(ops[k], i), std::cmp::Reverse(k)))
+                    .max_by_key(|&k| (r[k], deaths.dies(ops[k], i), std::cmp::Reverse(k)))
                     .unwrap_or(0);
-                let order = match k {
-                    0 => [0, 1, 2],
-                    1 => [1, 0, 2],
-                    _ => [2, 0, 1],
-                };
                 if k != 0 && ops[k] != ops[0] {
-                    let new_imm = truth::permute(imm, order);
-                    if let Instr::Assign { op, .. } = &mut node.body[i] {
-                        *op = Op::Ternlog(ops[order[0]], ops[order[1]], ops[order[2]], new_imm);
-                    }
+                    move_first(&mut node.body[i], ops, imm, k);
                     n += 1;
                 }
+                let order = first_order(k);
                 let t = (r[order[0]] + 1).max(r[order[1]] + 2).max(r[order[2]] + 2);
                 ready.insert(dst, t);
             }
@@ -190,11 +205,8 @@ fn run_node(node: &mut Node) -> usize {
         };
         // The dying operand first, the other two in their order (a node input, read from
         // memory, never dies, so it is never the one moved).
-        let order = if k == 1 { [1, 0, 2] } else { [2, 0, 1] };
-        let new_imm = truth::permute(*imm, order);
-        if let Instr::Assign { op, .. } = &mut node.body[i] {
-            *op = Op::Ternlog(ops[order[0]], ops[order[1]], ops[order[2]], new_imm);
-        }
+        let imm = *imm;
+        move_first(&mut node.body[i], ops, imm, k);
         n += 1;
     }
     n

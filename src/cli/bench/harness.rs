@@ -312,10 +312,7 @@ pub fn build_from_c(
     let e = prog.entry();
     let mut d = String::new();
     d.push_str("#include <stdint.h>\n#include <stddef.h>\n#include <stdlib.h>\n#include <string.h>\n#include <x86intrin.h>\n");
-    d.push_str(&format!(
-        "#include \"{}\"\n#define NK_ALIGN __attribute__((aligned(64)))\n",
-        h_name
-    ));
+    d.push_str(&format!("#include \"{}\"\n", h_name));
     // Every buffer comes from a 2 MiB-aligned arena advised into transparent huge pages: the
     // kept-loop programs (their state in the output array) varied by up to 1.8x from process to
     // process with the buffers in 4 KiB pages, the same binary, even without ASLR (README,
