@@ -343,12 +343,38 @@ NKP_GRP_FUNS(uint64_t, 64)
    registers of rbytes bytes, with no transposition. B: register a is all ones where bit a of
    the instance's bit string is set. V: every m-bit lane of register a is word a. H: slot j
    (S = lbits/m bits) of every lane of register a is all ones where bit j of word a is set. */
+/* B: the n registers (rbytes each, from dst) of bits ub-1, ub-2, .. of w: all ones where the
+   bit is set. With GCC/clang vector extensions one vector shift, AND and negation per register
+   (the scalar form took 14 instructions per register: AES round keys on AVX2 3.5k cycles). */
+#if defined(__GNUC__) || defined(__clang__)
+typedef uint64_t nkp_bv16 __attribute__((vector_size(16)));
+typedef uint64_t nkp_bv32 __attribute__((vector_size(32)));
+typedef uint64_t nkp_bv64 __attribute__((vector_size(64)));
+#define NKP_BCAST_BITS_VEC(VT, NB) \
+    if (rbytes == NB) { \
+        const VT x = (VT){0} + w; \
+        for (size_t k = 0; k < n; k++) { \
+            const VT v = (VT){0} - ((x >> (ub - 1 - k)) & 1); \
+            memcpy(dst + NB * k, &v, NB); \
+        } \
+        return; \
+    }
+#else
+#define NKP_BCAST_BITS_VEC(VT, NB)
+#endif
+static inline NKP_UNUSED void nkp_bcast_bits(uint64_t w, unsigned ub, size_t n, size_t rbytes, char *dst) {
+    NKP_BCAST_BITS_VEC(nkp_bv16, 16)
+    NKP_BCAST_BITS_VEC(nkp_bv32, 32)
+    NKP_BCAST_BITS_VEC(nkp_bv64, 64)
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t pat = (uint64_t)0 - ((w >> (ub - 1 - k)) & 1u);
+        for (size_t l = 0; l < rbytes / 8; l++) memcpy(dst + k * rbytes + 8 * l, &pat, 8);
+    }
+}
 #define NKP_BCAST_FUNS(T, UB) \
 static NKP_UNUSED void nkp_bcast_B_u##UB(const T *src, size_t natoms, size_t rbytes, void *regs) { \
-    for (size_t a = 0; a < natoms; a++) { \
-        const uint64_t pat = (uint64_t)0 - (((uint64_t)nkp_ld_u##UB(src + a / UB) >> (UB - 1 - a % UB)) & 1u); \
-        for (size_t l = 0; l < rbytes / 8; l++) memcpy((char *)regs + a * rbytes + 8 * l, &pat, 8); \
-    } \
+    for (size_t u = 0; u * UB < natoms; u++) \
+        nkp_bcast_bits((uint64_t)nkp_ld_u##UB(src + u), UB, natoms - u * UB < UB ? natoms - u * UB : UB, rbytes, (char *)regs + u * UB * rbytes); \
 } \
 static NKP_UNUSED void nkp_bcast_V_u##UB(const T *src, size_t W, size_t rbytes, void *regs) { \
     for (size_t a = 0; a < W; a++) { \
