@@ -32,6 +32,9 @@ pub struct Config {
     /// Kept loops whose state outgrows the registers keep it in memory (`--mem-loops` /
     /// `--no-mem-loops`; `codegen/memloop.rs`).
     pub mem_loops: bool,
+    /// State slots of a single-buffer memory-form loop kept in registers across iterations
+    /// (`--loop-regs N`, 0: none; `None`: the rule of `codegen::memloop::register_slots_count`).
+    pub loop_regs: Option<usize>,
     /// SSE/AVX2: negations XOR with an all-ones register the C compiler cannot see
     /// (`--opaque-not` / `--no-opaque-not`; [`codegen::OPAQUE_NOT_DEFAULT`]).
     pub opaque_not: bool,
@@ -72,6 +75,7 @@ impl Default for Config {
             max_ops: sema::elab::DEFAULT_MAX_OPS,
             spill: codegen::SPILL_DEFAULT,
             mem_loops: codegen::MEM_LOOPS_DEFAULT,
+            loop_regs: None,
             opaque_not: codegen::OPAQUE_NOT_DEFAULT,
             packed_interleave: None,
             packed_consts: None,
@@ -457,6 +461,7 @@ pub fn generate(
         banner,
         spill: cfg.spill,
         mem_loops: cfg.mem_loops,
+        loop_regs: cfg.loop_regs,
         opaque_not: cfg.opaque_not,
         uarch: cfg.opt.uarch,
     };

@@ -401,6 +401,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         banner: "nakiri test\ninput: (built by tests/codegen.rs)".into(),
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+        loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
     }
@@ -1110,6 +1111,7 @@ fn golden_c() {
                 banner: format!("golden test {}", name),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
             },

@@ -44,6 +44,7 @@ fn planted_branch_and_table_index_are_reported() {
             banner: "planted".into(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         },

@@ -145,6 +145,7 @@ fn run_one(src: &str, slicing: Slicing, loops: nakiri::opt::LoopPolicy) {
                     banner: String::new(),
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                    loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
                 },

@@ -503,6 +503,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 banner: String::new(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: true,
+                loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
             };
@@ -543,6 +544,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         banner: String::new(),
         spill: nakiri::codegen::SPILL_DEFAULT,
         mem_loops: true,
+        loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
     };
@@ -1009,6 +1011,7 @@ fn kept_loops_are_c_for_loops() {
             banner: String::new(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         },
@@ -1044,6 +1047,7 @@ fn kept_loops_are_c_for_loops() {
                     banner: String::new(),
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                    loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
                 },
@@ -1764,6 +1768,7 @@ fn register_form_loop_reads_strided_inputs_in_place() {
             banner: String::new(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: true,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         };
@@ -1822,6 +1827,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
                 banner: String::new(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: true,
+                loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
             };

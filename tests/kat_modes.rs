@@ -211,6 +211,7 @@ fn aes128_ctr_every_slicing() {
                 banner: "kat_modes".into(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
             },

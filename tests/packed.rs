@@ -1034,6 +1034,7 @@ fn generated_code_end_to_end() {
                 banner: "packed test".into(),
                 spill: nakiri::codegen::SPILL_DEFAULT,
                 mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
             };
@@ -2670,6 +2671,7 @@ fn outputs_share_input_register_arrays() {
                     banner: String::new(),
                     spill: nakiri::codegen::SPILL_DEFAULT,
                     mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+                    loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
                 },
@@ -2736,4 +2738,74 @@ fn bitslice_gfni_transposition_natively() {
             }
         }
     }
+}
+
+/// A kept loop with one state buffer keeps some of its state slots in registers from one
+/// iteration to the next (`codegen::memloop::register_slots`, `--loop-regs N`): none, the
+/// rule's count and every slot, on every native target (the AMD loop rules, so that both
+/// programs keep their round loop on AVX-512 whatever the host), RECTANGLE's and Ascon's
+/// bitsliced round loops match the interpreter through the packed entry, and the loop body
+/// takes one pointer per slot kept.
+#[test]
+fn loop_state_slots_in_registers() {
+    use nakiri::driver::{self, Config};
+    let mut rng = Rng(0x5eed_4e95);
+    let mut seen = 0;
+    for arch in common::native_archs("packed API: loop state slots in registers") {
+        let n_regs = nakiri::target::Target::new(arch).n_regs as usize;
+        for (file, n_slots) in [
+            ("ciphers/rectangle/rectangle.ua", 64usize),
+            ("ciphers/ascon/ascon.ua", 320),
+        ] {
+            for regs in [Some(0), None, Some(100_000)] {
+                let mut cfg = Config {
+                    slicing: Slicing::B,
+                    arch,
+                    loop_regs: regs,
+                    ..Config::default()
+                };
+                cfg.opt.uarch = nakiri::target::Uarch::Amd;
+                let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+                let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
+                let out = out.unwrap_or_else(|| panic!("{file} -B {arch}: no C"));
+                // the loop bodies' signatures (the raw entry's, and E__with_consts' where
+                // there is one)
+                let sigs: Vec<&str> = out
+                    .c
+                    .lines()
+                    .filter(|l| l.contains("void ") && l.contains("(DATATYPE *v_nk_st, "))
+                    .collect();
+                assert!(!sigs.is_empty(), "{file} -B {arch}: a one-buffer kept loop");
+                for s in &sigs {
+                    let got = s.matches("DATATYPE *restrict v_nk_r").count();
+                    match regs {
+                        Some(k) => assert_eq!(
+                            got,
+                            k.min(n_slots),
+                            "{file} -B {arch} {regs:?}: slots kept in registers in {s}"
+                        ),
+                        None => assert_eq!(
+                            got,
+                            nakiri::codegen::memloop::register_slots_count(arch, n_regs)
+                                .min(n_slots),
+                            "{file} -B {arch}: the rule's slots kept in registers in {s}"
+                        ),
+                    }
+                }
+                let prog = common::lower_src_cfg(file, &src, &cfg);
+                let lay = packed::layout(&prog, arch).unwrap();
+                let n = lay.step() + 3;
+                packed_matches_interp(
+                    &prog,
+                    &out,
+                    arch,
+                    n,
+                    &mut rng,
+                    &format!("{file} -B {arch} loop_regs {regs:?}"),
+                );
+                seen += 1;
+            }
+        }
+    }
+    assert!(seen > 0);
 }

@@ -28,6 +28,7 @@ fn generated_for(
             banner: "secrets".into(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         },

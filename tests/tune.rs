@@ -1315,3 +1315,56 @@ fn opaque_not_knob_applies_on_sse_avx2() {
     assert!(!prep.compile(&default).unwrap().out.c.contains(redefined));
     assert!(prep.compile(on).unwrap().out.c.contains(redefined));
 }
+
+/// The `loop-regs` knob (`--loop-regs N`): searched on SIMD targets only, its values read
+/// back from the knob line, and applied to the C: RECTANGLE `-B`'s one-buffer round loop
+/// keeps none by the AVX2 rule, and 0 or 8 state slots as asked (one pointer parameter each
+/// in the loop body; tests/packed.rs checks what they compute).
+#[test]
+fn loop_regs_knob() {
+    assert!(!Space::new(Slicing::B, Arch::Std, ccs(), false)
+        .dims
+        .contains(&Dim::LoopRegs));
+    let space = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
+    assert!(space.dims.contains(&Dim::LoopRegs));
+    let src =
+        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
+    let ch = checked(&src, Slicing::B);
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx2,
+        ..Config::default()
+    };
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    assert_eq!(default.loop_regs, None, "the default is the rule");
+    let alts = space.alternatives(Dim::LoopRegs, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.loop_regs).collect::<Vec<_>>(),
+        [Some(0), Some(4), Some(8), Some(12)]
+    );
+    let mut prep = preparer(&ch, base.clone());
+    for (n, want) in [(None, 0usize), (Some(0), 0), (Some(8), 8)] {
+        let k = Knobs {
+            loop_regs: n,
+            ..default.clone()
+        };
+        assert_eq!(
+            Knobs::parse(&k.to_line()),
+            Some(k.clone()),
+            "{}",
+            k.to_line()
+        );
+        let c = prep.compile(&k).unwrap();
+        let sig = c
+            .out
+            .c
+            .lines()
+            .find(|l| l.contains("(DATATYPE *v_nk_st, "))
+            .expect("a one-buffer kept loop");
+        assert_eq!(
+            sig.matches("DATATYPE *restrict v_nk_r").count(),
+            want,
+            "{n:?}: {sig}"
+        );
+    }
+}

@@ -153,6 +153,9 @@ OPTIONS:
                           kept loops whose state has more words than the target has
                           registers keep it in memory, double-buffered, and read their
                           per-round inputs in place (on by default; codegen/memloop.rs)
+    --loop-regs N         how many state words of such a loop (one buffer) stay in
+                          registers from one iteration to the next (default: half the
+                          registers; 0: none)
     --opaque-not, --no-opaque-not
                           SSE/AVX2: negations XOR with an all-ones register the C compiler
                           cannot see as a constant (off by default; a tuner knob: README,
@@ -231,6 +234,7 @@ struct Args {
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
     spill: Option<bool>,
     mem_loops: Option<bool>,
+    loop_regs: Option<usize>,
     opaque_not: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
@@ -455,6 +459,14 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--no-spill" => a.spill = Some(false),
             "--mem-loops" => a.mem_loops = Some(true),
             "--no-mem-loops" => a.mem_loops = Some(false),
+            "--loop-regs" => match next(&mut i).and_then(|v| v.parse::<usize>().ok()) {
+                Some(n) => a.loop_regs = Some(n),
+                None => {
+                    return Err(usage_error(
+                        "`--loop-regs` needs a count of state slots (0: none)",
+                    ))
+                }
+            },
             "--opaque-not" => a.opaque_not = Some(true),
             "--no-opaque-not" => a.opaque_not = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
@@ -576,6 +588,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.mem_loops {
         cfg.mem_loops = v;
+    }
+    if a.loop_regs.is_some() {
+        cfg.loop_regs = a.loop_regs;
     }
     if let Some(v) = a.opaque_not {
         cfg.opaque_not = v;

@@ -151,6 +151,11 @@ pub struct MemLoop {
     /// instruction after which its next value is stored when that is later than the one
     /// computing it (the last read of its current value). `None`: two buffers.
     pub single: Option<Vec<Option<usize>>>,
+    /// Slots of a single-buffer state that stay in registers from one iteration to the next
+    /// ([`register_slots`]): the body reads and writes them through pointers to the caller's
+    /// locals (gcc keeps those in registers once the body is inlined), the others in the
+    /// buffer. Sorted; empty with two buffers.
+    pub reg_slots: Vec<usize>,
 }
 
 /// Per node, its memory form when it is the body of a kept loop that gets one.
@@ -168,6 +173,8 @@ pub fn plans(
     eligible: &dyn Fn(usize) -> bool,
     direct_param: &dyn Fn(usize) -> bool,
     const_bits: bool,
+    loop_regs: Option<usize>,
+    arch: crate::target::Arch,
 ) -> Vec<Option<MemLoop>> {
     let n = prog.nodes.len();
     let site = prog.sole_big_state_loop_sites(regs);
@@ -200,6 +207,8 @@ pub fn plans(
                 results,
                 direct_param,
                 const_bits,
+                loop_regs,
+                arch,
             )
         })
         .collect()
@@ -331,6 +340,8 @@ fn plan(
     results: &[LoopResult],
     direct_param: &dyn Fn(usize) -> bool,
     const_bits: bool,
+    loop_regs: Option<usize>,
+    arch: crate::target::Arch,
 ) -> Option<MemLoop> {
     let (state_at, root, n_slots, ring) = generations(body, n_state, args, results);
     let mut ins = Vec::with_capacity(args.len());
@@ -390,12 +401,21 @@ fn plan(
         each_src: EachSrc::Gather,
         tables: Tables::default(),
         single: None,
+        reg_slots: Vec::new(),
     };
     ml.single = single_buffer(
         body,
         &ml,
         single_buffer_max_held(regs, 2 * n_slots * reg_bytes),
     );
+    if let Some(after) = &ml.single {
+        ml.reg_slots = register_slots(
+            body,
+            &ml,
+            after,
+            loop_regs.unwrap_or_else(|| register_slots_count(arch, regs)),
+        );
+    }
     // (entry inputs read in place) atom -> (parameter, flat element)
     let at: EntryAtoms = if caller_is_entry {
         caller
@@ -522,6 +542,62 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
         }
     }
     Some(after)
+}
+
+/// How many state slots of a single-buffer kept loop stay in registers across iterations by
+/// default ([`register_slots`]): half the registers on AVX-512 (32 registers: 16), none on the
+/// targets with 16. Measured on Zen 4 (README "Loop state in registers"): every bitsliced
+/// AVX-512 program with such a loop as fast or faster (RECTANGLE 1.14-1.26x raw, 1.13-1.17x
+/// packed), while on AVX2 half the registers sped some up (Spongent `-V` 1.12x, RECTANGLE
+/// 1.06x) and slowed others down (Clyde 0.95x, Ascon 0.97x; with 4 slots Ascon 0.80x): a
+/// per-program choice there (`--loop-regs N`, the tuner's `loop-regs` knob).
+pub fn register_slots_count(arch: crate::target::Arch, regs: usize) -> usize {
+    if arch == crate::target::Arch::Avx512 {
+        regs / 2
+    } else {
+        0
+    }
+}
+
+/// The `k` slots of a single-buffer state (`after`: [`single_buffer`]'s store positions) that
+/// cost least to keep in a register across iterations: a slot's register is taken from the
+/// body's start to the last read of its current value, and from the store of its next value
+/// to the end; cheapest first (ties: lower slot). Every slot kept this way is one store and
+/// at least one load fewer per iteration.
+pub fn register_slots(body: &Node, ml: &MemLoop, after: &[Option<usize>], k: usize) -> Vec<usize> {
+    let n = body.body.len();
+    let mut last_use = vec![None::<usize>; body.vars.len()];
+    let mut def_at = vec![None::<usize>; body.vars.len()];
+    for (i, ins) in body.body.iter().enumerate() {
+        for u in ins.uses() {
+            last_use[u.0 as usize] = Some(i);
+        }
+        for d in ins.defs() {
+            def_at[d.0 as usize] = Some(i);
+        }
+    }
+    let mut read_until = vec![0usize; ml.n_slots];
+    for (&a, w) in body.flat_inputs().iter().zip(&ml.ins) {
+        if let In::State { slot, .. } = *w {
+            if let Some(u) = last_use[a.0 as usize] {
+                read_until[slot] = read_until[slot].max(u + 1);
+            }
+        }
+    }
+    // where each slot's next value is stored (the end when it is passed on unchanged)
+    let mut stored_at = vec![n; ml.n_slots];
+    for (&o, ws) in body.flat_outputs().iter().zip(&ml.outs) {
+        for w in ws {
+            if let Out::State(j) = *w {
+                stored_at[j] = after[j].or(def_at[o.0 as usize]).unwrap_or(n);
+            }
+        }
+    }
+    let mut slots: Vec<usize> = (0..ml.n_slots).collect();
+    slots.sort_by_key(|&j| (read_until[j] + (n - stored_at[j].min(n)), j));
+    let mut kept: Vec<usize> = slots.into_iter().take(k.min(ml.n_slots)).collect();
+    kept.sort_unstable();
+    kept
 }
 
 /// The entry's input atoms read in place: atom -> (input parameter, flat element).

@@ -9,7 +9,7 @@
 //! Register layouts are those of [`target`].
 
 pub mod c_emit;
-mod memloop;
+pub mod memloop;
 mod ops;
 pub mod packed;
 
@@ -47,6 +47,9 @@ pub struct CodegenConfig {
     /// Kept loops whose state outgrows the registers keep it in memory (`memloop`);
     /// [`MEM_LOOPS_DEFAULT`].
     pub mem_loops: bool,
+    /// How many state slots of a single-buffer memory-form loop stay in registers across
+    /// iterations (`--loop-regs N`; `None`: the rule of [`memloop::register_slots_count`]).
+    pub loop_regs: Option<usize>,
     /// SSE/AVX2: `NK_NOT(a)` XORs with the opaque all-ones register (`NK_ONES_OPAQUE`) instead
     /// of a constant the C compiler sees (`--opaque-not`; [`OPAQUE_NOT_DEFAULT`]).
     pub opaque_not: bool,
@@ -517,7 +520,16 @@ pub fn generate_over(
             let const_bits = t.slicing == Slicing::B
                 && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
             let reg_bytes = t.arch.reg_bits() as usize / 8;
-            memloop::plans(p, regs, reg_bytes, &eligible, &direct, const_bits)
+            memloop::plans(
+                p,
+                regs,
+                reg_bytes,
+                &eligible,
+                &direct,
+                const_bits,
+                cfg.loop_regs,
+                t.arch,
+            )
         } else {
             vec![None; p.nodes.len()]
         };
@@ -1100,9 +1112,23 @@ fn emit_function(
         if !ml.tables.const_bits.is_empty() {
             params.push(format!("const uint64_t *restrict {}", kb_in));
         }
+        // the state slots kept in registers (`memloop::register_slots`): one pointer each, to
+        // a local of the caller
+        let reg_slot: std::collections::HashMap<usize, String> = ml
+            .reg_slots
+            .iter()
+            .map(|&j| {
+                let name = names.fresh(&format!("nk_r{}", j));
+                params.push(format!("DATATYPE *restrict {}", name));
+                (j, name)
+            })
+            .collect();
         for (&a, w) in node.flat_inputs().iter().zip(&ml.ins) {
             if used[a.0 as usize] {
                 cname[a.0 as usize] = Some(match w {
+                    memloop::In::State { slot, .. } if reg_slot.contains_key(slot) => {
+                        format!("(*{})", reg_slot[slot])
+                    }
                     memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
                     memloop::In::Each(k) if x_compact => {
                         bcast64(t.arch, &format!("{}[{}]", x_in, k))
@@ -1130,6 +1156,9 @@ fn emit_function(
             for w in ws {
                 epilogue.push((
                     match w {
+                        memloop::Out::State(j) if reg_slot.contains_key(j) => {
+                            format!("*{}", reg_slot[j])
+                        }
                         memloop::Out::State(j) => format!("{}[{}]", s_out, j),
                         memloop::Out::Each(k) => format!("{}[{}]", y_out, k),
                     },
@@ -1617,10 +1646,19 @@ fn emit_function(
                         }
                     }
                 }
+                // the slots kept in registers (`memloop::register_slots`): locals, loaded from
+                // the buffer before the loop and stored back after it
+                for &j in &ml.reg_slots {
+                    body.push(format!("DATATYPE nk_l{k}_r{j} = {st}[0][{j}];"));
+                    call.push(format!("&nk_l{k}_r{j}"));
+                }
                 body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
                 body.extend(pre.iter().map(|l| format!("    {}", l)));
                 body.push(format!("    {}({});", fname, call.join(", ")));
                 body.push("}".to_string());
+                for &j in &ml.reg_slots {
+                    body.push(format!("{st}[0][{j}] = nk_l{k}_r{j};"));
+                }
                 for (j, (_, last)) in state.iter().enumerate() {
                     if used[last.0 as usize] {
                         let (back, slot) = ml.state_at[j];

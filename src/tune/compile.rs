@@ -76,6 +76,9 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     cfg.packed_consts = k.packed_consts;
     cfg.sbox_circuit = k.sbox_circuit;
     cfg.opaque_not = k.opaque_not;
+    if k.loop_regs.is_some() {
+        cfg.loop_regs = k.loop_regs;
+    }
     cfg.flags_text = format!("{} (nakiri tune: {})", base.flags_text, k.to_line())
         .trim()
         .to_string();

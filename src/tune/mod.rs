@@ -106,6 +106,10 @@ pub struct Knobs {
     pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
     /// SSE/AVX2: negations through the opaque all-ones register (`--opaque-not`).
     pub opaque_not: bool,
+    /// State slots of a one-buffer kept loop held in registers across iterations
+    /// (`--loop-regs N`; `None`: as the command line says, by default the rule of
+    /// `codegen::memloop::register_slots_count`).
+    pub loop_regs: Option<usize>,
     pub cc: Cc,
 }
 
@@ -241,6 +245,9 @@ pub enum Dim {
     SboxCircuit,
     /// Negations through an all-ones register gcc cannot see (`--opaque-not`; SSE/AVX2).
     OpaqueNot,
+    /// State slots of a one-buffer kept loop held in registers (`--loop-regs`; SIMD
+    /// targets).
+    LoopRegs,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -249,7 +256,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 17] = [
+    pub const ALL: [Dim; 18] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -264,6 +271,7 @@ impl Dim {
         Dim::PackedConsts,
         Dim::SboxCircuit,
         Dim::OpaqueNot,
+        Dim::LoopRegs,
         Dim::Cc,
         Dim::InlineNode,
         Dim::Loop,
@@ -284,6 +292,7 @@ impl Dim {
             Dim::PackedConsts => "packed-consts",
             Dim::SboxCircuit => "sbox-circuit",
             Dim::OpaqueNot => "opaque-not",
+            Dim::LoopRegs => "loop-regs",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -329,6 +338,7 @@ impl Space {
                     arch == Arch::Avx512
                 }
                 Dim::OpaqueNot => matches!(arch, Arch::Sse | Arch::Avx2),
+                Dim::LoopRegs => matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512),
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -436,6 +446,7 @@ impl Space {
             packed_consts: None,
             sbox_circuit: None,
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
+            loop_regs: None,
             cc: self.ccs[0].clone(),
         }
     }
@@ -577,6 +588,22 @@ impl Space {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
             }),
+            Dim::LoopRegs => {
+                // none, the rule, a quarter, half and three quarters of the registers
+                let regs = crate::target::Target::new(self.arch).n_regs as usize;
+                for p in [
+                    None,
+                    Some(0),
+                    Some(regs / 4),
+                    Some(regs / 2),
+                    Some(regs * 3 / 4),
+                ] {
+                    push(Knobs {
+                        loop_regs: p,
+                        ..cur.clone()
+                    });
+                }
+            }
             Dim::Cc => {
                 for c in &self.ccs {
                     push(Knobs {
@@ -652,6 +679,9 @@ impl Knobs {
         if self.opaque_not {
             s.push_str(" opaque-not=on");
         }
+        if let Some(n) = self.loop_regs {
+            s.push_str(&format!(" loop-regs={}", n));
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -677,6 +707,7 @@ impl Knobs {
             packed_consts: None,
             sbox_circuit: None,
             opaque_not: false,
+            loop_regs: None,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -748,6 +779,7 @@ impl Knobs {
                     k.sbox_circuit = Some(crate::normalize::sbox::CircuitGoal::parse(v)?)
                 }
                 "opaque-not" => k.opaque_not = on(v)?,
+                "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,

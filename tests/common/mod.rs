@@ -335,6 +335,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             banner: "test".into(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops: nakiri::codegen::MEM_LOOPS_DEFAULT,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         },
