@@ -403,6 +403,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             banner: String::new(),
             spill: nakiri::codegen::SPILL_DEFAULT,
             mem_loops,
+            loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
         };
@@ -1560,6 +1561,7 @@ fn state_in_output_array_handles_aliasing() {
                         banner: String::new(),
                         spill: nakiri::codegen::SPILL_DEFAULT,
                         mem_loops,
+                        loop_regs: None,
                         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                         uarch: nakiri::target::Uarch::host(),
                     },

@@ -48,6 +48,18 @@ fn checked(src: &str, slicing: Slicing) -> nakiri::sema::Checked {
 }
 
 /// The preparer the search uses, over `ch` with `base` (header `t.h`, no other S-box circuits).
+/// RECTANGLE checked in bitslice, and the default configuration for `arch`.
+fn rectangle_b(arch: Arch) -> (nakiri::sema::Checked, Config) {
+    let src =
+        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
+    let base = Config {
+        slicing: Slicing::B,
+        arch,
+        ..Config::default()
+    };
+    (checked(&src, Slicing::B), base)
+}
+
 fn preparer(ch: &nakiri::sema::Checked, base: Config) -> CheckedPreparer<'_> {
     CheckedPreparer {
         checked: ch,
@@ -1022,14 +1034,7 @@ fn packed_goal_searches_compact_consts() {
     let mut vspace = Space::new(Slicing::V, Arch::Sse, ccs(), false);
     vspace.for_goal(Goal::Packed);
     assert!(!vspace.dims.contains(&Dim::PackedConsts), "bitslice only");
-    let src =
-        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
-    let ch = checked(&src, Slicing::B);
-    let base = Config {
-        slicing: Slicing::B,
-        arch: Arch::Sse,
-        ..Config::default()
-    };
+    let (ch, base) = rectangle_b(Arch::Sse);
     let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.packed_consts, None, "the default is the rule");
     let alts = space.alternatives(Dim::PackedConsts, &default);
@@ -1327,14 +1332,7 @@ fn loop_regs_knob() {
         .contains(&Dim::LoopRegs));
     let space = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
     assert!(space.dims.contains(&Dim::LoopRegs));
-    let src =
-        std::fs::read_to_string(common::root().join("ciphers/rectangle/rectangle.ua")).unwrap();
-    let ch = checked(&src, Slicing::B);
-    let base = Config {
-        slicing: Slicing::B,
-        arch: Arch::Avx2,
-        ..Config::default()
-    };
+    let (ch, base) = rectangle_b(Arch::Avx2);
     let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.loop_regs, None, "the default is the rule");
     let alts = space.alternatives(Dim::LoopRegs, &default);
