@@ -154,7 +154,8 @@ pub struct MemLoop {
     /// Slots of a single-buffer state that stay in registers from one iteration to the next
     /// ([`register_slots`]): the body reads and writes them through pointers to the caller's
     /// locals (gcc keeps those in registers once the body is inlined), the others in the
-    /// buffer. Sorted; empty with two buffers.
+    /// buffer. With two buffers a kept slot has two locals, the current value and the next
+    /// (copied over after each iteration). Sorted; empty with a ring of more generations.
     pub reg_slots: Vec<usize>,
 }
 
@@ -408,11 +409,17 @@ fn plan(
         &ml,
         single_buffer_max_held(regs, 2 * n_slots * reg_bytes),
     );
-    if let Some(after) = &ml.single {
+    // (one buffer, or two with no generation delay)
+    let after: Option<Vec<Option<usize>>> = match &ml.single {
+        Some(a) => Some(a.clone()),
+        None if ml.ring == 2 => Some(vec![None; ml.n_slots]),
+        None => None,
+    };
+    if let Some(after) = after {
         ml.reg_slots = register_slots(
             body,
             &ml,
-            after,
+            &after,
             loop_regs.unwrap_or_else(|| register_slots_count(arch, regs)),
         );
     }
@@ -544,8 +551,9 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
     Some(after)
 }
 
-/// How many state slots of a single-buffer kept loop stay in registers across iterations by
-/// default ([`register_slots`]): half the registers on AVX-512 (32 registers: 16), none on the
+/// How many state slots of a memory-form kept loop (one buffer, or two) stay in registers
+/// across iterations by default ([`register_slots`]): half the registers on AVX-512 (32
+/// registers: 16), none on the
 /// targets with 16. Measured on Zen 4 (README "Loop state in registers"): every bitsliced
 /// AVX-512 program with such a loop as fast or faster (RECTANGLE 1.14-1.26x raw, 1.13-1.17x
 /// packed), while on AVX2 half the registers sped some up (Spongent `-V` 1.12x, RECTANGLE

@@ -1114,12 +1114,20 @@ fn emit_function(
         }
         // the state slots kept in registers (`memloop::register_slots`): one pointer each, to
         // a local of the caller
+        // (with two buffers, a second pointer per slot for its next value)
+        let mut reg_next: std::collections::HashMap<usize, String> =
+            std::collections::HashMap::new();
         let reg_slot: std::collections::HashMap<usize, String> = ml
             .reg_slots
             .iter()
             .map(|&j| {
                 let name = names.fresh(&format!("nk_r{}", j));
                 params.push(format!("DATATYPE *restrict {}", name));
+                if ml.single.is_none() {
+                    let next = names.fresh(&format!("nk_rn{}", j));
+                    params.push(format!("DATATYPE *restrict {}", next));
+                    reg_next.insert(j, next);
+                }
                 (j, name)
             })
             .collect();
@@ -1157,7 +1165,7 @@ fn emit_function(
                 epilogue.push((
                     match w {
                         memloop::Out::State(j) if reg_slot.contains_key(j) => {
-                            format!("*{}", reg_slot[j])
+                            format!("*{}", reg_next.get(j).unwrap_or(&reg_slot[j]))
                         }
                         memloop::Out::State(j) => format!("{}[{}]", s_out, j),
                         memloop::Out::Each(k) => format!("{}[{}]", y_out, k),
@@ -1648,16 +1656,28 @@ fn emit_function(
                 }
                 // the slots kept in registers (`memloop::register_slots`): locals, loaded from
                 // the buffer before the loop and stored back after it
+                // (two buffers: each slot's next value in a second local, copied over after
+                // each iteration)
+                let two = ml.single.is_none();
                 for &j in &ml.reg_slots {
                     body.push(format!("DATATYPE nk_l{k}_r{j} = {st}[0][{j}];"));
                     call.push(format!("&nk_l{k}_r{j}"));
+                    if two {
+                        body.push(format!("DATATYPE nk_l{k}_rn{j};"));
+                        call.push(format!("&nk_l{k}_rn{j}"));
+                    }
                 }
                 body.push(format!("for (int nk_i = 0; nk_i < {}; nk_i++) {{", count));
                 body.extend(pre.iter().map(|l| format!("    {}", l)));
                 body.push(format!("    {}({});", fname, call.join(", ")));
+                if two {
+                    for &j in &ml.reg_slots {
+                        body.push(format!("    nk_l{k}_r{j} = nk_l{k}_rn{j};"));
+                    }
+                }
                 body.push("}".to_string());
                 for &j in &ml.reg_slots {
-                    body.push(format!("{st}[0][{j}] = nk_l{k}_r{j};"));
+                    body.push(format!("{st}[{}][{j}] = nk_l{k}_r{j};", buf(*count as i64)));
                 }
                 for (j, (_, last)) in state.iter().enumerate() {
                     if used[last.0 as usize] {
