@@ -48,6 +48,17 @@ fn checked(src: &str, slicing: Slicing) -> nakiri::sema::Checked {
 }
 
 /// The preparer the search uses, over `ch` with `base` (header `t.h`, no other S-box circuits).
+/// A knob setting read back from its line unchanged, then compiled.
+fn round_trip_and_compile(prep: &mut CheckedPreparer<'_>, k: &Knobs) -> Compiled {
+    assert_eq!(
+        Knobs::parse(&k.to_line()),
+        Some(k.clone()),
+        "{}",
+        k.to_line()
+    );
+    prep.compile(k).unwrap()
+}
+
 /// RECTANGLE checked in bitslice, and the default configuration for `arch`.
 fn rectangle_b(arch: Arch) -> (nakiri::sema::Checked, Config) {
     let src =
@@ -819,8 +830,7 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
             loops: LoopPolicyKnob::Chains,
             ..default.clone()
         };
-        assert_eq!(Knobs::parse(&k.to_line()), Some(k.clone()));
-        let c = prep.compile(&k).unwrap();
+        let c = round_trip_and_compile(&mut prep, &k);
         assert_eq!(
             c.out.c.contains("nk_sp["),
             sp,
@@ -878,13 +888,7 @@ fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
             packed_interleave: p,
             ..default.clone()
         };
-        assert_eq!(
-            Knobs::parse(&k.to_line()),
-            Some(k.clone()),
-            "{}",
-            k.to_line()
-        );
-        let c = prep.compile(&k).unwrap();
+        let c = round_trip_and_compile(&mut prep, &k);
         let has = c.out.c.contains("static NK_TARGET void Serpent__x");
         assert_eq!(has, kernel.is_some(), "{:?}: kernel", p);
         if let Some(name) = kernel {
@@ -1049,13 +1053,7 @@ fn packed_goal_searches_compact_consts() {
             packed_consts: p,
             ..default.clone()
         };
-        assert_eq!(
-            Knobs::parse(&k.to_line()),
-            Some(k.clone()),
-            "{}",
-            k.to_line()
-        );
-        let c = prep.compile(&k).unwrap();
+        let c = round_trip_and_compile(&mut prep, &k);
         assert_eq!(
             c.out.c.contains("void Rectangle__with_consts("),
             compact,
@@ -1137,13 +1135,7 @@ fn sbox_circuit_knob() {
             sbox_circuit: g,
             ..default.clone()
         };
-        assert_eq!(
-            Knobs::parse(&k.to_line()),
-            Some(k.clone()),
-            "{}",
-            k.to_line()
-        );
-        let c = prep.compile(&k).unwrap();
+        let c = round_trip_and_compile(&mut prep, &k);
         let n = ["NK_XOR(", "NK_AND(", "NK_ANDN(", "NK_OR(", "NK_NOT("]
             .iter()
             .map(|op| c.out.c.matches(op).count())
@@ -1346,13 +1338,7 @@ fn loop_regs_knob() {
             loop_regs: n,
             ..default.clone()
         };
-        assert_eq!(
-            Knobs::parse(&k.to_line()),
-            Some(k.clone()),
-            "{}",
-            k.to_line()
-        );
-        let c = prep.compile(&k).unwrap();
+        let c = round_trip_and_compile(&mut prep, &k);
         let sig = c
             .out
             .c
