@@ -32,7 +32,7 @@ pub struct Config {
     /// Kept loops whose state outgrows the registers keep it in memory (`--mem-loops` /
     /// `--no-mem-loops`; `codegen/memloop.rs`).
     pub mem_loops: bool,
-    /// State slots of a single-buffer memory-form loop kept in registers across iterations
+    /// State slots of a memory-form loop kept in registers across iterations
     /// (`--loop-regs N`, 0: none; `None`: the rule of `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
     /// SSE/AVX2: negations XOR with an all-ones register the C compiler cannot see

@@ -153,9 +153,9 @@ OPTIONS:
                           kept loops whose state has more words than the target has
                           registers keep it in memory, double-buffered, and read their
                           per-round inputs in place (on by default; codegen/memloop.rs)
-    --loop-regs N         how many state words of such a loop (one buffer) stay in
-                          registers from one iteration to the next (default: half the
-                          registers; 0: none)
+    --loop-regs N         how many state words of such a loop stay in registers from
+                          one iteration to the next (default: half the registers on
+                          avx512, none elsewhere; 0: none)
     --opaque-not, --no-opaque-not
                           SSE/AVX2: negations XOR with an all-ones register the C compiler
                           cannot see as a constant (off by default; a tuner knob: README,

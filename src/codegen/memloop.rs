@@ -151,7 +151,7 @@ pub struct MemLoop {
     /// instruction after which its next value is stored when that is later than the one
     /// computing it (the last read of its current value). `None`: two buffers.
     pub single: Option<Vec<Option<usize>>>,
-    /// Slots of a single-buffer state that stay in registers from one iteration to the next
+    /// Slots of the state that stay in registers from one iteration to the next
     /// ([`register_slots`]): the body reads and writes them through pointers to the caller's
     /// locals (gcc keeps those in registers once the body is inlined), the others in the
     /// buffer. With two buffers a kept slot has two locals, the current value and the next
@@ -474,6 +474,23 @@ pub fn single_buffer_max_held(regs: usize, two_buffers_bytes: usize) -> usize {
 /// L1D (Golden Cove's is 48 KB), which the state, the body's spill slots and its inputs share.
 pub const SINGLE_BUFFER_ALWAYS_BYTES: usize = 32 * 1024;
 
+/// Per atom of `body`, the position of its last reader and of its definition.
+type Positions = (Vec<Option<usize>>, Vec<Option<usize>>);
+
+fn positions(body: &Node) -> Positions {
+    let mut last_use = vec![None::<usize>; body.vars.len()];
+    let mut def_at = vec![None::<usize>; body.vars.len()];
+    for (k, ins) in body.body.iter().enumerate() {
+        for u in ins.uses() {
+            last_use[u.0 as usize] = Some(k);
+        }
+        for d in ins.defs() {
+            def_at[d.0 as usize] = Some(k);
+        }
+    }
+    (last_use, def_at)
+}
+
 /// Whether the state can live in one buffer, each iteration overwriting it in place, and
 /// then per slot the instruction after which its next value is stored (`None`: right after
 /// the instruction that computes it).
@@ -493,17 +510,7 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
     if ml.ring != 2 {
         return None;
     }
-    let n = body.vars.len();
-    let mut last_use = vec![None::<usize>; n];
-    let mut def_at = vec![None::<usize>; n];
-    for (k, ins) in body.body.iter().enumerate() {
-        for u in ins.uses() {
-            last_use[u.0 as usize] = Some(k);
-        }
-        for d in ins.defs() {
-            def_at[d.0 as usize] = Some(k);
-        }
-    }
+    let (last_use, def_at) = positions(body);
     // the last read of each slot's current value, and the slot each state input is
     let mut slot_read = vec![None::<usize>; ml.n_slots];
     let mut input_slot = std::collections::HashMap::new();
@@ -553,8 +560,7 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
 
 /// How many state slots of a memory-form kept loop (one buffer, or two) stay in registers
 /// across iterations by default ([`register_slots`]): half the registers on AVX-512 (32
-/// registers: 16), none on the
-/// targets with 16. Measured on Zen 4 (README "Loop state in registers"): every bitsliced
+/// registers: 16), none on the targets with 16. Measured on Zen 4 (README "Loop state in registers"): every bitsliced
 /// AVX-512 program with such a loop as fast or faster (RECTANGLE 1.14-1.26x raw, 1.13-1.17x
 /// packed), while on AVX2 half the registers sped some up (Spongent `-V` 1.12x, RECTANGLE
 /// 1.06x) and slowed others down (Clyde 0.95x, Ascon 0.97x; with 4 slots Ascon 0.80x): a
@@ -567,23 +573,15 @@ pub fn register_slots_count(arch: crate::target::Arch, regs: usize) -> usize {
     }
 }
 
-/// The `k` slots of a single-buffer state (`after`: [`single_buffer`]'s store positions) that
+/// The `k` slots of a one- or two-buffer state (`after`: [`single_buffer`]'s store positions,
+/// all `None` with two buffers) that
 /// cost least to keep in a register across iterations: a slot's register is taken from the
 /// body's start to the last read of its current value, and from the store of its next value
 /// to the end; cheapest first (ties: lower slot). Every slot kept this way is one store and
 /// at least one load fewer per iteration.
 pub fn register_slots(body: &Node, ml: &MemLoop, after: &[Option<usize>], k: usize) -> Vec<usize> {
     let n = body.body.len();
-    let mut last_use = vec![None::<usize>; body.vars.len()];
-    let mut def_at = vec![None::<usize>; body.vars.len()];
-    for (i, ins) in body.body.iter().enumerate() {
-        for u in ins.uses() {
-            last_use[u.0 as usize] = Some(i);
-        }
-        for d in ins.defs() {
-            def_at[d.0 as usize] = Some(i);
-        }
-    }
+    let (last_use, def_at) = positions(body);
     let mut read_until = vec![0usize; ml.n_slots];
     for (&a, w) in body.flat_inputs().iter().zip(&ml.ins) {
         if let In::State { slot, .. } = *w {

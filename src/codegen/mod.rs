@@ -47,7 +47,7 @@ pub struct CodegenConfig {
     /// Kept loops whose state outgrows the registers keep it in memory (`memloop`);
     /// [`MEM_LOOPS_DEFAULT`].
     pub mem_loops: bool,
-    /// How many state slots of a single-buffer memory-form loop stay in registers across
+    /// How many state slots of a memory-form loop stay in registers across
     /// iterations (`--loop-regs N`; `None`: the rule of [`memloop::register_slots_count`]).
     pub loop_regs: Option<usize>,
     /// SSE/AVX2: `NK_NOT(a)` XORs with the opaque all-ones register (`NK_ONES_OPAQUE`) instead
@@ -1113,8 +1113,7 @@ fn emit_function(
             params.push(format!("const uint64_t *restrict {}", kb_in));
         }
         // the state slots kept in registers (`memloop::register_slots`): one pointer each, to
-        // a local of the caller
-        // (with two buffers, a second pointer per slot for its next value)
+        // a local of the caller (with two buffers, a second one for the slot's next value)
         let mut reg_next: std::collections::HashMap<usize, String> =
             std::collections::HashMap::new();
         let reg_slot: std::collections::HashMap<usize, String> = ml
@@ -1655,9 +1654,8 @@ fn emit_function(
                     }
                 }
                 // the slots kept in registers (`memloop::register_slots`): locals, loaded from
-                // the buffer before the loop and stored back after it
-                // (two buffers: each slot's next value in a second local, copied over after
-                // each iteration)
+                // the buffer before the loop and stored back after it (two buffers: each slot's
+                // next value in a second local, copied over after each iteration)
                 let two = ml.single.is_none();
                 for &j in &ml.reg_slots {
                     body.push(format!("DATATYPE nk_l{k}_r{j} = {st}[0][{j}];"));

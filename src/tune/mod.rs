@@ -106,7 +106,7 @@ pub struct Knobs {
     pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
     /// SSE/AVX2: negations through the opaque all-ones register (`--opaque-not`).
     pub opaque_not: bool,
-    /// State slots of a one-buffer kept loop held in registers across iterations
+    /// State slots of a memory-form kept loop held in registers across iterations
     /// (`--loop-regs N`; `None`: as the command line says, by default the rule of
     /// `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
@@ -245,7 +245,7 @@ pub enum Dim {
     SboxCircuit,
     /// Negations through an all-ones register gcc cannot see (`--opaque-not`; SSE/AVX2).
     OpaqueNot,
-    /// State slots of a one-buffer kept loop held in registers (`--loop-regs`; SIMD
+    /// State slots of a memory-form kept loop held in registers (`--loop-regs`; SIMD
     /// targets).
     LoopRegs,
     Cc,
