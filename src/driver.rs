@@ -381,22 +381,22 @@ pub fn packed_kernel(
 /// Sliced in full, a const bit costs a whole register of memory (RECTANGLE's 26 round keys:
 /// 104 KiB per call on AVX-512, AES's 11: 88 KiB), streamed from L2 on every call; compact,
 /// 8 bytes, but each read becomes a broadcast load of its own instead of a memory operand.
-/// The rule, measured on Zen 4 (`bench compare`, packed entry, README "Stop 29"): compact on
-/// AVX-512 (RECTANGLE 1.18x, AES const rk 1.08x faster); full on AVX2, where gcc keeps the
-/// broadcasts in registers and spills more (AES const rk 0.87x, RECTANGLE 0.97x), and on SSE,
-/// where four runs read 0.93-1.03x (mostly slower). On Intel (`--uarch`; Golden Cove,
-/// 2026-11-26) compact also on AVX2, where it measured faster in two runs each (RECTANGLE
-/// 1.14x, AES const rk 1.03x; AVX-512 1.29x and 1.12x); SSE neutral there (0.98-1.00x).
+/// The rule, measured on Zen 4 (`bench compare`, packed entry): compact on AVX-512 (README
+/// "Stop 29": RECTANGLE 1.18x, AES const rk 1.08x faster) and on AVX2 (README "Stop 44":
+/// RECTANGLE 1.07-1.12x, Serpent 1.00-1.06x, AES const rk 0.97-1.05x, also when built without
+/// AVX-512VL; at stop 29 AVX2 had measured 0.87x for AES, when gcc kept the broadcasts in
+/// registers and spilled more, before the round loops were kept). The mode helpers gain
+/// most: `aes128_ctr_xor` no longer writes and wipes 45 KB of round-key registers per call.
+/// Full on SSE, where compact measured neutral (0.96-1.04x, two runs each in stops 29 and
+/// 44). Intel (`--uarch`; Golden Cove, 2026-11-26) measured the same way: compact on AVX2
+/// (RECTANGLE 1.14x, AES const rk 1.03x; AVX-512 1.29x and 1.12x), SSE neutral (0.98-1.00x).
 pub fn packed_compact_consts(prog: &ir::Program, cfg: &Config) -> bool {
     if !codegen::compact_consts_apply(prog, cfg.arch) {
         return false;
     }
     match cfg.packed_consts {
         Some(v) => v,
-        None => {
-            cfg.arch == Arch::Avx512
-                || (cfg.arch == Arch::Avx2 && cfg.opt.uarch == crate::target::Uarch::Intel)
-        }
+        None => matches!(cfg.arch, Arch::Avx512 | Arch::Avx2),
     }
 }
 

@@ -2588,8 +2588,8 @@ fn compact_consts_behind_the_packed_entry() {
                 let simd = matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
                 let want_compact = match force {
                     Some(v) => v && simd,
-                    // the rule: AVX-512, and AVX2 on Intel
-                    None => arch == Arch::Avx512 || (arch == Arch::Avx2 && uarch == Uarch::Intel),
+                    // the rule: AVX-512 and AVX2, on both processor families
+                    None => matches!(arch, Arch::Avx512 | Arch::Avx2),
                 };
                 assert_eq!(
                     has, want_compact,

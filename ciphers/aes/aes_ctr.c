@@ -5,7 +5,7 @@
  * sliced form once (aes128_rk__prepare_consts): the kernel does no key expansion.
  *
  * Bitslice (aes128_rk__SLICING_B, not interleaved, little-endian host): fused. Where the packed
- * API keeps its prepared consts compact (aes128_rk__HAS_WITH_CONSTS: AVX-512 by default), the kernel
+ * API keeps its prepared consts compact (aes128_rk__HAS_WITH_CONSTS: AVX-512 and AVX2 by default), the kernel
  * called is aes128_rk__with_consts, which reads them so. Per raw call of
  * aes128_rk__INSTANCES blocks, the counter blocks T+i are generated directly in the bitsliced
  * layout (per 64-block lane: the low 6 bits are fixed patterns rotated, every other bit a
@@ -92,17 +92,28 @@ static void sliced_counters(unsigned char *regs, uint64_t hi, uint64_t lo) {
         const aes_v64 w = (aes_v64){0} + ((pat[b] >> s) | (pat[b] << ((64 - s) & 63) & nz));
         memcpy(regs + AES_ATOM(15 - b / 8, 7 - b % 8) * AES_RB, &w, AES_RB);
     }
-    /* bit b >= 6: bit b - 6 of U (all ones or all zeros per lane), of U + 1 where m is set */
-#define AES_CTR_BIT(u0, u1, k, b)                                                         \
+    /* bit b >= 6: bit b - 6 of U (all ones or all zeros per lane), of U + 1 where m is set.
+     * Walked from the top bit of each word down: the bit is the word's sign, spread by an
+     * arithmetic shift, and the word then shifts left by one. Unrolled, that is five vector
+     * operations and a store per register with constant offsets (a shift by a variable count
+     * and the index arithmetic per bit cost 0.09 c/B of a 1.8 c/B call on AVX2; now 0.056). */
+#define AES_CTR_BITS(u0, u1, b0, n)                                                       \
     do {                                                                                  \
-        const aes_v64 a_ = (aes_v64)((aes_s64)((u0) << (63 - (k))) >> 63);                   \
-        const aes_v64 c_ = (aes_v64)((aes_s64)((u1) << (63 - (k))) >> 63);                   \
-        const aes_v64 w_ = a_ ^ ((a_ ^ c_) & m);                                           \
-        memcpy(regs + AES_ATOM(15 - (b) / 8, 7 - (b) % 8) * AES_RB, &w_, AES_RB);         \
+        aes_v64 x_ = (u0) << (64 - (n)), y_ = (u1) << (64 - (n));                         \
+        _Pragma("GCC unroll 64")                                                          \
+        for (int k_ = (n) - 1; k_ >= 0; k_--) {                                           \
+            const unsigned b_ = (b0) + (unsigned)k_;                                      \
+            const aes_v64 a_ = (aes_v64)((aes_s64)x_ >> 63);                              \
+            const aes_v64 c_ = (aes_v64)((aes_s64)y_ >> 63);                              \
+            const aes_v64 w_ = a_ ^ ((a_ ^ c_) & m);                                      \
+            memcpy(regs + AES_ATOM(15 - b_ / 8, 7 - b_ % 8) * AES_RB, &w_, AES_RB);      \
+            x_ += x_;                                                                     \
+            y_ += y_;                                                                     \
+        }                                                                                 \
     } while (0)
-    for (unsigned b = 6; b < 70; b++) AES_CTR_BIT(u0l, u1l, b - 6, b);
-    for (unsigned b = 70; b < 128; b++) AES_CTR_BIT(u0h, u1h, b - 70, b);
-#undef AES_CTR_BIT
+    AES_CTR_BITS(u0l, u1l, 6, 64);
+    AES_CTR_BITS(u0h, u1h, 70, 58);
+#undef AES_CTR_BITS
 }
 
 /* aes128_rk__unpack_cipher writes instance words as native (little-endian) uint16: the bit of
