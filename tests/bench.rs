@@ -130,6 +130,48 @@ fn bench_compare_prints_both_and_the_ratio() {
     );
 }
 
+/// `--swap`: a second process links B's objects first; its ratio and the geometric mean of
+/// both runs' ratios are printed after the first run's.
+#[test]
+fn bench_compare_swap_runs_both_link_orders() {
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "-V",
+        "--",
+        "-B",
+        "--quick",
+        "--swap",
+    ]);
+    assert_eq!(code, 0, "{}\n{}", out, err);
+    let first = rows(&out, "| B/A |");
+    let second = rows(&out, "| B/A, B linked first |");
+    let mean = rows(&out, "| B/A, geometric mean |");
+    assert_eq!(
+        (first.len(), second.len(), mean.len()),
+        (1, 1, 1),
+        "{}",
+        out
+    );
+    for col in [1, 2] {
+        let (q1, q2, m) = (
+            positive(first[0][col]),
+            positive(second[0][col]),
+            positive(mean[0][col]),
+        );
+        assert!(
+            (m * m - q1 * q2).abs() <= 0.01 * q1 * q2 + 0.002,
+            "column {}: mean {} of {} and {}\n{}",
+            col,
+            m,
+            q1,
+            q2,
+            out
+        );
+    }
+}
+
 /// `--b-nakiri PATH`: variant B's C from another nakiri binary (here the same one, so both
 /// variants are the same code: equal instruction counts and code size).
 #[test]

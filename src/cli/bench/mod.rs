@@ -389,6 +389,15 @@ fn compare(args: &[String]) -> i32 {
     // `--b-nakiri PATH`: variant B's C comes from another build of nakiri (before / after a
     // change to the compiler, timed in one process).
     let mut tail: Vec<String> = rest[1..].to_vec();
+    // `--swap`: time the variants again in a second process whose executable links B's
+    // objects first, and print both runs' ratios and their geometric mean.
+    let swap = match tail.iter().position(|a| a == "--swap") {
+        Some(i) => {
+            tail.remove(i);
+            true
+        }
+        None => false,
+    };
     let mut b_nakiri: Option<String> = None;
     if let Some(i) = tail.iter().position(|a| a == "--b-nakiri") {
         if i + 1 >= tail.len() {
@@ -476,6 +485,31 @@ fn compare(args: &[String]) -> i32 {
         fmt_num(raw[1] / raw[0], 3),
         fmt_num(packed[1] / packed[0], 3)
     );
+    if swap {
+        // Where each variant's code lands moves its time by a few percent ("Trying a hand
+        // edit": code placement). The second process links B's objects first, so each variant
+        // gets the other's place; a change that holds in both runs is not placement.
+        let run2 = match harness::measure(&dir.0, &[&built[1], &built[0]], opts.effort) {
+            Ok(r) => r,
+            Err(e) => return fail(&e),
+        };
+        let (b2, a2) = (&run2.timings[0], &run2.timings[1]);
+        let raw2 = b2.raw_ticks / a2.raw_ticks;
+        let packed2 = match (b2.packed_ticks, a2.packed_ticks) {
+            (Some(b), Some(a)) => b / a,
+            _ => f64::NAN,
+        };
+        println!(
+            "| B/A, B linked first | {} | {} | | | | |",
+            fmt_num(raw2, 3),
+            fmt_num(packed2, 3)
+        );
+        println!(
+            "| B/A, geometric mean | {} | {} | | | | |",
+            fmt_num((raw2 * raw[1] / raw[0]).sqrt(), 3),
+            fmt_num((packed2 * packed[1] / packed[0]).sqrt(), 3)
+        );
+    }
     if opts.cold {
         let trials = if opts.quick { 31 } else { COLD_TRIALS };
         match harness::measure_cold(&dir.0, &[&built[0], &built[1]], trials) {
