@@ -49,6 +49,9 @@ pub struct Config {
     /// small|shallow|auto`; `None` = the measured rule of
     /// [`crate::normalize::sbox::default_goal`]: small in bitslice, shallow otherwise).
     pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
+    /// Bitslice on AVX-512: the raw entry runs the program optimised for AVX2 on each 256-bit
+    /// half of its registers (`--entry-halves`; off by default: [`halves_program`]).
+    pub entry_halves: bool,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -80,6 +83,7 @@ impl Default for Config {
             packed_interleave: None,
             packed_consts: None,
             sbox_circuit: None,
+            entry_halves: false,
         }
     }
 }
@@ -440,12 +444,36 @@ pub fn packed_consts_program(
     (loops(&kept) > loops(prog)).then_some(kept)
 }
 
+/// The program the raw entry runs on each 256-bit half of its registers under
+/// `--entry-halves` (bitslice on AVX-512): `ir` (elaborated) optimised for AVX2, with that
+/// target's rules (loops, registers, no ternlog: gcc fuses on its own). `None` without the
+/// flag or elsewhere.
+///
+/// Measured by hand on Zen 4 (README, "The avx512 raw entry on two 256-bit halves"): Xoodoo
+/// `-B` 0.66-0.85x the time of the AVX-512 kernel; Ascon, Subterranean, Spongent and Gimli
+/// 0.9-1.4x. Hence a flag and a tuner knob, not a rule.
+pub fn halves_program(
+    ir: &ir::Program,
+    hints: &ir::LoopHints,
+    cfg: &Config,
+) -> Option<ir::Program> {
+    if !cfg.entry_halves || cfg.arch != Arch::Avx512 || cfg.slicing != ir::Slicing::B {
+        return None;
+    }
+    let mut hcfg = cfg.clone();
+    hcfg.arch = Arch::Avx2;
+    hcfg.entry_halves = false;
+    hcfg.opt.dump_after.clear();
+    optimize(ir.clone(), hints, &hcfg).ok().map(|(p, _)| p)
+}
+
 /// Optimised IR to C, with the packed entry's interleaved kernel when there is one, and the
 /// program behind `E__with_consts` when it is not `prog` ([`packed_consts_program`]).
 pub fn generate(
     prog: &ir::Program,
     kernel: Option<&ir::Program>,
     consts_prog: Option<&ir::Program>,
+    halves: Option<&ir::Program>,
     cfg: &Config,
     header_name: &str,
     banner: String,
@@ -465,11 +493,11 @@ pub fn generate(
         opaque_not: cfg.opaque_not,
         uarch: cfg.opt.uarch,
     };
-    match codegen::generate_over(prog, kernel, consts_prog, &ccfg, &abi, max_bytes) {
+    match codegen::generate_over(prog, kernel, consts_prog, halves, &ccfg, &abi, max_bytes) {
         // The kernel doubles the code: where only the raw entry fits the budget, drop it (and
         // the other program behind `E__with_consts`).
         Err(_) if kernel.is_some() || consts_prog.is_some() => {
-            codegen::generate_over(prog, None, None, &ccfg, &abi, max_bytes)
+            codegen::generate_over(prog, None, None, halves, &ccfg, &abi, max_bytes)
         }
         r => r,
     }
@@ -517,10 +545,12 @@ pub fn compile(
         kernel.as_ref(),
         cfg,
     );
+    let halves = halves_program(&checked.ir, &checked.loop_hints, cfg);
     match generate(
         &prog,
         kernel.as_ref(),
         consts_prog.as_ref(),
+        halves.as_ref(),
         cfg,
         header_name,
         banner,

@@ -2740,6 +2740,69 @@ fn bitslice_gfni_transposition_natively() {
     }
 }
 
+/// `--entry-halves` (bitslice on AVX-512): the raw entry splits its registers into 256-bit
+/// halves and runs the program optimised for AVX2 on each (`driver::halves_program`,
+/// `codegen::halves_entry`). Through the packed entry, which calls the raw one here (full
+/// consts for RECTANGLE, so that its const input goes through the halves too), Xoodoo, Ascon
+/// (one input, one output: in place) and RECTANGLE (a const input and a separate output) match
+/// the interpreter on a whole step and a partial one. Elsewhere the flag changes nothing.
+#[test]
+fn entry_halves_matches_the_interpreter() {
+    use nakiri::driver::{self, Config};
+    let mut rng = Rng(0x5eed_4a1f);
+    let files = [
+        "ciphers/xoodoo/xoodoo.ua",
+        "ciphers/ascon/ascon.ua",
+        "ciphers/rectangle/rectangle.ua",
+    ];
+    let cfg_for = |arch: Arch, halves: bool| Config {
+        slicing: Slicing::B,
+        arch,
+        packed_consts: Some(false),
+        entry_halves: halves,
+        ..Config::default()
+    };
+    for file in files {
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        // Off AVX-512 the flag is ignored: the same C.
+        for arch in [Arch::Std, Arch::Avx2] {
+            let c = |h: bool| {
+                driver::compile(file, &src, &cfg_for(arch, h), &common::Fs, "out.h")
+                    .1
+                    .unwrap_or_else(|| panic!("{file} -B {arch}: no C"))
+                    .c
+            };
+            assert_eq!(
+                c(true),
+                c(false),
+                "{file} -B {arch}: --entry-halves ignored"
+            );
+        }
+        let cfg = cfg_for(Arch::Avx512, true);
+        let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
+        let out = out.unwrap_or_else(|| panic!("{file} -B avx512 --entry-halves: no C"));
+        assert!(
+            out.c.contains("raw entry point (--entry-halves)")
+                && out.c.contains("#pragma pop_macro(\"DATATYPE\")"),
+            "{file}: the halves entry and section"
+        );
+        if !Arch::Avx512.runs_here() {
+            continue;
+        }
+        let prog = common::lower_src_cfg(file, &src, &cfg);
+        let lay = packed::layout(&prog, Arch::Avx512).unwrap();
+        let n = lay.step() + 300;
+        packed_matches_interp(
+            &prog,
+            &out,
+            Arch::Avx512,
+            n,
+            &mut rng,
+            &format!("{file} -B avx512 --entry-halves"),
+        );
+    }
+}
+
 /// A memory-form kept loop keeps some of its state slots in registers from one iteration to
 /// the next (`codegen::memloop::register_slots`, `--loop-regs N`): none, the rule's count and
 /// every slot, on every native target (the AMD loop rules, so that the programs keep their

@@ -1352,3 +1352,45 @@ fn loop_regs_knob() {
         );
     }
 }
+
+/// The `entry-halves` knob (`--entry-halves`): searched in bitslice on AVX-512 only, off by
+/// default, read back from the knob line, and applied to the C (the raw entry over the AVX2
+/// program; tests/packed.rs checks what it computes).
+#[test]
+fn entry_halves_knob() {
+    for (slicing, arch) in [
+        (Slicing::B, Arch::Avx2),
+        (Slicing::V, Arch::Avx512),
+        (Slicing::B, Arch::Std),
+    ] {
+        assert!(
+            !Space::new(slicing, arch, ccs(), false)
+                .dims
+                .contains(&Dim::EntryHalves),
+            "{slicing:?} {arch}"
+        );
+    }
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&Dim::EntryHalves));
+    let (ch, base) = rectangle_b(Arch::Avx512);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    assert!(!default.entry_halves, "off by default");
+    let alts = space.alternatives(Dim::EntryHalves, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.entry_halves).collect::<Vec<_>>(),
+        [true]
+    );
+    let mut prep = preparer(&ch, base.clone());
+    for on in [false, true] {
+        let k = Knobs {
+            entry_halves: on,
+            ..default.clone()
+        };
+        let c = round_trip_and_compile(&mut prep, &k);
+        assert_eq!(
+            c.out.c.contains("raw entry point (--entry-halves)"),
+            on,
+            "entry-halves={on}"
+        );
+    }
+}

@@ -315,12 +315,14 @@ pub fn check_file(
         kernel.as_ref(),
         cfg,
     );
+    let halves = driver::halves_program(&checked.ir, &checked.loop_hints, cfg);
     let mut ccfg = cfg.clone();
     ccfg.abi = codegen::AbiConfig::default();
     let out = driver::generate(
         &prog,
         kernel.as_ref(),
         consts_prog.as_ref(),
+        halves.as_ref(),
         &ccfg,
         header,
         format!("nakiri ctcheck {}", file),

@@ -157,6 +157,10 @@ OPTIONS:
     --loop-regs N         how many state words of such a loop stay in registers from
                           one iteration to the next (default: half the registers on
                           avx512, none elsewhere; 0: none)
+    --entry-halves, --no-entry-halves
+                          -B on avx512: the raw entry runs the program compiled for avx2
+                          on each 256-bit half of its registers (off by default; a tuner
+                          knob: README, the avx512 raw entry on two 256-bit halves)
     --opaque-not, --no-opaque-not
                           SSE/AVX2: negations XOR with an all-ones register the C compiler
                           cannot see as a constant (off by default; a tuner knob: README,
@@ -237,6 +241,7 @@ struct Args {
     mem_loops: Option<bool>,
     loop_regs: Option<usize>,
     opaque_not: Option<bool>,
+    entry_halves: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
@@ -470,6 +475,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             },
             "--opaque-not" => a.opaque_not = Some(true),
             "--no-opaque-not" => a.opaque_not = Some(false),
+            "--entry-halves" => a.entry_halves = Some(true),
+            "--no-entry-halves" => a.entry_halves = Some(false),
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a
                 .disabled
@@ -595,6 +602,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.opaque_not {
         cfg.opaque_not = v;
+    }
+    if let Some(v) = a.entry_halves {
+        cfg.entry_halves = v;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

@@ -232,6 +232,152 @@ fn align64_c(arch: Arch) -> &'static str {
     }
 }
 
+/// The macro names the AVX2 runtime prelude defines for `slicing`, and `DATATYPE`: a
+/// `--entry-halves` section saves, undefines and redefines them, and restores them after
+/// (`#pragma push_macro` / `pop_macro`, GCC and clang). `NK_TARGET` is left alone, so the
+/// section's functions keep the AVX-512 target attribute (AVX2 code with AVX-512VL's 32
+/// registers and `vpternlog`, as gcc emits the avx2 build under `-march=native` on such a CPU).
+fn halves_macros(slicing: Slicing) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for l in runtime::prelude(Arch::Avx2, slicing, 1).lines() {
+        if let Some(rest) = l.trim_start().strip_prefix("#define ") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && name != "NK_TARGET" && !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names.push("DATATYPE".to_string());
+    names
+}
+
+/// The start of the `--entry-halves` section: the AVX-512 macros saved and undefined, the
+/// AVX2 prelude, and `DATATYPE` as `__m256i` (named after the halves' entry `h_entry`).
+fn halves_section_begin(slicing: Slicing, entry_fn: &str, h_entry: &str) -> String {
+    let mut s = format!(
+        "/* ---- {e}: the raw entry runs the program optimised for AVX2 ({h}) on each 256-bit half of\n   its registers (--entry-halves; README, \"The avx512 raw entry on two 256-bit halves\") ---- */\n",
+        e = entry_fn,
+        h = h_entry
+    );
+    for m in halves_macros(slicing) {
+        s.push_str(&format!("#pragma push_macro(\"{m}\")\n#undef {m}\n"));
+    }
+    s.push_str(&runtime::prelude(Arch::Avx2, slicing, 1));
+    s.push_str(&format!(
+        "typedef __m256i {h}DATATYPE;\n#define DATATYPE {h}DATATYPE\n",
+        h = h_entry
+    ));
+    s
+}
+
+/// The end of the `--entry-halves` section: the AVX-512 macros restored.
+fn halves_section_end(slicing: Slicing) -> String {
+    let mut s = String::new();
+    for m in halves_macros(slicing) {
+        s.push_str(&format!("#undef {m}\n#pragma pop_macro(\"{m}\")\n"));
+    }
+    s.push_str("/* ---- end of the 256-bit halves ---- */\n");
+    s
+}
+
+/// The `--entry-halves` raw entry: `proto` (the AVX-512 entry's `void E__(params)`, every
+/// parameter `DATATYPE name[d]..`, inputs first) splits each input register into its two
+/// 256-bit halves (instances 0-255 and 256-511 of the bitslice layout), calls `hproto`'s
+/// function (the AVX2 program, same parameters) on each half, and joins the outputs. A
+/// program with one input and one output of the same shape runs in place on its halves.
+/// `None` when a parameter is not a `DATATYPE` array.
+fn halves_entry(proto: &str, hproto: &str, n_inputs: usize) -> Option<String> {
+    let params_of = |p: &str| -> Option<Vec<(String, String, usize)>> {
+        let open = p.find('(')?;
+        let close = p.rfind(')')?;
+        let mut v = Vec::new();
+        for prm in p[open + 1..close].split(", ") {
+            let rest = prm.strip_prefix("DATATYPE ")?;
+            let b = rest.find('[')?;
+            let (name, dims) = rest.split_at(b);
+            let mut atoms = 1usize;
+            for d in dims
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split("][")
+            {
+                atoms = atoms.checked_mul(d.parse().ok()?)?;
+            }
+            v.push((name.to_string(), dims.to_string(), atoms));
+        }
+        Some(v)
+    };
+    let params = params_of(proto)?;
+    let hname = {
+        let p = hproto.strip_prefix("void ")?;
+        p[..p.find('(')?].to_string()
+    };
+    if params.is_empty() || n_inputs > params.len() {
+        return None;
+    }
+    let hdt = format!("{}DATATYPE", hname);
+    let (ins, outs) = params.split_at(n_inputs);
+    let in_place = ins.len() == 1 && outs.len() == 1 && ins[0].1 == outs[0].1;
+    let mut s = String::new();
+    s.push_str("/* raw entry point (--entry-halves): each input's two 256-bit halves, the AVX2 program on each, the outputs joined */\n");
+    s.push_str(&format!("NK_TARGET {}\n{{\n", proto));
+    let local = |name: &str| format!("nk_h_{}", name);
+    for (i, (name, dims, _)) in params.iter().enumerate() {
+        if in_place && i == 1 {
+            continue;
+        }
+        s.push_str(&format!(
+            "    {} {}[2]{} NK_ALIGN64;\n",
+            hdt,
+            local(name),
+            dims
+        ));
+    }
+    for (name, _, atoms) in ins {
+        s.push_str(&format!(
+            "    for (size_t nk_k = 0; nk_k < {a}; nk_k++) {{\n        const DATATYPE nk_v = ((const DATATYPE *){n})[nk_k];\n        (({h} *){l}[0])[nk_k] = _mm512_castsi512_si256(nk_v);\n        (({h} *){l}[1])[nk_k] = _mm512_extracti64x4_epi64(nk_v, 1);\n    }}\n",
+            a = atoms,
+            n = name,
+            h = hdt,
+            l = local(name)
+        ));
+    }
+    for half in 0..2 {
+        let args: Vec<String> = params
+            .iter()
+            .enumerate()
+            .map(|(i, (name, _, _))| {
+                let n = if in_place && i == 1 {
+                    &params[0].0
+                } else {
+                    name
+                };
+                format!("{}[{}]", local(n), half)
+            })
+            .collect();
+        s.push_str(&format!("    {}({});\n", hname, args.join(", ")));
+    }
+    for (i, (name, _, atoms)) in outs.iter().enumerate() {
+        let l = if in_place && i == 0 {
+            local(&params[0].0)
+        } else {
+            local(name)
+        };
+        s.push_str(&format!(
+            "    for (size_t nk_k = 0; nk_k < {a}; nk_k++)\n        ((DATATYPE *){n})[nk_k] = _mm512_inserti64x4(_mm512_castsi256_si512((({h} *){l}[0])[nk_k]), (({h} *){l}[1])[nk_k], 1);\n",
+            a = atoms,
+            n = name,
+            h = hdt,
+            l = l
+        ));
+    }
+    s.push_str("}\n");
+    Some(s)
+}
+
 /// Word-size facts of a program, checked against the target.
 struct Shape {
     /// Uniform word size of every atom (0 = mixed, only on `std` vslice).
@@ -375,7 +521,7 @@ pub fn generate_full(
     abi: &AbiConfig,
     max_bytes: usize,
 ) -> Result<COutput, CodegenError> {
-    generate_over(prog, None, None, cfg, abi, max_bytes)
+    generate_over(prog, None, None, None, cfg, abi, max_bytes)
 }
 
 /// [`generate_full`], with the packed entry's whole steps run by `kernel`: `prog` compiled
@@ -392,6 +538,7 @@ pub fn generate_over(
     prog: &Program,
     kernel: Option<&Program>,
     consts_prog: Option<&Program>,
+    halves: Option<&Program>,
     cfg: &CodegenConfig,
     abi: &AbiConfig,
     max_bytes: usize,
@@ -467,9 +614,20 @@ pub fn generate_over(
         function_names(wc_prog, &wf, &mut globals)
     });
 
+    // `--entry-halves` (bitslice on AVX-512): the raw entry runs `halves`, the program
+    // optimised for AVX2, on each 256-bit half of its registers ([`halves_entry`]).
+    let halves = halves.filter(|h| {
+        arch == Arch::Avx512 && slicing == Slicing::B && default_abi && same_entry_params(prog, h)
+    });
+    let halves_names = halves.map(|h| {
+        let hf = globals.fresh(&format!("{}h256_", entry_fn));
+        function_names(h, &hf, &mut globals)
+    });
+
     let mut helpers = Helpers::default();
     let mut funcs = String::new();
-    let emit_all = |p: &Program,
+    let emit_all = |t: OpTarget,
+                    p: &Program,
                     names: &[String],
                     entry: EntryKind,
                     funcs: &mut String,
@@ -565,7 +723,30 @@ pub fn generate_over(
         }
         Ok(proto_out)
     };
-    let entry_proto = emit_all(prog, &fn_names, EntryKind::Raw, &mut funcs, &mut helpers)?;
+    let entry_proto = emit_all(t, prog, &fn_names, EntryKind::Raw, &mut funcs, &mut helpers)?;
+    if let (Some(h), Some(hn)) = (halves, &halves_names) {
+        let th = OpTarget {
+            arch: Arch::Avx2,
+            slicing,
+            lane_bits: Arch::Avx2.hslice_lane_bits(),
+        };
+        let before = helpers.defs.len();
+        let mut hf = String::new();
+        let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut helpers)?;
+        // Helpers are typed by the section's DATATYPE: the halves may only use those the
+        // full program already defined (in bitslice: none but the address check).
+        if helpers.defs.len() == before {
+            if let Some(wrapper) = halves_entry(&entry_proto, &hproto, entry.inputs.len()) {
+                let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
+                sec.push_str(&hf);
+                sec.push_str(&halves_section_end(slicing));
+                sec.push_str(&wrapper);
+                funcs = sec;
+            }
+        } else {
+            helpers.defs.truncate(before);
+        }
+    }
     // The kernel belongs to the packed API: its functions (and the permutation helpers only
     // it uses) go in the packed section, so the rest of the file is the raw program's.
     let mut kernel_c = String::new();
@@ -576,7 +757,7 @@ pub fn generate_over(
             k.interleave, entry_fn
         ));
         let mut kf = String::new();
-        emit_all(k, kn, EntryKind::Kernel, &mut kf, &mut helpers)?;
+        emit_all(t, k, kn, EntryKind::Kernel, &mut kf, &mut helpers)?;
         for d in &helpers.defs[helpers_before..] {
             kernel_c.push_str(d);
             kernel_c.push('\n');
@@ -592,6 +773,7 @@ pub fn generate_over(
         let mut wf = String::new();
         let before = helpers.defs.len();
         wc_proto = Some(emit_all(
+            t,
             wc_prog,
             wn,
             EntryKind::WithConsts,

@@ -76,6 +76,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     cfg.packed_consts = k.packed_consts;
     cfg.sbox_circuit = k.sbox_circuit;
     cfg.opaque_not = k.opaque_not;
+    cfg.entry_halves = k.entry_halves;
     if k.loop_regs.is_some() {
         cfg.loop_regs = k.loop_regs;
     }
@@ -135,10 +136,12 @@ pub fn compile(
         env!("CARGO_PKG_VERSION"),
         cfg.flags_text
     );
+    let halves = crate::driver::halves_program(&ir0, &hints, &cfg);
     let out = crate::driver::generate(
         &prog,
         kernel.as_ref(),
         consts_prog.as_ref(),
+        halves.as_ref(),
         &cfg,
         header_name,
         banner,

@@ -110,6 +110,8 @@ pub struct Knobs {
     /// (`--loop-regs N`; `None`: as the command line says, by default the rule of
     /// `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
+    /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`).
+    pub entry_halves: bool,
     pub cc: Cc,
 }
 
@@ -248,6 +250,9 @@ pub enum Dim {
     /// State slots of a memory-form kept loop held in registers (`--loop-regs`; SIMD
     /// targets).
     LoopRegs,
+    /// The raw entry on two 256-bit halves through the AVX2 program (`--entry-halves`;
+    /// bitslice on AVX-512).
+    EntryHalves,
     Cc,
     /// Per-node inlining (after `Inline`).
     InlineNode,
@@ -256,7 +261,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 18] = [
+    pub const ALL: [Dim; 19] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -272,6 +277,7 @@ impl Dim {
         Dim::SboxCircuit,
         Dim::OpaqueNot,
         Dim::LoopRegs,
+        Dim::EntryHalves,
         Dim::Cc,
         Dim::InlineNode,
         Dim::Loop,
@@ -293,6 +299,7 @@ impl Dim {
             Dim::SboxCircuit => "sbox-circuit",
             Dim::OpaqueNot => "opaque-not",
             Dim::LoopRegs => "loop-regs",
+            Dim::EntryHalves => "entry-halves",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
             Dim::Loop => "loop",
@@ -339,6 +346,7 @@ impl Space {
                 }
                 Dim::OpaqueNot => matches!(arch, Arch::Sse | Arch::Avx2),
                 Dim::LoopRegs => matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512),
+                Dim::EntryHalves => slicing == Slicing::B && arch == Arch::Avx512,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -447,6 +455,7 @@ impl Space {
             sbox_circuit: None,
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
+            entry_halves: false,
             cc: self.ccs[0].clone(),
         }
     }
@@ -588,6 +597,10 @@ impl Space {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
             }),
+            Dim::EntryHalves => push(Knobs {
+                entry_halves: !cur.entry_halves,
+                ..cur.clone()
+            }),
             Dim::LoopRegs => {
                 // none, the rule, a quarter, half and three quarters of the registers
                 let regs = crate::target::Target::new(self.arch).n_regs as usize;
@@ -682,6 +695,9 @@ impl Knobs {
         if let Some(n) = self.loop_regs {
             s.push_str(&format!(" loop-regs={}", n));
         }
+        if self.entry_halves {
+            s.push_str(" entry-halves=on");
+        }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
             s.push_str(&format!(" cflags={}", self.cc.flags.join(",")));
@@ -708,6 +724,7 @@ impl Knobs {
             sbox_circuit: None,
             opaque_not: false,
             loop_regs: None,
+            entry_halves: false,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -780,6 +797,7 @@ impl Knobs {
                 }
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
+                "entry-halves" => k.entry_halves = on(v)?,
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,
