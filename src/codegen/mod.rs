@@ -733,9 +733,12 @@ pub fn generate_over(
         let before = helpers.defs.len();
         let mut hf = String::new();
         let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut helpers)?;
-        // Helpers are typed by the section's DATATYPE: the halves may only use those the
-        // full program already defined (in bitslice: none but the address check).
-        if helpers.defs.len() == before {
+        // Helpers go at the top of the file, where DATATYPE is the AVX-512 register: the
+        // halves may add only those that do not use it (in bitslice: the address check).
+        if helpers.defs[before..]
+            .iter()
+            .all(|d| !d.contains("DATATYPE"))
+        {
             if let Some(wrapper) = halves_entry(&entry_proto, &hproto, entry.inputs.len()) {
                 let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
                 sec.push_str(&hf);
