@@ -730,24 +730,28 @@ pub fn generate_over(
             slicing,
             lane_bits: Arch::Avx2.hslice_lane_bits(),
         };
+        let saved = helpers.clone();
         let before = helpers.defs.len();
         let mut hf = String::new();
         let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut helpers)?;
         // Helpers go at the top of the file, where DATATYPE is the AVX-512 register: the
-        // halves may add only those that do not use it (in bitslice: the address check).
-        if helpers.defs[before..]
+        // halves may add only those that do not use it (in bitslice: the address check),
+        // and may call no typed one the full program defined.
+        let typed = |d: &String| d.contains("DATATYPE");
+        let calls_typed = helpers.defs[..before]
             .iter()
-            .all(|d| !d.contains("DATATYPE"))
-        {
-            if let Some(wrapper) = halves_entry(&entry_proto, &hproto, entry.inputs.len()) {
+            .zip(&helpers.names)
+            .any(|(d, n)| typed(d) && hf.contains(n.as_str()));
+        let wrapper = halves_entry(&entry_proto, &hproto, entry.inputs.len());
+        match wrapper {
+            Some(w) if !calls_typed && !helpers.defs[before..].iter().any(typed) => {
                 let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
                 sec.push_str(&hf);
                 sec.push_str(&halves_section_end(slicing));
-                sec.push_str(&wrapper);
+                sec.push_str(&w);
                 funcs = sec;
             }
-        } else {
-            helpers.defs.truncate(before);
+            _ => helpers = saved,
         }
     }
     // The kernel belongs to the packed API: its functions (and the permutation helpers only
@@ -790,6 +794,7 @@ pub fn generate_over(
         kernel_c.push_str(&wf);
     }
     helpers.defs.truncate(helpers_before);
+    helpers.names.truncate(helpers_before);
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
     let (packed_c, packed_h) = if !default_abi {

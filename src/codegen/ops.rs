@@ -46,9 +46,11 @@ impl OpTarget {
 }
 
 /// Generated helper functions (bit/slot permutations), deduplicated by pattern.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct Helpers {
     pub defs: Vec<String>,
+    /// The function each of `defs` defines, in the same order.
+    pub names: Vec<String>,
     index: HashMap<String, String>,
     counter: BTreeMap<&'static str, usize>,
     /// 64-bit AVX-512 rotations emitted so far (for [`ROT64_P5_EVERY`]).
@@ -99,6 +101,7 @@ impl Helpers {
         let name = format!("{}{}", prefix, c);
         *c += 1;
         self.defs.push(make(&name));
+        self.names.push(name.clone());
         self.index.insert(key, name.clone());
         name
     }
