@@ -2745,8 +2745,9 @@ fn bitslice_gfni_transposition_natively() {
 /// `codegen::halves_entry`). Through the packed entry, which calls the raw one here (full
 /// consts for RECTANGLE, so that its const input goes through the halves too), Xoodoo, Ascon
 /// (one input, one output: in place), RECTANGLE (a const input and a separate output) and GIFT
-/// (whose AVX2 program needs a helper the AVX-512 one does not) match the interpreter on a
-/// whole step and a partial one. Elsewhere the flag changes nothing.
+/// (whose AVX2 program needs a helper the AVX-512 one does not: `h256_nk_disjoint0`, in the
+/// section) match the interpreter on a whole step and a partial one. Elsewhere the flag changes
+/// nothing.
 #[test]
 fn entry_halves_matches_the_interpreter() {
     use nakiri::driver::{self, Config};

@@ -730,28 +730,22 @@ pub fn generate_over(
             slicing,
             lane_bits: Arch::Avx2.hslice_lane_bits(),
         };
-        let saved = helpers.clone();
-        let before = helpers.defs.len();
+        // The halves' helpers are typed by their DATATYPE: they get names of their own and
+        // go in the section.
+        let mut hhelpers = Helpers::default();
+        hhelpers.name_prefix = "h256_";
         let mut hf = String::new();
-        let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut helpers)?;
-        // Helpers go at the top of the file, where DATATYPE is the AVX-512 register: the
-        // halves may add only those that do not use it (in bitslice: the address check),
-        // and may call no typed one the full program defined.
-        let typed = |d: &String| d.contains("DATATYPE");
-        let calls_typed = helpers.defs[..before]
-            .iter()
-            .zip(&helpers.names)
-            .any(|(d, n)| typed(d) && hf.contains(n.as_str()));
-        let wrapper = halves_entry(&entry_proto, &hproto, entry.inputs.len());
-        match wrapper {
-            Some(w) if !calls_typed && !helpers.defs[before..].iter().any(typed) => {
-                let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
-                sec.push_str(&hf);
-                sec.push_str(&halves_section_end(slicing));
-                sec.push_str(&w);
-                funcs = sec;
+        let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut hhelpers)?;
+        if let Some(w) = halves_entry(&entry_proto, &hproto, entry.inputs.len()) {
+            let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
+            for d in &hhelpers.defs {
+                sec.push_str(d);
+                sec.push('\n');
             }
-            _ => helpers = saved,
+            sec.push_str(&hf);
+            sec.push_str(&halves_section_end(slicing));
+            sec.push_str(&w);
+            funcs = sec;
         }
     }
     // The kernel belongs to the packed API: its functions (and the permutation helpers only
@@ -794,7 +788,6 @@ pub fn generate_over(
         kernel_c.push_str(&wf);
     }
     helpers.defs.truncate(helpers_before);
-    helpers.names.truncate(helpers_before);
 
     // ---- packed API: filled in by `packed::emit` (src/codegen/packed.rs) ----
     let (packed_c, packed_h) = if !default_abi {

@@ -46,11 +46,12 @@ impl OpTarget {
 }
 
 /// Generated helper functions (bit/slot permutations), deduplicated by pattern.
-#[derive(Default, Clone)]
+#[derive(Default)]
 pub(crate) struct Helpers {
     pub defs: Vec<String>,
-    /// The function each of `defs` defines, in the same order.
-    pub names: Vec<String>,
+    /// Put before every helper's name: a second set of helpers in the same file, typed by
+    /// another `DATATYPE` (`--entry-halves`), gets names of its own.
+    pub name_prefix: &'static str,
     index: HashMap<String, String>,
     counter: BTreeMap<&'static str, usize>,
     /// 64-bit AVX-512 rotations emitted so far (for [`ROT64_P5_EVERY`]).
@@ -98,10 +99,9 @@ impl Helpers {
             return n.clone();
         }
         let c = self.counter.entry(prefix).or_insert(0);
-        let name = format!("{}{}", prefix, c);
+        let name = format!("{}{}{}", self.name_prefix, prefix, c);
         *c += 1;
         self.defs.push(make(&name));
-        self.names.push(name.clone());
         self.index.insert(key, name.clone());
         name
     }
