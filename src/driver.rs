@@ -467,18 +467,47 @@ pub fn halves_program(
     optimize(ir.clone(), hints, &hcfg).ok().map(|(p, _)| p)
 }
 
+/// The programs compiled beside the optimised `prog` into the same C file: the packed
+/// entry's interleaved kernel ([`packed_kernel`]), the program behind `E__with_consts`
+/// ([`packed_consts_program`]) and the raw entry's AVX2 halves ([`halves_program`]); each
+/// `None` where it does not apply. `ir` and `hints`: the elaborated source.
+#[derive(Default)]
+pub struct Companions {
+    pub kernel: Option<ir::Program>,
+    pub consts_prog: Option<ir::Program>,
+    pub halves: Option<ir::Program>,
+}
+
+pub fn companions(
+    ir: &ir::Program,
+    hints: &ir::LoopHints,
+    prog: &ir::Program,
+    cfg: &Config,
+) -> Companions {
+    let kernel = packed_kernel(ir, hints, prog, cfg);
+    let consts_prog = packed_consts_program(ir, hints, prog, kernel.as_ref(), cfg);
+    Companions {
+        halves: halves_program(ir, hints, cfg),
+        kernel,
+        consts_prog,
+    }
+}
+
 /// Optimised IR to C, with the packed entry's interleaved kernel when there is one, and the
 /// program behind `E__with_consts` when it is not `prog` ([`packed_consts_program`]).
 pub fn generate(
     prog: &ir::Program,
-    kernel: Option<&ir::Program>,
-    consts_prog: Option<&ir::Program>,
-    halves: Option<&ir::Program>,
+    with: &Companions,
     cfg: &Config,
     header_name: &str,
     banner: String,
     entry_bit_params: bool,
 ) -> Result<COutput, codegen::CodegenError> {
+    let (kernel, consts_prog, halves) = (
+        with.kernel.as_ref(),
+        with.consts_prog.as_ref(),
+        with.halves.as_ref(),
+    );
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();
     abi.entry_bit_params = entry_bit_params;
@@ -537,20 +566,10 @@ pub fn compile(
         .checked
         .as_ref()
         .expect("lowered programs are checked");
-    let kernel = packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
-    let consts_prog = packed_consts_program(
-        &checked.ir,
-        &checked.loop_hints,
-        &prog,
-        kernel.as_ref(),
-        cfg,
-    );
-    let halves = halves_program(&checked.ir, &checked.loop_hints, cfg);
+    let with = companions(&checked.ir, &checked.loop_hints, &prog, cfg);
     match generate(
         &prog,
-        kernel.as_ref(),
-        consts_prog.as_ref(),
-        halves.as_ref(),
+        &with,
         cfg,
         header_name,
         banner,

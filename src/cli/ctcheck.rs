@@ -307,22 +307,12 @@ pub fn check_file(
     };
     let header = "ct_entry.h";
     // The C `nakiri compile` writes, the interleaved kernel behind the packed entry included.
-    let kernel = driver::packed_kernel(&checked.ir, &checked.loop_hints, &prog, cfg);
-    let consts_prog = driver::packed_consts_program(
-        &checked.ir,
-        &checked.loop_hints,
-        &prog,
-        kernel.as_ref(),
-        cfg,
-    );
-    let halves = driver::halves_program(&checked.ir, &checked.loop_hints, cfg);
+    let with = driver::companions(&checked.ir, &checked.loop_hints, &prog, cfg);
     let mut ccfg = cfg.clone();
     ccfg.abi = codegen::AbiConfig::default();
     let out = driver::generate(
         &prog,
-        kernel.as_ref(),
-        consts_prog.as_ref(),
-        halves.as_ref(),
+        &with,
         &ccfg,
         header,
         format!("nakiri ctcheck {}", file),
@@ -333,7 +323,7 @@ pub fn check_file(
         .c
         .contains(&format!("static NK_TARGET void {}x", lay.raw_fn))
     {
-        kernel.as_ref().map_or(1, |k| k.interleave as usize)
+        with.kernel.as_ref().map_or(1, |k| k.interleave as usize)
     } else {
         1
     };

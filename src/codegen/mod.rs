@@ -254,15 +254,17 @@ fn halves_macros(slicing: Slicing) -> Vec<String> {
     names
 }
 
-/// The start of the `--entry-halves` section: the AVX-512 macros saved and undefined, the
-/// AVX2 prelude, and `DATATYPE` as `__m256i` (named after the halves' entry `h_entry`).
-fn halves_section_begin(slicing: Slicing, entry_fn: &str, h_entry: &str) -> String {
+/// The `--entry-halves` section around `body` (the halves' helpers and functions): the
+/// AVX-512 macros saved and undefined, the AVX2 prelude, `DATATYPE` as `__m256i` (named after
+/// the halves' entry `h_entry`), then the AVX-512 macros restored.
+fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -> String {
+    let macros = halves_macros(slicing);
     let mut s = format!(
         "/* ---- {e}: the raw entry runs the program optimised for AVX2 ({h}) on each 256-bit half of\n   its registers (--entry-halves; README, \"The avx512 raw entry on two 256-bit halves\") ---- */\n",
         e = entry_fn,
         h = h_entry
     );
-    for m in halves_macros(slicing) {
+    for m in &macros {
         s.push_str(&format!("#pragma push_macro(\"{m}\")\n#undef {m}\n"));
     }
     s.push_str(&runtime::prelude(Arch::Avx2, slicing, 1));
@@ -270,13 +272,8 @@ fn halves_section_begin(slicing: Slicing, entry_fn: &str, h_entry: &str) -> Stri
         "typedef __m256i {h}DATATYPE;\n#define DATATYPE {h}DATATYPE\n",
         h = h_entry
     ));
-    s
-}
-
-/// The end of the `--entry-halves` section: the AVX-512 macros restored.
-fn halves_section_end(slicing: Slicing) -> String {
-    let mut s = String::new();
-    for m in halves_macros(slicing) {
+    s.push_str(body);
+    for m in &macros {
         s.push_str(&format!("#undef {m}\n#pragma pop_macro(\"{m}\")\n"));
     }
     s.push_str("/* ---- end of the 256-bit halves ---- */\n");
@@ -285,11 +282,11 @@ fn halves_section_end(slicing: Slicing) -> String {
 
 /// The `--entry-halves` raw entry: `proto` (the AVX-512 entry's `void E__(params)`, every
 /// parameter `DATATYPE name[d]..`, inputs first) splits each input register into its two
-/// 256-bit halves (instances 0-255 and 256-511 of the bitslice layout), calls `hproto`'s
-/// function (the AVX2 program, same parameters) on each half, and joins the outputs. A
+/// 256-bit halves (instances 0-255 and 256-511 of the bitslice layout), calls `hname` (the
+/// AVX2 program's entry, same parameters) on each half, and joins the outputs. A
 /// program with one input and one output of the same shape runs in place on its halves.
 /// `None` when a parameter is not a `DATATYPE` array.
-fn halves_entry(proto: &str, hproto: &str, n_inputs: usize) -> Option<String> {
+fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
     let params_of = |p: &str| -> Option<Vec<(String, String, usize)>> {
         let open = p.find('(')?;
         let close = p.rfind(')')?;
@@ -311,10 +308,6 @@ fn halves_entry(proto: &str, hproto: &str, n_inputs: usize) -> Option<String> {
         Some(v)
     };
     let params = params_of(proto)?;
-    let hname = {
-        let p = hproto.strip_prefix("void ")?;
-        p[..p.find('(')?].to_string()
-    };
     if params.is_empty() || n_inputs > params.len() {
         return None;
     }
@@ -735,17 +728,13 @@ pub fn generate_over(
         let mut hhelpers = Helpers::default();
         hhelpers.name_prefix = "h256_";
         let mut hf = String::new();
-        let hproto = emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut hhelpers)?;
-        if let Some(w) = halves_entry(&entry_proto, &hproto, entry.inputs.len()) {
-            let mut sec = halves_section_begin(slicing, &entry_fn, &hn[hn.len() - 1]);
-            for d in &hhelpers.defs {
-                sec.push_str(d);
-                sec.push('\n');
-            }
-            sec.push_str(&hf);
-            sec.push_str(&halves_section_end(slicing));
-            sec.push_str(&w);
-            funcs = sec;
+        emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut hhelpers)?;
+        let h_entry = &hn[hn.len() - 1];
+        if let Some(w) = halves_entry(&entry_proto, h_entry, entry.inputs.len()) {
+            let mut body: String = hhelpers.defs.iter().map(|d| format!("{}\n", d)).collect();
+            body.push_str(&hf);
+            funcs = halves_section(slicing, &entry_fn, h_entry, &body);
+            funcs.push_str(&w);
         }
     }
     // The kernel belongs to the packed API: its functions (and the permutation helpers only
