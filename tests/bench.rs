@@ -103,21 +103,27 @@ fn bench_file_prints_raw_and_packed_rows() {
     positive(p[4]);
 }
 
-/// Both variants and their ratio; with `--swap` a second process links B's objects first, and
-/// its ratio and the geometric mean of both runs' ratios follow the first run's.
+/// Both variants and their ratio; with `--runs 3` two more processes, the second linking B's
+/// objects first: their ratios, the geometric mean of the three runs' ratios, each variant's
+/// minimum over the runs and the ratio of the minima. `--swap` is `--runs 2`.
 #[test]
 fn bench_compare_prints_both_and_the_ratio() {
-    let (code, out, err) = nakiri(&[
-        "bench",
-        "compare",
-        "tests/in/table.ua",
-        "-V",
-        "--",
-        "-B",
-        "--quick",
-        "--swap",
-    ]);
-    assert_eq!(code, 0, "{}\n{}", out, err);
+    let compare = |runs: &str| {
+        let mut args = vec![
+            "bench",
+            "compare",
+            "tests/in/table.ua",
+            "-V",
+            "--",
+            "-B",
+            "--quick",
+        ];
+        args.extend(runs.split_whitespace());
+        let (code, out, err) = nakiri(&args);
+        assert_eq!(code, 0, "{}\n{}", out, err);
+        out
+    };
+    let out = compare("--runs 3");
     let a = rows(&out, "| A |");
     let b = rows(&out, "| B |");
     let ratio = rows(&out, "| B/A |");
@@ -131,25 +137,75 @@ fn bench_compare_prints_both_and_the_ratio() {
         rb,
         ra
     );
-    let second = rows(&out, "| B/A, B linked first |");
+    let second = rows(&out, "| B/A, run 2, B linked first |");
+    let third = rows(&out, "| B/A, run 3 |");
     let mean = rows(&out, "| B/A, geometric mean |");
-    assert_eq!((second.len(), mean.len()), (1, 1), "{}", out);
+    let (min_a, min_b) = (
+        rows(&out, "| A, minimum of 3 runs |"),
+        rows(&out, "| B, minimum of 3 runs |"),
+    );
+    let of_minima = rows(&out, "| B/A, of the minima |");
+    assert_eq!(
+        [
+            second.len(),
+            third.len(),
+            mean.len(),
+            min_a.len(),
+            min_b.len(),
+            of_minima.len()
+        ],
+        [1; 6],
+        "{}",
+        out
+    );
+    let close = |x: f64, y: f64| (x - y).abs() <= 0.01 * y.abs() + 0.002;
     for col in [1, 2] {
-        let (q1, q2, m) = (
+        let (q1, q2, q3, m) = (
             positive(ratio[0][col]),
             positive(second[0][col]),
+            positive(third[0][col]),
             positive(mean[0][col]),
         );
         assert!(
-            (m * m - q1 * q2).abs() <= 0.01 * q1 * q2 + 0.002,
-            "column {}: mean {} of {} and {}\n{}",
+            close(m * m * m, q1 * q2 * q3),
+            "column {}: mean {} of {}, {} and {}\n{}",
             col,
             m,
             q1,
             q2,
+            q3,
             out
         );
+        // each minimum is at most the first run's figure, and their ratio is printed
+        let (ma, mb) = (positive(min_a[0][col]), positive(min_b[0][col]));
+        assert!(
+            ma <= positive(a[0][col]) && mb <= positive(b[0][col]),
+            "{}",
+            out
+        );
+        assert!(close(positive(of_minima[0][col]), mb / ma), "{}", out);
     }
+    let out = compare("--swap");
+    assert_eq!(
+        (
+            rows(&out, "| B/A, B linked first |").len(),
+            rows(&out, "| B, minimum of 2 runs |").len()
+        ),
+        (1, 1),
+        "{}",
+        out
+    );
+    let (code, _, err) = nakiri(&[
+        "bench",
+        "compare",
+        "tests/in/table.ua",
+        "--",
+        "-B",
+        "--runs",
+        "0",
+    ]);
+    assert_eq!(code, 2, "{}", err);
+    assert!(err.contains("`--runs`"), "{}", err);
 }
 
 /// `--b-nakiri PATH`: variant B's C from another nakiri binary (here the same one, so both

@@ -95,9 +95,11 @@ USAGE:
                                           build with cc -O3 -march=native and measure: cycles/byte
                                           of the raw and packed entries (TSC, min over windows),
                                           TSC/core-clock ratio, insns/spills per block, code bytes
-    nakiri bench compare FILE.ua A-OPTIONS -- B-OPTIONS [--swap]
+    nakiri bench compare FILE.ua A-OPTIONS -- B-OPTIONS [--swap | --runs N]
                                           two variants timed side by side in one process;
-                                          --swap: again with B linked first, and the mean
+                                          --runs N: in N processes (every other one with B
+                                          linked first), the mean ratio, each variant's minimum
+                                          over the runs and their ratio; --swap = --runs 2
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
                                           every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
