@@ -68,12 +68,16 @@ fn bench_file_prints_raw_and_packed_rows() {
         "--arch",
         arch,
         "--quick",
+        "--runs",
+        "2",
     ]);
     assert_eq!(code, 0, "{}\n{}", out, err);
     let ratio_line = out
         .lines()
         .find(|l| l.contains("TSC/core-clock ratio"))
         .expect("ratio line");
+    // `--runs 2`: the minimum over two processes' windows
+    assert!(ratio_line.contains(" in 2 processes "), "{}", ratio_line);
     let ratio = ratio_line
         .split("ratio ")
         .nth(1)
@@ -347,6 +351,7 @@ fn bench_ciphers_json_rows_have_the_keys() {
         assert!(num(k) > 0.0, "{} in {}", k, g);
     }
     assert!(num("spills_per_block") >= 0.0);
+    assert_eq!(num("processes"), 1.0, "{}", g);
     // Gimli -V on std: the packed entry's kernel rule says no (`driver::packed_kernel`).
     assert_eq!(num("packed_kernel"), 1.0, "{}", g);
     // every peer is listed, measured or reported missing, never a crash

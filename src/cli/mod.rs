@@ -91,17 +91,18 @@ USAGE:
     nakiri compile FILE.ua [OPTIONS]      compile to C (FILE.c and FILE.h, or -o OUT.c)
     nakiri demo [aes|des|chacha20]        compile a shipped cipher for the best target of this
                                           CPU, build and run its known-answer check
-    nakiri bench FILE.ua [OPTIONS] [--quick] [--cold]
+    nakiri bench FILE.ua [OPTIONS] [--quick] [--cold] [--runs N]
                                           build with cc -O3 -march=native and measure: cycles/byte
-                                          of the raw and packed entries (TSC, min over windows),
-                                          TSC/core-clock ratio, insns/spills per block, code bytes
+                                          of the raw and packed entries (TSC, min over windows;
+                                          --runs N: and over N processes), TSC/core-clock ratio,
+                                          insns/spills per block, code bytes
     nakiri bench compare FILE.ua A-OPTIONS -- B-OPTIONS [--swap | --runs N]
                                           two variants timed side by side in one process;
                                           --runs N: in N processes (every other one with B
                                           linked first), the mean ratio, each variant's minimum
                                           over the runs and their ratio; --swap = --runs 2
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
-                                          every shipped cipher x slicing x target, with the peers
+                         [--runs N]       every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
     nakiri bench transpose [--arch A] [--quick]
                                           the packed API's transpositions alone, per layout, c/B

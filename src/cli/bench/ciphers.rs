@@ -193,6 +193,8 @@ pub struct Measured {
     pub instances: usize,
     pub bytes_per_instance: f64,
     pub tsc_ratio: f64,
+    /// Processes the figures are the minimum over (`--runs`).
+    pub processes: usize,
     /// Interleaving factor of the kernel behind the packed entry (1: none).
     pub packed_kernel: u32,
 }
@@ -211,6 +213,7 @@ fn measure_one(
     s: Slicing,
     arch: Arch,
     effort: harness::Effort,
+    runs: usize,
 ) -> Result<Measured, String> {
     let path = super::super::demo_path(c.file);
     let file = path.to_string_lossy().into_owned();
@@ -222,7 +225,7 @@ fn measure_one(
     };
     let dir = Scratch::new("ciphers")?;
     let b = harness::build(&dir.0, "a", &file, &cfg)?;
-    let run = harness::measure(&dir.0, &[&b], effort)?;
+    let run = harness::measure_min(&dir.0, &[&b], effort, runs)?;
     let t = &run.timings[0];
     let n = b.instances as f64;
     Ok(Measured {
@@ -239,6 +242,7 @@ fn measure_one(
         instances: b.instances,
         bytes_per_instance: b.bytes_per_instance,
         tsc_ratio: run.tsc_ratio,
+        processes: run.processes,
         packed_kernel: b.packed_kernel,
     })
 }
@@ -275,7 +279,7 @@ pub fn row_json(r: &Row, date: &str, machine: &str) -> String {
         Err(e) => e.lines().next().unwrap_or("").to_string(),
     };
     format!(
-        "{{\"kind\":\"nakiri\",\"cipher\":{},\"file\":{},\"slicing\":{},\"arch\":{},\"status\":{},\"raw_cpb\":{},\"packed_cpb\":{},\"packed_kernel\":{},\"insns_per_block\":{},\"spills_per_block\":{},\"spill_loads_per_block\":{},\"spill_stores_per_block\":{},\"code_bytes\":{},\"counts_approx\":{},\"instances\":{},\"bytes_per_instance\":{},\"tsc_ratio\":{},\"peer\":{},\"peer_cpb\":{},\"raw_over_peer\":{},\"date\":{},\"machine\":{}}}",
+        "{{\"kind\":\"nakiri\",\"cipher\":{},\"file\":{},\"slicing\":{},\"arch\":{},\"status\":{},\"raw_cpb\":{},\"packed_cpb\":{},\"packed_kernel\":{},\"insns_per_block\":{},\"spills_per_block\":{},\"spill_loads_per_block\":{},\"spill_stores_per_block\":{},\"code_bytes\":{},\"counts_approx\":{},\"instances\":{},\"bytes_per_instance\":{},\"tsc_ratio\":{},\"processes\":{},\"peer\":{},\"peer_cpb\":{},\"raw_over_peer\":{},\"date\":{},\"machine\":{}}}",
         json_str(r.cipher),
         json_str(r.file),
         json_str(&r.slicing.to_string()),
@@ -293,6 +297,7 @@ pub fn row_json(r: &Row, date: &str, machine: &str) -> String {
         m.map(|m| m.instances.to_string()).unwrap_or_else(|| "null".into()),
         json_num(m.map(|m| m.bytes_per_instance)),
         json_num(m.map(|m| m.tsc_ratio)),
+        m.map_or("null".to_string(), |m| m.processes.to_string()),
         r.peer.as_ref().map(|p| json_str(&p.0)).unwrap_or_else(|| "null".into()),
         json_num(r.peer.as_ref().map(|p| p.1)),
         json_num(match (m, &r.peer) {
@@ -491,7 +496,7 @@ pub fn run(args: &[String]) -> i32 {
                     Err("skipped: not generated for this target".into())
                 } else {
                     eprintln!("measuring {} -{} {} ...", c.name, s, arch);
-                    measure_one(c, s, arch, opts.effort)
+                    measure_one(c, s, arch, opts.effort, opts.runs)
                 };
                 rows.push(Row {
                     cipher: c.name,
@@ -509,7 +514,7 @@ pub fn run(args: &[String]) -> i32 {
         return 0;
     }
     eprintln!("measuring the peers ...");
-    let peers = peers::measure_all(opts.effort);
+    let peers = peers::measure_min(opts.effort, opts.runs);
     for r in &mut rows {
         let key = CIPHERS
             .iter()
@@ -536,7 +541,7 @@ pub fn run(args: &[String]) -> i32 {
         None => {}
     }
     if table {
-        print_table(&rows, &peers, &date, &machine, opts.effort);
+        print_table(&rows, &peers, &date, &machine, opts.effort, opts.runs);
     }
     0
 }
@@ -547,6 +552,7 @@ fn print_table(
     date: &str,
     machine: &str,
     effort: harness::Effort,
+    runs: usize,
 ) {
     let mut ratios: Vec<f64> = rows
         .iter()
@@ -560,8 +566,13 @@ fn print_table(
         date, machine
     );
     println!(
-        "TSC cycles/byte (minimum over up to {} windows); TSC/core-clock ratio {} (median over rows; core cycles = TSC / ratio)",
+        "TSC cycles/byte (minimum over up to {} windows{}); TSC/core-clock ratio {} (median over rows; core cycles = TSC / ratio)",
         effort.windows,
+        if runs > 1 {
+            format!(" in each of {} processes, peers too", runs)
+        } else {
+            String::new()
+        },
         fmt_num(ratio, 3)
     );
     println!("raw = the sliced entry on data already in registers' layout; packed = E__packed on {} KiB of plain data; peers on the same {} KiB", harness::PACKED_BYTES / 1024, harness::PACKED_BYTES / 1024);

@@ -193,17 +193,24 @@ pub struct BenchOpts {
     pub quick: bool,
     /// `--cold`: also time one call on one block with evicted caches (`harness::measure_cold`).
     pub cold: bool,
+    /// `--runs N`: time in N processes and keep each figure's minimum
+    /// ([`harness::measure_min`]; `bench compare` prints every run).
+    pub runs: usize,
 }
+
+/// The most processes `--runs N` starts.
+pub const MAX_RUNS: usize = 20;
 
 /// Trials of `--cold` (median over them).
 pub const COLD_TRIALS: u32 = 301;
 
-/// Removes `--quick` and `--windows N` from `args`.
+/// Removes `--quick`, `--cold`, `--runs N` and `--windows N` from `args`.
 pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32> {
     let mut o = BenchOpts {
         effort: harness::Effort::FULL,
         quick: false,
         cold: false,
+        runs: 1,
     };
     let mut rest = Vec::new();
     let mut windows = None;
@@ -212,6 +219,23 @@ pub fn take_bench_opts(args: &[String]) -> Result<(BenchOpts, Vec<String>), i32>
         match args[i].as_str() {
             "--quick" => o.quick = true,
             "--cold" => o.cold = true,
+            "--runs" => {
+                i += 1;
+                match args
+                    .get(i)
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|n| (1..=MAX_RUNS).contains(n))
+                {
+                    Some(n) => o.runs = n,
+                    None => {
+                        eprintln!(
+                            "error: `--runs` needs a number of processes from 1 to {}",
+                            MAX_RUNS
+                        );
+                        return Err(2);
+                    }
+                }
+            }
             "--windows" => {
                 i += 1;
                 match args
@@ -275,10 +299,15 @@ fn stats_cells(b: &harness::Built) -> [String; 4] {
 }
 
 fn print_header(effort: harness::Effort, run: &harness::Run) {
+    let procs = if run.processes > 1 {
+        format!(" in {} processes", run.processes)
+    } else {
+        String::new()
+    };
     println!(
-        "{} -O3 -march=native; TSC cycles, minimum over {} windows (>= {} ticks each); TSC/core-clock ratio {:.3} (core cycles = TSC cycles / {:.3})",
+        "{} -O3 -march=native; TSC cycles, minimum over {} windows{} (>= {} ticks each); TSC/core-clock ratio {:.3} (core cycles = TSC cycles / {:.3})",
         harness::cc(),
-        run.windows, effort.window_ticks, run.tsc_ratio, run.tsc_ratio
+        run.windows, procs, effort.window_ticks, run.tsc_ratio, run.tsc_ratio
     );
 }
 
@@ -306,7 +335,7 @@ fn bench_file(args: &[String]) -> i32 {
         Ok(b) => b,
         Err(e) => return fail(&e),
     };
-    let run = match harness::measure(&dir.0, &[&built], opts.effort) {
+    let run = match harness::measure_min(&dir.0, &[&built], opts.effort, opts.runs) {
         Ok(r) => r,
         Err(e) => return fail(&e),
     };
@@ -376,9 +405,6 @@ fn bench_file(args: &[String]) -> i32 {
     0
 }
 
-/// The most processes `bench compare --runs N` starts.
-const MAX_COMPARE_RUNS: usize = 20;
-
 /// `nakiri bench compare FILE.ua A-flags -- B-flags`.
 fn compare(args: &[String]) -> i32 {
     let (opts, rest) = match take_bench_opts(args) {
@@ -392,26 +418,13 @@ fn compare(args: &[String]) -> i32 {
     // `--b-nakiri PATH`: variant B's C comes from another build of nakiri (before / after a
     // change to the compiler, timed in one process).
     let mut tail: Vec<String> = rest[1..].to_vec();
-    // `--runs N`: time the variants in N processes, every other one linking B's objects
-    // first, and print each run's ratios, their geometric mean, each variant's minimum over
-    // the runs and the ratio of the minima. `--swap` is `--runs 2`.
-    let mut runs = 1usize;
+    // `--runs N` (`take_bench_opts`): time the variants in N processes, every other one
+    // linking B's objects first, and print each run's ratios, their geometric mean, each
+    // variant's minimum over the runs and the ratio of the minima. `--swap` is `--runs 2`.
+    let mut runs = opts.runs;
     if let Some(i) = tail.iter().position(|a| a == "--swap") {
         tail.remove(i);
         runs = 2;
-    }
-    if let Some(i) = tail.iter().position(|a| a == "--runs") {
-        match tail.get(i + 1).and_then(|v| v.parse::<usize>().ok()) {
-            Some(n) if (1..=MAX_COMPARE_RUNS).contains(&n) => runs = n,
-            _ => {
-                eprintln!(
-                    "error: `--runs` needs a number of processes from 1 to {}",
-                    MAX_COMPARE_RUNS
-                );
-                return 2;
-            }
-        }
-        tail.drain(i..i + 2);
     }
     let mut b_nakiri: Option<String> = None;
     if let Some(i) = tail.iter().position(|a| a == "--b-nakiri") {
