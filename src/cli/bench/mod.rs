@@ -405,6 +405,15 @@ fn bench_file(args: &[String]) -> i32 {
     0
 }
 
+/// Raw and packed cycles/byte of one variant's timing (NaN without a packed entry).
+fn entry_cpb(t: &harness::Timing, b: &harness::Built) -> (f64, f64) {
+    let packed = match (t.packed_ticks, b.packed_bytes_per_call()) {
+        (Some(pt), Some(pb)) => cpb(pt, pb),
+        _ => f64::NAN,
+    };
+    (cpb(t.raw_ticks, b.raw_bytes_per_call()), packed)
+}
+
 /// `nakiri bench compare FILE.ua A-flags -- B-flags`.
 fn compare(args: &[String]) -> i32 {
     let (opts, rest) = match take_bench_opts(args) {
@@ -489,11 +498,7 @@ fn compare(args: &[String]) -> i32 {
     let mut raw = Vec::new();
     let mut packed = Vec::new();
     for (name, (b, t)) in ["A", "B"].iter().zip(built.iter().zip(&run.timings)) {
-        let r = cpb(t.raw_ticks, b.raw_bytes_per_call());
-        let p = match (t.packed_ticks, b.packed_bytes_per_call()) {
-            (Some(pt), Some(pb)) => cpb(pt, pb),
-            _ => f64::NAN,
-        };
+        let (r, p) = entry_cpb(t, b);
         raw.push(r);
         packed.push(p);
         let [ins, ld, st, code] = stats_cells(b);
@@ -537,18 +542,8 @@ fn compare(args: &[String]) -> i32 {
             } else {
                 (&run_k.timings[0], &run_k.timings[1])
             };
-            let r = [
-                cpb(ta.raw_ticks, built[0].raw_bytes_per_call()),
-                cpb(tb.raw_ticks, built[1].raw_bytes_per_call()),
-            ];
-            let packed_cpb = |t: &harness::Timing, b: &harness::Built| match (
-                t.packed_ticks,
-                b.packed_bytes_per_call(),
-            ) {
-                (Some(pt), Some(pb)) => cpb(pt, pb),
-                _ => f64::NAN,
-            };
-            let p = [packed_cpb(ta, &built[0]), packed_cpb(tb, &built[1])];
+            let ((ra, pa), (rb, pb)) = (entry_cpb(ta, &built[0]), entry_cpb(tb, &built[1]));
+            let (r, p) = ([ra, rb], [pa, pb]);
             for v in 0..2 {
                 min_raw[v] = min_raw[v].min(r[v]);
                 min_packed[v] = min_packed[v].min(p[v]);
