@@ -328,6 +328,7 @@ fn search_visits_what_it_reports_and_keeps_the_fastest() {
         allow_abi_change: false,
         dims: &[Dim::Loops],
         plot: Some("t.svg"),
+        runs: 1,
     };
     let md = report::markdown(o, &cx);
     for v in &o.visits {

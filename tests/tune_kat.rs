@@ -215,4 +215,36 @@ fn second_tune_answers_from_the_cache() {
         .unwrap();
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stdout).contains("from the cache"));
+    // `--runs 2`: each batch timed in two processes; another question for the cache too.
+    let tune_runs = |runs: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
+            .args([
+                "tune",
+                src.to_str().unwrap(),
+                "-V",
+                "--budget",
+                "0",
+                "--quick",
+                "--runs",
+                runs,
+                "-o",
+            ])
+            .arg(dir.join("p_runs.c"))
+            .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
+            .output()
+            .unwrap()
+    };
+    let out = tune_runs("2");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("from the cache"));
+    assert!(std::fs::read_to_string(dir.join("p_runs.tune.md"))
+        .unwrap()
+        .contains("runs=2"));
+    let out = tune_runs("0");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("`--runs`"));
 }

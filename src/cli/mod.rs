@@ -127,11 +127,12 @@ USAGE:
                                           with its C line. --all: every shipped cipher
     nakiri tune FILE.ua [OPTIONS] [--budget S] [--goal hot|cold|size|packed] [--knobs K,..]
                 [--allow-abi-change] [--report R.md] [--plot P.svg] [--no-cache] [--quick]
-                                          autotune: measure variants (inlining per node, kept
+                [--runs N]                autotune: measure variants (inlining per node, kept
                                           loops per loop, schedulers, ternlog, C compiler and
                                           flags; interleaving with --allow-abi-change) on this
                                           machine, write the best C, a report and a plot;
-                                          cached per source, flags, CPU and compiler
+                                          cached per source, flags, CPU and compiler;
+                                          --runs N: each batch in N processes, the minima
     nakiri targets                        which targets run natively on this CPU
     nakiri [usubac flags] FILE.ua         the original usubac command line (compiles)
 

@@ -22,6 +22,8 @@ pub struct Context<'a> {
     pub dims: &'a [Dim],
     /// File name of the plot, linked from the report.
     pub plot: Option<&'a str>,
+    /// Processes each batch was timed in (`--runs`; each candidate's minimum over them).
+    pub runs: usize,
 }
 
 fn num(v: Option<f64>, digits: usize) -> String {
@@ -49,12 +51,20 @@ pub fn markdown(o: &Outcome, cx: &Context) -> String {
         cx.compilers.join("; ")
     ));
     s.push_str(&format!(
-        "- budget {} s, used {:.1} s; {} candidates visited, {} measured in {} batches (each batch in one process, variants in alternating windows)\n",
+        "- budget {} s, used {:.1} s; {} candidates visited, {} measured in {} batches ({}, variants in alternating windows)\n",
         cx.budget_s,
         o.elapsed,
         o.visits.len(),
         o.visits.iter().filter(|v| v.measurement.is_some()).count(),
-        o.batches
+        o.batches,
+        if cx.runs > 1 {
+            format!(
+                "each batch in {} processes, each candidate's minimum: runs={}",
+                cx.runs, cx.runs
+            )
+        } else {
+            "each batch in one process".to_string()
+        }
     ));
     let unit = match cx.goal {
         Goal::Cold => "TSC cycles of one call on one block, caches evicted (median)",

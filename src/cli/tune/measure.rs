@@ -2,7 +2,8 @@
 //! compiler and flags, driver, symbols renamed: `cli::bench::harness::build_from_c`) into a
 //! scratch folder that lives as long as the run, and each batch links the batch's objects into
 //! one harness process (`harness::measure`: alternating windows; `harness::measure_cold` for
-//! goal `cold`). Hot = cycles/byte of the raw entry (the code the knobs change).
+//! goal `cold`). Hot = cycles/byte of the raw entry (the code the knobs change); with `--runs
+//! N` each candidate's minimum over N such processes (`harness::measure_min`).
 
 use crate::cli::bench::harness::{self, Built, CcSpec, Effort, Scratch};
 use crate::tune::compile::Compiled;
@@ -14,14 +15,16 @@ pub struct HarnessMeasurer {
     dir: Scratch,
     built: HashMap<u64, Result<Built, String>>,
     quick: bool,
+    runs: usize,
 }
 
 impl HarnessMeasurer {
-    pub fn new(quick: bool) -> Result<HarnessMeasurer, String> {
+    pub fn new(quick: bool, runs: usize) -> Result<HarnessMeasurer, String> {
         Ok(HarnessMeasurer {
             dir: Scratch::new("tune")?,
             built: HashMap::new(),
             quick,
+            runs: runs.max(1),
         })
     }
 
@@ -74,7 +77,7 @@ impl Measurer for HarnessMeasurer {
                 })
                 .collect();
         }
-        let hot = harness::measure(&self.dir.0, &ok, self.effort(ok.len(), goal));
+        let hot = harness::measure_min(&self.dir.0, &ok, self.effort(ok.len(), goal), self.runs);
         let cold = if goal == Goal::Cold {
             Some(harness::measure_cold(
                 &self.dir.0,

@@ -1,6 +1,6 @@
 //! `nakiri tune FILE.ua [-B|-V|-H] [--arch A] [--budget SECONDS] [--goal hot|cold|size|packed]
 //! [-o OUT.c] [--report R.md] [--plot P.svg] [--knobs K,..] [--allow-abi-change] [--no-cache]
-//! [--quick] [compile flags]`: the autotuner's I/O side. The search itself is `crate::tune`;
+//! [--quick] [--runs N] [compile flags]`: the autotuner's I/O side. The search itself is `crate::tune`;
 //! here are its measurer (`measure::HarnessMeasurer`, built on `cli::bench::harness`), its
 //! clock, its cache folder, the progress bar, and the files written.
 //!
@@ -187,6 +187,9 @@ struct TuneArgs {
     allow_abi_change: bool,
     no_cache: bool,
     quick: bool,
+    /// `--runs N`: each batch timed in N processes, each candidate's minimum
+    /// (`harness::measure_min`; README "Several processes").
+    runs: usize,
     rest: Vec<String>,
 }
 
@@ -201,6 +204,7 @@ fn parse(args: &[String]) -> Result<TuneArgs, i32> {
         allow_abi_change: false,
         no_cache: false,
         quick: false,
+        runs: 1,
         rest: vec![],
     };
     let mut i = 0;
@@ -253,6 +257,18 @@ fn parse(args: &[String]) -> Result<TuneArgs, i32> {
             "--allow-abi-change" => t.allow_abi_change = true,
             "--no-cache" => t.no_cache = true,
             "--quick" => t.quick = true,
+            "--runs" => {
+                let v = value()?;
+                match v.parse::<usize>() {
+                    Ok(n) if (1..=crate::cli::bench::MAX_RUNS).contains(&n) => t.runs = n,
+                    _ => {
+                        return Err(super::usage_error(&format!(
+                            "`--runs` takes a number of processes from 1 to {}",
+                            crate::cli::bench::MAX_RUNS
+                        )))
+                    }
+                }
+            }
             _ => t.rest.push(args[i].clone()),
         }
         i += 1;
@@ -329,7 +345,7 @@ pub fn run(args: &[String]) -> i32 {
     }
     let flags =
         format!(
-        "-{} --arch {} --goal {} --budget {} --knobs {} abi-change={} quick={} header={} flags: {}",
+        "-{} --arch {} --goal {} --budget {} --knobs {} abi-change={} quick={} runs={} header={} flags: {}",
         cfg.slicing,
         cfg.arch,
         t.goal.name(),
@@ -337,6 +353,7 @@ pub fn run(args: &[String]) -> i32 {
         space.dims.iter().map(|d| d.name()).collect::<Vec<_>>().join(","),
         t.allow_abi_change,
         t.quick,
+        t.runs,
         h_name,
         cfg.flags_text
     );
@@ -407,7 +424,7 @@ pub fn run(args: &[String]) -> i32 {
         header_name: h_name.clone(),
         sbox_alternatives,
     };
-    let mut measurer = match measure::HarnessMeasurer::new(t.quick) {
+    let mut measurer = match measure::HarnessMeasurer::new(t.quick, t.runs) {
         Ok(m) => m,
         Err(e) => return fail(&e),
     };
@@ -445,6 +462,7 @@ pub fn run(args: &[String]) -> i32 {
         allow_abi_change: t.allow_abi_change,
         dims: &space.dims,
         plot: Some(&plot_name),
+        runs: t.runs,
     };
     let entry = cache::Entry {
         knobs: outcome.chosen.knobs.clone(),
