@@ -154,8 +154,9 @@ fn second_tune_answers_from_the_cache() {
     let dir = common::scratch_dir("tune-cache");
     let src = dir.join("p.ua");
     std::fs::write(&src, "node p (a:u32x4) returns (b:u32x4) let forall i in [0, 3] { b[i] = (a[i] <<< 3) ^ a[3 - i] } tel\n").unwrap();
-    let run = || {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
+    // `nakiri tune p.ua -V --budget 0 --quick EXTRA.. -o OUT.c`, with the test's cache folder
+    let tune = |extra: &[&str], out_c: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
             .args([
                 "tune",
                 src.to_str().unwrap(),
@@ -163,12 +164,16 @@ fn second_tune_answers_from_the_cache() {
                 "--budget",
                 "0",
                 "--quick",
-                "-o",
             ])
-            .arg(dir.join("p_tuned.c"))
+            .args(extra)
+            .arg("-o")
+            .arg(dir.join(out_c))
             .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
             .output()
-            .unwrap();
+            .unwrap()
+    };
+    let run = || {
+        let out = tune(&[], "p_tuned.c");
         assert!(
             out.status.success(),
             "{}",
@@ -197,44 +202,11 @@ fn second_tune_answers_from_the_cache() {
     assert!(second.contains("answered from the cache"), "{}", second);
     assert_eq!(files1, files2);
     // Another goal is another question.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
-        .args([
-            "tune",
-            src.to_str().unwrap(),
-            "-V",
-            "--budget",
-            "0",
-            "--quick",
-            "--goal",
-            "size",
-            "-o",
-        ])
-        .arg(dir.join("p_size.c"))
-        .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
-        .output()
-        .unwrap();
+    let out = tune(&["--goal", "size"], "p_size.c");
     assert!(out.status.success());
     assert!(!String::from_utf8_lossy(&out.stdout).contains("from the cache"));
     // `--runs 2`: each batch timed in two processes; another question for the cache too.
-    let tune_runs = |runs: &str| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_nakiri"))
-            .args([
-                "tune",
-                src.to_str().unwrap(),
-                "-V",
-                "--budget",
-                "0",
-                "--quick",
-                "--runs",
-                runs,
-                "-o",
-            ])
-            .arg(dir.join("p_runs.c"))
-            .env("NAKIRI_TUNE_CACHE", dir.join("cache"))
-            .output()
-            .unwrap()
-    };
-    let out = tune_runs("2");
+    let out = tune(&["--runs", "2"], "p_runs.c");
     assert!(
         out.status.success(),
         "{}",
@@ -244,7 +216,7 @@ fn second_tune_answers_from_the_cache() {
     assert!(std::fs::read_to_string(dir.join("p_runs.tune.md"))
         .unwrap()
         .contains("runs=2"));
-    let out = tune_runs("0");
+    let out = tune(&["--runs", "0"], "p_runs.c");
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("`--runs`"));
 }
