@@ -281,6 +281,12 @@ fn bench_errors_are_reported_not_panics() {
     assert!(err.contains("--"), "{}", err);
     let (code, _, err) = nakiri(&["bench", "ciphers", "--slicing", "X"]);
     assert_eq!(code, 2, "{}", err);
+    // `--runs` where it does not apply is refused, not ignored
+    for sub in ["transpose", "modes"] {
+        let (code, _, err) = nakiri(&["bench", sub, "--quick", "--runs", "2"]);
+        assert_eq!(code, 2, "{}", err);
+        assert!(err.contains("`--runs`"), "{}", err);
+    }
 }
 
 /// `bench ciphers --json`: one JSON object per row with the required keys, numbers where

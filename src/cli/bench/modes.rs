@@ -224,6 +224,10 @@ pub fn run(args: &[String]) -> i32 {
     let Ok((opts, rest)) = take_bench_opts(args) else {
         return 2;
     };
+    if opts.runs > 1 {
+        eprintln!("error: `--runs` is for `bench FILE`, `bench compare` and `bench ciphers`, not `bench modes`");
+        return 2;
+    }
     let mut archs = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     if rest.len() == 2 && rest[0] == "--arch" {
         match Arch::parse(&rest[1]) {

@@ -156,6 +156,10 @@ pub fn run(args: &[String]) -> i32 {
     let Ok((opts, rest)) = take_bench_opts(args) else {
         return 2;
     };
+    if opts.runs > 1 {
+        eprintln!("error: `--runs` is for `bench FILE`, `bench compare` and `bench ciphers`, not `bench transpose`");
+        return 2;
+    }
     let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     let mut i = 0;
     while i < rest.len() {
