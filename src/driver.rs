@@ -52,6 +52,12 @@ pub struct Config {
     /// Bitslice on AVX-512: the raw entry runs the program optimised for AVX2 on each 256-bit
     /// half of its registers (`--entry-halves`; off by default: [`halves_program`]).
     pub entry_halves: bool,
+    /// Which program those halves run (`--halves-ir avx2|avx512`): the source optimised for
+    /// AVX2, or the AVX-512 program itself at 256 bits ([`halves_program`]).
+    pub halves_ir: Arch,
+    /// Whether those halves run in place on the entry's arrays, every array strided
+    /// (`--halves-in-place`), or on copies of each half (`--no-halves-in-place`).
+    pub halves_in_place: bool,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -84,6 +90,8 @@ impl Default for Config {
             packed_consts: None,
             sbox_circuit: None,
             entry_halves: false,
+            halves_ir: HALVES_IR_DEFAULT,
+            halves_in_place: HALVES_IN_PLACE_DEFAULT,
         }
     }
 }
@@ -445,20 +453,26 @@ pub fn packed_consts_program(
 }
 
 /// The program the raw entry runs on each 256-bit half of its registers under
-/// `--entry-halves` (bitslice on AVX-512): `ir` (elaborated) optimised for AVX2, with that
-/// target's rules (loops, registers, no ternlog: gcc fuses on its own). `None` without the
-/// flag or elsewhere.
+/// `--entry-halves` (bitslice on AVX-512), in place (`codegen`, `OpTarget::half`): with
+/// `--halves-ir avx2`, `ir` (elaborated) optimised for AVX2, with that target's rules (loops,
+/// registers, no ternlog: gcc fuses on its own); with `--halves-ir avx512`, `prog` itself (the
+/// AVX-512 program, its ternlogs at 256 bits through AVX-512VL). `None` without the flag or
+/// elsewhere.
 ///
-/// Measured by hand on Zen 4 (README, "The avx512 raw entry on two 256-bit halves"): Xoodoo
-/// `-B` 0.66-0.85x the time of the AVX-512 kernel; Ascon, Subterranean, Spongent and Gimli
-/// 0.9-1.4x. Hence a flag and a tuner knob, not a rule.
+/// Measured on Zen 4 (README, "The avx512 raw entry on two 256-bit halves"): faster for the
+/// programs whose AVX-512 kernel is bound by its loops' memory traffic (Ascon, Xoodoo,
+/// Subterranean, Spongent), slower for the others. Hence a flag and a tuner knob, not a rule.
 pub fn halves_program(
     ir: &ir::Program,
     hints: &ir::LoopHints,
+    prog: &ir::Program,
     cfg: &Config,
 ) -> Option<ir::Program> {
     if !cfg.entry_halves || cfg.arch != Arch::Avx512 || cfg.slicing != ir::Slicing::B {
         return None;
+    }
+    if cfg.halves_ir == Arch::Avx512 {
+        return Some(prog.clone());
     }
     let mut hcfg = cfg.clone();
     hcfg.arch = Arch::Avx2;
@@ -466,6 +480,12 @@ pub fn halves_program(
     hcfg.opt.dump_after.clear();
     optimize(ir.clone(), hints, &hcfg).ok().map(|(p, _)| p)
 }
+
+/// `--halves-ir` when not given: the AVX2 program.
+pub const HALVES_IR_DEFAULT: Arch = Arch::Avx2;
+
+/// `--halves-in-place` when not given: on copies.
+pub const HALVES_IN_PLACE_DEFAULT: bool = false;
 
 /// The programs compiled beside the optimised `prog` into the same C file: the packed
 /// entry's interleaved kernel ([`packed_kernel`]), the program behind `E__with_consts`
@@ -487,7 +507,7 @@ pub fn companions(
     let kernel = packed_kernel(ir, hints, prog, cfg);
     let consts_prog = packed_consts_program(ir, hints, prog, kernel.as_ref(), cfg);
     Companions {
-        halves: halves_program(ir, hints, cfg),
+        halves: halves_program(ir, hints, prog, cfg),
         kernel,
         consts_prog,
     }
@@ -506,7 +526,9 @@ pub fn generate(
     let (kernel, consts_prog, halves) = (
         with.kernel.as_ref(),
         with.consts_prog.as_ref(),
-        with.halves.as_ref(),
+        with.halves
+            .as_ref()
+            .map(|h| (h, cfg.halves_ir, cfg.halves_in_place)),
     );
     let max_bytes = cfg.max_ops.saturating_mul(codegen::C_BYTES_PER_OP);
     let mut abi = cfg.abi.clone();

@@ -2740,14 +2740,16 @@ fn bitslice_gfni_transposition_natively() {
     }
 }
 
-/// `--entry-halves` (bitslice on AVX-512): the raw entry splits its registers into 256-bit
-/// halves and runs the program optimised for AVX2 on each (`driver::halves_program`,
-/// `codegen::halves_entry`). Through the packed entry, which calls the raw one here (full
-/// consts for RECTANGLE, so that its const input goes through the halves too), Xoodoo, Ascon
-/// (one input, one output: in place), RECTANGLE (a const input and a separate output) and GIFT
-/// (whose AVX2 program needs a helper the AVX-512 one does not: `h256_nk_disjoint0`, in the
-/// section) match the interpreter on a whole step and a partial one. Elsewhere the flag changes
-/// nothing.
+/// `--entry-halves` (bitslice on AVX-512): the raw entry runs a 256-bit program on each half
+/// of its registers (`driver::halves_program`): the program optimised for AVX2 (`--halves-ir
+/// avx2`) or the AVX-512 program itself (`--halves-ir avx512`, its ternlogs at 256 bits), on
+/// copies of each half (`codegen::halves_entry_copies`) or in place with every `DATATYPE`
+/// array strided (`--halves-in-place`: `codegen::halves_entry`, `OpTarget::strided`). Through the packed entry, which calls the raw one here (full consts for
+/// RECTANGLE, so that its const input goes through the halves too), Xoodoo, Ascon (one input,
+/// one output: in place; the state in the output array), Subterranean, Spongent (two state
+/// buffers), RECTANGLE (a const input and a separate output) and GIFT (whose AVX2 program needs
+/// a helper the AVX-512 one does not: `h256_nk_disjoint0`, in the section) match the
+/// interpreter on a whole step and a partial one. Elsewhere the flags change nothing.
 #[test]
 fn entry_halves_matches_the_interpreter() {
     use nakiri::driver::{self, Config};
@@ -2755,14 +2757,18 @@ fn entry_halves_matches_the_interpreter() {
     let files = [
         "ciphers/xoodoo/xoodoo.ua",
         "ciphers/ascon/ascon.ua",
+        "ciphers/subterranean/subterranean.ua",
+        "ciphers/spongent160/spongent160.ua",
         "ciphers/rectangle/rectangle.ua",
         "ciphers/gift/gift.ua",
     ];
-    let cfg_for = |arch: Arch, halves: bool| Config {
+    let cfg_for = |arch: Arch, halves: bool, ir: Arch, in_place: bool| Config {
         slicing: Slicing::B,
         arch,
         packed_consts: Some(false),
         entry_halves: halves,
+        halves_ir: ir,
+        halves_in_place: in_place,
         ..Config::default()
     };
     for file in files {
@@ -2770,7 +2776,8 @@ fn entry_halves_matches_the_interpreter() {
         // Off AVX-512 the flag is ignored: the same C.
         for arch in [Arch::Std, Arch::Avx2] {
             let c = |h: bool| {
-                driver::compile(file, &src, &cfg_for(arch, h), &common::Fs, "out.h")
+                let cfg = cfg_for(arch, h, Arch::Avx512, true);
+                driver::compile(file, &src, &cfg, &common::Fs, "out.h")
                     .1
                     .unwrap_or_else(|| panic!("{file} -B {arch}: no C"))
                     .c
@@ -2781,28 +2788,177 @@ fn entry_halves_matches_the_interpreter() {
                 "{file} -B {arch}: --entry-halves ignored"
             );
         }
-        let cfg = cfg_for(Arch::Avx512, true);
-        let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
-        let out = out.unwrap_or_else(|| panic!("{file} -B avx512 --entry-halves: no C"));
-        assert!(
-            out.c.contains("raw entry point (--entry-halves)")
-                && out.c.contains("#pragma pop_macro(\"DATATYPE\")"),
-            "{file}: the halves entry and section"
-        );
-        if !Arch::Avx512.runs_here() {
-            continue;
+        for (ir, in_place) in [
+            (Arch::Avx2, false),
+            (Arch::Avx2, true),
+            (Arch::Avx512, false),
+            (Arch::Avx512, true),
+        ] {
+            let cfg = cfg_for(Arch::Avx512, true, ir, in_place);
+            let what =
+                format!("{file} -B avx512 --entry-halves --halves-ir {ir} in place {in_place}");
+            let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, "out.h");
+            let out = out.unwrap_or_else(|| panic!("{what}: no C"));
+            assert!(
+                out.c.contains("raw entry point (--entry-halves)")
+                    && out.c.contains("#pragma pop_macro(\"DATATYPE\")"),
+                "{what}: the halves entry and section"
+            );
+            assert_eq!(
+                out.c
+                    .contains("the 256-bit program on each half of every register, in place"),
+                in_place,
+                "{what}: in place or on copies"
+            );
+            // the AVX-512 program's ternlogs stay, at 256 bits; the AVX2 one has none
+            let section = &out.c[out.c.find("raw entry runs").unwrap()..];
+            let section = &section[..section.find("---- end of the 256-bit halves").unwrap()];
+            assert_eq!(
+                section.contains("NK_TERNLOG(v"),
+                ir == Arch::Avx512,
+                "{what}: ternlogs in the halves"
+            );
+            if !Arch::Avx512.runs_here() {
+                continue;
+            }
+            let prog = common::lower_src_cfg(file, &src, &cfg);
+            let lay = packed::layout(&prog, Arch::Avx512).unwrap();
+            let n = lay.step() + 300;
+            packed_matches_interp(&prog, &out, Arch::Avx512, n, &mut rng, &what);
         }
-        let prog = common::lower_src_cfg(file, &src, &cfg);
-        let lay = packed::layout(&prog, Arch::Avx512).unwrap();
-        let n = lay.step() + 300;
-        packed_matches_interp(
-            &prog,
-            &out,
-            Arch::Avx512,
-            n,
-            &mut rng,
-            &format!("{file} -B avx512 --entry-halves"),
-        );
+    }
+}
+
+/// The `--entry-halves --halves-in-place` raw entry runs its two passes in place, so it must stay right for
+/// every caller aliasing the AVX-512 entry allows: called natively (no packed entry between),
+/// with the output disjoint from the inputs, equal to the first input (in place), overlapping
+/// it a whole number of registers after or before it (each pass still sees its own half), half
+/// a register after or before it (out of step: pass 0's stores would land in pass 1's inputs, so
+/// the entry copies its inputs first), and over the round keys' end (GIFT). Each must give what
+/// the default C (no halves) gives on separate buffers. Ascon: one input, the state kept in
+/// the output array; GIFT: one-dimensional arrays and a key input.
+#[test]
+fn entry_halves_raw_entry_handles_aliasing() {
+    use nakiri::driver::{self, Config};
+    if !Arch::Avx512.runs_here() {
+        println!("skipped: --entry-halves aliasing: this CPU lacks AVX-512");
+        return;
+    }
+    for (file, entry, ins) in [
+        ("ciphers/ascon/ascon.ua", "ascon_p12__", vec![320usize]),
+        ("ciphers/gift/gift.ua", "Gift128__", vec![128usize, 128]),
+    ] {
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let c_for = |halves: bool, ir: Arch, h: &str| {
+            let cfg = Config {
+                slicing: Slicing::B,
+                arch: Arch::Avx512,
+                entry_halves: halves,
+                halves_ir: ir,
+                halves_in_place: true,
+                ..Config::default()
+            };
+            let (_, out) = driver::compile(file, &src, &cfg, &common::Fs, h);
+            out.unwrap_or_else(|| panic!("{file}: no C"))
+        };
+        let old = c_for(false, Arch::Avx2, "ref.h");
+        let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
+        for ir in [Arch::Avx2, Arch::Avx512] {
+            let new = c_for(true, ir, "new.h");
+            assert!(
+                new.c.contains("nk_copy"),
+                "{file} --halves-ir {ir}: halves entry"
+            );
+            let (sb, ob) = (ins[0] * 64, ins[0] * 64);
+            let kb = ins.get(1).map_or(0, |n| n * 64);
+            let protos = |name: &str| {
+                let ps: Vec<&str> = ins.iter().map(|_| "void *").collect();
+                format!("void {}({}, void *);\n", name, ps.join(", "))
+            };
+            let call = |name: &str, s: &str, o: &str| {
+                let mut a = vec![s.to_string()];
+                if ins.len() > 1 {
+                    a.push("k".into());
+                }
+                a.push(o.to_string());
+                format!("{}({});", name, a.join(", "))
+            };
+            let mut checks = String::new();
+            for (what, at_in, at_out) in [
+                ("in place", 0i64, 0i64),
+                ("a register after", 0, 64),
+                ("a register before", 64, 0),
+                ("half a register after", 0, 32),
+                ("half a register before", 32, 0),
+                ("a quarter after", 0, (ob / 4) as i64 + 32),
+            ] {
+                checks.push_str(&format!(
+                    "    memset(big, 0, sizeof big);\n    memcpy(big + {i}, s, {sb});\n    {c}\n    if (memcmp(big + {o}, want, {ob})) {{ printf(\"{w}\\n\"); bad = 1; }}\n",
+                    i = at_in,
+                    o = at_out,
+                    sb = sb,
+                    ob = ob,
+                    w = what,
+                    c = call(entry, &format!("big + {}", at_in), &format!("big + {}", at_out)),
+                ));
+            }
+            if kb > 0 {
+                // the output over the keys' end, half a register out of step
+                checks.push_str(&format!(
+                    "    memcpy(big, k, {kb});\n    {e}(s, big, big + {kb} - 32);\n    if (memcmp(big + {kb} - 32, want, {ob})) {{ printf(\"over the keys\\n\"); bad = 1; }}\n",
+                    kb = kb,
+                    ob = ob,
+                    e = entry
+                ));
+            }
+            let driver = format!(
+                r#"#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+{pn}{pr}
+static unsigned char s[{sb}] __attribute__((aligned(64))), k[{kbs}] __attribute__((aligned(64)));
+static unsigned char want[{ob}] __attribute__((aligned(64))), o[{ob}] __attribute__((aligned(64)));
+static unsigned char big[{sb} + {ob} + {kbs} + 64 * 16] __attribute__((aligned(64)));
+static uint64_t x = 88172645463325252ull;
+static unsigned char rnd(void) {{ x ^= x << 13; x ^= x >> 7; x ^= x << 17; return (unsigned char)x; }}
+int main(void) {{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof s; i++) s[i] = rnd();
+    for (size_t i = 0; i < sizeof k; i++) k[i] = rnd();
+    {cref}
+    {c1}
+    if (memcmp(o, want, {ob})) {{ printf("disjoint\n"); bad = 1; }}
+{checks}    printf("%s\n", bad ? "FAIL" : "ok");
+    return 0;
+}}
+"#,
+                pn = protos(entry),
+                pr = protos(&format!("ref_{}", entry)),
+                sb = sb,
+                kbs = kb.max(1),
+                ob = ob,
+                cref = call(&format!("ref_{}", entry), "s", "want"),
+                c1 = call(entry, "s", "o"),
+                checks = checks,
+            );
+            let out = build_and_run(
+                &format!("halves-alias-{}-{}", entry, ir),
+                &[
+                    ("new.c", &new.c),
+                    ("new.h", &new.h),
+                    ("ref.c", &rename(&old.c)),
+                    ("ref.h", &rename(&old.h)),
+                    ("driver.c", &driver),
+                ],
+                &[],
+                "",
+            );
+            assert_eq!(
+                out.trim(),
+                "ok",
+                "{file} --entry-halves --halves-ir {ir}: {out}"
+            );
+        }
     }
 }
 

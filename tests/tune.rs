@@ -1354,9 +1354,9 @@ fn loop_regs_knob() {
     }
 }
 
-/// The `entry-halves` knob (`--entry-halves`): searched in bitslice on AVX-512 only, off by
-/// default, read back from the knob line, and applied to the C (the raw entry over the AVX2
-/// program; tests/packed.rs checks what it computes).
+/// The `entry-halves` knob (`--entry-halves`, `--halves-ir`, `--halves-in-place`): searched
+/// in bitslice on AVX-512 only, off by default, tried with each program and layout, read back
+/// from the knob line, and applied to the C (tests/packed.rs checks what it computes).
 #[test]
 fn entry_halves_knob() {
     for (slicing, arch) in [
@@ -1378,13 +1378,30 @@ fn entry_halves_knob() {
     assert!(!default.entry_halves, "off by default");
     let alts = space.alternatives(Dim::EntryHalves, &default);
     assert_eq!(
-        alts.iter().map(|k| k.entry_halves).collect::<Vec<_>>(),
-        [true]
+        alts.iter()
+            .map(|k| (k.entry_halves, k.halves_ir, k.halves_in_place))
+            .collect::<Vec<_>>(),
+        [
+            (true, Arch::Avx2, false),
+            (true, Arch::Avx2, true),
+            (true, Arch::Avx512, false),
+            (true, Arch::Avx512, true)
+        ]
     );
+    // from one of them, the others and off
+    let on = space.alternatives(Dim::EntryHalves, &alts[3]);
+    assert_eq!(on.len(), 4);
+    assert!(on.contains(&default) && !on.contains(&alts[3]));
     let mut prep = preparer(&ch, base.clone());
-    for on in [false, true] {
+    for (on, ir, in_place) in [
+        (false, Arch::Avx2, false),
+        (true, Arch::Avx2, false),
+        (true, Arch::Avx512, true),
+    ] {
         let k = Knobs {
             entry_halves: on,
+            halves_ir: ir,
+            halves_in_place: in_place,
             ..default.clone()
         };
         let c = round_trip_and_compile(&mut prep, &k);
@@ -1393,5 +1410,16 @@ fn entry_halves_knob() {
             on,
             "entry-halves={on}"
         );
+        assert_eq!(
+            c.out.c.contains("every register, in place"),
+            in_place,
+            "halves-in-place={in_place}"
+        );
+        // the AVX-512 program keeps its ternlogs in the halves, the AVX2 one has none
+        if on {
+            let sec = &c.out.c[c.out.c.find("raw entry runs").unwrap()..];
+            let sec = &sec[..sec.find("---- end of the 256-bit halves").unwrap()];
+            assert_eq!(sec.contains("NK_TERNLOG(v"), ir == Arch::Avx512, "{ir}");
+        }
     }
 }

@@ -162,9 +162,15 @@ OPTIONS:
                           one iteration to the next (default: half the registers on
                           avx512, none elsewhere; 0: none)
     --entry-halves, --no-entry-halves
-                          -B on avx512: the raw entry runs the program compiled for avx2
-                          on each 256-bit half of its registers (off by default; a tuner
+                          -B on avx512: the raw entry runs a 256-bit program on each
+                          half of its registers, in place (off by default; a tuner
                           knob: README, the avx512 raw entry on two 256-bit halves)
+    --halves-ir avx2|avx512
+                          which program those halves run: the source compiled for
+                          avx2 (default), or the avx512 program itself at 256 bits
+    --halves-in-place, --no-halves-in-place
+                          run them in place on strided arrays, or on copies of each
+                          half (default)
     --opaque-not, --no-opaque-not
                           SSE/AVX2: negations XOR with an all-ones register the C compiler
                           cannot see as a constant (off by default; a tuner knob: README,
@@ -246,6 +252,8 @@ struct Args {
     loop_regs: Option<usize>,
     opaque_not: Option<bool>,
     entry_halves: Option<bool>,
+    halves_ir: Option<Arch>,
+    halves_in_place: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
@@ -481,6 +489,13 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--no-opaque-not" => a.opaque_not = Some(false),
             "--entry-halves" => a.entry_halves = Some(true),
             "--no-entry-halves" => a.entry_halves = Some(false),
+            "--halves-in-place" => a.halves_in_place = Some(true),
+            "--no-halves-in-place" => a.halves_in_place = Some(false),
+            "--halves-ir" => match next(&mut i).as_deref() {
+                Some("avx2") => a.halves_ir = Some(Arch::Avx2),
+                Some("avx512") => a.halves_ir = Some(Arch::Avx512),
+                _ => return Err(usage_error("`--halves-ir` needs avx2 or avx512")),
+            },
             "-no-fold-const" => a.disabled.push(PassId::Fold),
             "-no-CSE-CP-CF" => a
                 .disabled
@@ -609,6 +624,12 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.entry_halves {
         cfg.entry_halves = v;
+    }
+    if let Some(v) = a.halves_ir {
+        cfg.halves_ir = v;
+    }
+    if let Some(v) = a.halves_in_place {
+        cfg.halves_in_place = v;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

@@ -250,6 +250,7 @@ fn halves_macros(slicing: Slicing) -> Vec<String> {
             }
         }
     }
+    names.push("NK_TERNLOG".to_string());
     names.push("DATATYPE".to_string());
     names
 }
@@ -260,7 +261,7 @@ fn halves_macros(slicing: Slicing) -> Vec<String> {
 fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -> String {
     let macros = halves_macros(slicing);
     let mut s = format!(
-        "/* ---- {e}: the raw entry runs the program optimised for AVX2 ({h}) on each 256-bit half of\n   its registers (--entry-halves; README, \"The avx512 raw entry on two 256-bit halves\") ---- */\n",
+        "/* ---- {e}: the raw entry runs {h} on each 256-bit half of its registers\n   (--entry-halves; README, \"The avx512 raw entry on two 256-bit halves\") ---- */\n",
         e = entry_fn,
         h = h_entry
     );
@@ -268,6 +269,10 @@ fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -
         s.push_str(&format!("#pragma push_macro(\"{m}\")\n#undef {m}\n"));
     }
     s.push_str(&runtime::prelude(Arch::Avx2, slicing, 1));
+    // (the AVX-512 program's ternlogs at 256 bits: AVX-512VL, which `NK_TARGET` enables)
+    s.push_str(
+        "#define NK_TERNLOG(a, b, c, imm) _mm256_ternarylogic_epi64((a), (b), (c), (imm))\n",
+    );
     s.push_str(&format!(
         "typedef __m256i {h}DATATYPE;\n#define DATATYPE {h}DATATYPE\n",
         h = h_entry
@@ -281,12 +286,109 @@ fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -
 }
 
 /// The `--entry-halves` raw entry: `proto` (the AVX-512 entry's `void E__(params)`, every
+/// parameter `DATATYPE name[d]..`, inputs first) calls `hname` (the halves' entry, each
+/// parameter strided: `OpTarget::strided`) on the low 256-bit half of every register (instances
+/// 0-255 of the bitslice layout), then on the high half (256-511), in place: pass `h` reads
+/// and writes the 32 bytes at `32 * h` of every 64-byte register and nothing else. So the
+/// passes cannot disturb each other unless an output overlaps an input at an offset that is
+/// not a whole number of registers (pass 0's stores would land in pass 1's inputs): then the
+/// inputs are copied first (addresses only decide this, never data). `None` when a parameter
+/// is not a `DATATYPE` array.
+fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
+    let params_of = |p: &str| -> Option<Vec<(String, Vec<usize>)>> {
+        let open = p.find('(')?;
+        let close = p.rfind(')')?;
+        let mut v = Vec::new();
+        for prm in p[open + 1..close].split(", ") {
+            let rest = prm.strip_prefix("DATATYPE ")?;
+            let b = rest.find('[')?;
+            let (name, dims) = rest.split_at(b);
+            let d: Vec<usize> = dims
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .split("][")
+                .map(|x| x.parse().ok())
+                .collect::<Option<_>>()?;
+            v.push((name.to_string(), d));
+        }
+        Some(v)
+    };
+    let params = params_of(proto)?;
+    if params.is_empty() || n_inputs > params.len() {
+        return None;
+    }
+    let hdt = format!("{}DATATYPE", hname);
+    let (ins, outs) = params.split_at(n_inputs);
+    let bytes = |d: &[usize]| -> usize { d.iter().product::<usize>() * 64 };
+    let mut s = String::new();
+    s.push_str("/* raw entry point (--entry-halves): the 256-bit program on each half of every register, in place */\n");
+    s.push_str(&format!("NK_TARGET {}\n{{\n", proto));
+    // (each input's source: itself, or its copy when an output overlaps it out of step)
+    let mut conds = Vec::new();
+    for (o, od) in outs {
+        for (i, id) in ins {
+            conds.push(format!(
+                "(((uintptr_t){o} - (uintptr_t){i}) % 64 != 0 && (uintptr_t){o} < (uintptr_t){i} + {ib} && (uintptr_t){i} < (uintptr_t){o} + {ob})",
+                o = o,
+                i = i,
+                ib = bytes(id),
+                ob = bytes(od)
+            ));
+        }
+    }
+    s.push_str(&format!(
+        "    const int nk_copy = {};\n",
+        if conds.is_empty() {
+            "0".to_string()
+        } else {
+            conds.join("\n        || ")
+        }
+    ));
+    for (name, d) in ins {
+        s.push_str(&format!(
+            "    DATATYPE nk_c_{n}{dims} NK_ALIGN64;\n    const char *nk_s_{n} = (const char *){n};\n    if (nk_copy) {{\n        __builtin_memcpy(nk_c_{n}, {n}, sizeof(nk_c_{n}));\n        nk_s_{n} = (const char *)nk_c_{n};\n    }}\n",
+            n = name,
+            dims = dims(d)
+        ));
+    }
+    // a parameter `T x[a][b]` of the halves' entry is `T x[a][2 * b]`: a pointer to rows of 2b
+    let cast = |d: &[usize]| -> String {
+        if d.len() == 1 {
+            format!("({} *)", hdt)
+        } else {
+            format!(
+                "({} (*){})",
+                hdt,
+                dims(&{
+                    let mut v = d[1..].to_vec();
+                    if let Some(l) = v.last_mut() {
+                        *l *= 2;
+                    }
+                    v
+                })
+            )
+        }
+    };
+    s.push_str("    for (int nk_h = 0; nk_h < 2; nk_h++)\n");
+    let mut args = Vec::new();
+    for (name, d) in ins {
+        args.push(format!("{}(void *)(nk_s_{} + 32 * nk_h)", cast(d), name));
+    }
+    for (name, d) in outs {
+        args.push(format!("{}(void *)((char *){} + 32 * nk_h)", cast(d), name));
+    }
+    s.push_str(&format!("        {}({});\n", hname, args.join(", ")));
+    s.push_str("}\n");
+    Some(s)
+}
+
+/// The `--entry-halves --no-halves-in-place` raw entry: `proto` (the AVX-512 entry's `void E__(params)`, every
 /// parameter `DATATYPE name[d]..`, inputs first) splits each input register into its two
 /// 256-bit halves (instances 0-255 and 256-511 of the bitslice layout), calls `hname` (the
-/// AVX2 program's entry, same parameters) on each half, and joins the outputs. A
+/// halves' entry, same parameters) on each half, and joins the outputs. A
 /// program with one input and one output of the same shape runs in place on its halves.
 /// `None` when a parameter is not a `DATATYPE` array.
-fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
+fn halves_entry_copies(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
     let params_of = |p: &str| -> Option<Vec<(String, String, usize)>> {
         let open = p.find('(')?;
         let close = p.rfind(')')?;
@@ -315,7 +417,7 @@ fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
     let (ins, outs) = params.split_at(n_inputs);
     let in_place = ins.len() == 1 && outs.len() == 1 && ins[0].1 == outs[0].1;
     let mut s = String::new();
-    s.push_str("/* raw entry point (--entry-halves): each input's two 256-bit halves, the AVX2 program on each, the outputs joined */\n");
+    s.push_str("/* raw entry point (--entry-halves): each input's two 256-bit halves copied apart, the 256-bit program on each, the outputs joined */\n");
     s.push_str(&format!("NK_TARGET {}\n{{\n", proto));
     let local = |name: &str| format!("nk_h_{}", name);
     for (i, (name, dims, _)) in params.iter().enumerate() {
@@ -531,7 +633,7 @@ pub fn generate_over(
     prog: &Program,
     kernel: Option<&Program>,
     consts_prog: Option<&Program>,
-    halves: Option<&Program>,
+    halves: Option<(&Program, Arch, bool)>,
     cfg: &CodegenConfig,
     abi: &AbiConfig,
     max_bytes: usize,
@@ -571,6 +673,8 @@ pub fn generate_over(
         arch,
         slicing,
         lane_bits,
+        half: false,
+        strided: false,
     };
     let entry = prog.entry();
     let instances = instances_override
@@ -607,12 +711,17 @@ pub fn generate_over(
         function_names(wc_prog, &wf, &mut globals)
     });
 
-    // `--entry-halves` (bitslice on AVX-512): the raw entry runs `halves`, the program
-    // optimised for AVX2, on each 256-bit half of its registers ([`halves_entry`]).
-    let halves = halves.filter(|h| {
-        arch == Arch::Avx512 && slicing == Slicing::B && default_abi && same_entry_params(prog, h)
+    // `--entry-halves` (bitslice on AVX-512): the raw entry runs `halves` (optimised for
+    // `h_arch`) on each 256-bit half of its registers, in place ([`halves_entry`]) or on
+    // copies ([`halves_entry_copies`]).
+    let halves = halves.filter(|(h, h_arch, _)| {
+        arch == Arch::Avx512
+            && slicing == Slicing::B
+            && default_abi
+            && matches!(h_arch, Arch::Avx2 | Arch::Avx512)
+            && same_entry_params(prog, h)
     });
-    let halves_names = halves.map(|h| {
+    let halves_names = halves.map(|(h, _, _)| {
         let hf = globals.fresh(&format!("{}h256_", entry_fn));
         function_names(h, &hf, &mut globals)
     });
@@ -670,7 +779,15 @@ pub fn generate_over(
             let direct = |pi: usize| direct_array_param(&t, abi, &p.nodes[last].inputs[pi]);
             let const_bits = t.slicing == Slicing::B
                 && matches!(t.arch, Arch::Std | Arch::Sse | Arch::Avx2 | Arch::Avx512);
-            let reg_bytes = t.arch.reg_bits() as usize / 8;
+            // (a half's strided element: 32 bytes used of each 64-byte register, and the
+            // cache lines of the whole register touched)
+            let reg_bytes = if t.strided {
+                Arch::Avx512.reg_bits() as usize / 8
+            } else if t.half {
+                Arch::Avx2.reg_bits() as usize / 8
+            } else {
+                t.arch.reg_bits() as usize / 8
+            };
             memloop::plans(
                 p,
                 regs,
@@ -717,11 +834,13 @@ pub fn generate_over(
         Ok(proto_out)
     };
     let entry_proto = emit_all(t, prog, &fn_names, EntryKind::Raw, &mut funcs, &mut helpers)?;
-    if let (Some(h), Some(hn)) = (halves, &halves_names) {
+    if let (Some((h, h_arch, in_place)), Some(hn)) = (halves, &halves_names) {
         let th = OpTarget {
-            arch: Arch::Avx2,
+            arch: h_arch,
             slicing,
             lane_bits: Arch::Avx2.hslice_lane_bits(),
+            half: true,
+            strided: in_place,
         };
         // The halves' helpers are typed by their DATATYPE: they get names of their own and
         // go in the section.
@@ -730,7 +849,12 @@ pub fn generate_over(
         let mut hf = String::new();
         emit_all(th, h, hn, EntryKind::Kernel, &mut hf, &mut hhelpers)?;
         let h_entry = &hn[hn.len() - 1];
-        if let Some(w) = halves_entry(&entry_proto, h_entry, entry.inputs.len()) {
+        let w = if in_place {
+            halves_entry(&entry_proto, h_entry, entry.inputs.len())
+        } else {
+            halves_entry_copies(&entry_proto, h_entry, entry.inputs.len())
+        };
+        if let Some(w) = w {
             let mut body: String = hhelpers.defs.iter().map(|d| format!("{}\n", d)).collect();
             body.push_str(&hf);
             funcs = halves_section(slicing, &entry_fn, h_entry, &body);
@@ -1150,17 +1274,17 @@ fn emit_function(
                 for (i, &a) in p.atoms.iter().enumerate() {
                     if used[a.0 as usize] {
                         let w = format!("{}{}", pname, index(&p.c_dims, i));
-                        cname[a.0 as usize] = Some(bcast64(t.arch, &w));
+                        cname[a.0 as usize] = Some(bcast64(t.width_arch(), &w));
                     }
                 }
             } else {
-                params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
+                params.push(array_param(t, &pname, &p.c_dims));
                 for (i, &a) in p.atoms.iter().enumerate() {
                     if !used[a.0 as usize] {
                         continue;
                     }
                     let m = node.bits(a);
-                    let src = format!("{}{}", pname, index(&p.c_dims, i));
+                    let src = format!("{}{}", pname, t.index(&p.c_dims, i));
                     if std_v && m < runtime::std_container_bits(m) {
                         let an = names.fresh(&node.var(a).name);
                         loads[a.0 as usize] = Some(format!(
@@ -1196,10 +1320,10 @@ fn emit_function(
                     epilogue.push((format!("*{}", n), a));
                 }
             } else {
-                params.push(format!("DATATYPE {}{}", pname, dims(&p.c_dims)));
+                params.push(array_param(t, &pname, &p.c_dims));
                 out_arrays.push((po, pname.clone(), epilogue.len()));
                 for (i, &a) in p.atoms.iter().enumerate() {
-                    epilogue.push((format!("{}{}", pname, index(&p.c_dims, i)), a));
+                    epilogue.push((format!("{}{}", pname, t.index(&p.c_dims, i)), a));
                 }
             }
         }
@@ -1308,17 +1432,24 @@ fn emit_function(
                     memloop::In::State { slot, .. } if reg_slot.contains_key(slot) => {
                         format!("(*{})", reg_slot[slot])
                     }
-                    memloop::In::State { back, slot } => format!("{}[{}]", s_in[*back], slot),
-                    memloop::In::Each(k) if x_compact => {
-                        bcast64(t.arch, &format!("{}[{}]", x_in, k))
+                    memloop::In::State { back, slot } => {
+                        format!("{}[{}]", s_in[*back], t.at(*slot))
                     }
-                    memloop::In::Each(k) => format!("{}[{}]", x_in, k),
-                    memloop::In::Same(k) => format!("{}[{}]", c_in, k),
+                    memloop::In::Each(k) if x_compact => {
+                        bcast64(t.width_arch(), &format!("{}[{}]", x_in, k))
+                    }
+                    memloop::In::Each(k) => format!("{}[{}]", x_in, t.at(*k)),
+                    memloop::In::Same(k) => format!("{}[{}]", c_in, t.at(*k)),
                     memloop::In::Indexed(k) if b_compact => {
-                        bcast64(t.arch, &format!("{}[{}[{}]]", b_in, ix_in, k))
+                        bcast64(t.width_arch(), &format!("{}[{}[{}]]", b_in, ix_in, k))
+                    }
+                    memloop::In::Indexed(k) if t.stride() > 1 => {
+                        format!("{}[{} * {}[{}]]", b_in, t.stride(), ix_in, k)
                     }
                     memloop::In::Indexed(k) => format!("{}[{}[{}]]", b_in, ix_in, k),
-                    memloop::In::ConstBit(k) => bcast64(t.arch, &format!("{}[{}]", kb_in, k)),
+                    memloop::In::ConstBit(k) => {
+                        bcast64(t.width_arch(), &format!("{}[{}]", kb_in, k))
+                    }
                 });
             }
         }
@@ -1338,8 +1469,8 @@ fn emit_function(
                         memloop::Out::State(j) if reg_slot.contains_key(j) => {
                             format!("*{}", reg_next.get(j).unwrap_or(&reg_slot[j]))
                         }
-                        memloop::Out::State(j) => format!("{}[{}]", s_out, j),
-                        memloop::Out::Each(k) => format!("{}[{}]", y_out, k),
+                        memloop::Out::State(j) => format!("{}[{}]", s_out, t.at(*j)),
+                        memloop::Out::Each(k) => format!("{}[{}]", y_out, t.at(*k)),
                     },
                     a,
                 ));
@@ -1544,7 +1675,7 @@ fn emit_function(
                 let io = if is_entry
                     && (ring == 1 || (ring == 2 && ml.state_at.iter().all(|(b, _)| *b == 0)))
                 {
-                    state_in_output(node, state, args, ml, at, &out_arrays, &param_names, &nm)
+                    state_in_output(node, t, state, args, ml, at, &out_arrays, &param_names, &nm)
                 } else {
                     None
                 };
@@ -1553,7 +1684,13 @@ fn emit_function(
                     .enumerate()
                     .map(|(j, (init, _))| {
                         let (back, slot) = ml.state_at[j];
-                        format!("{}[{}][{}] = {};", st, buf(-(back as i64)), slot, nm(*init))
+                        format!(
+                            "{}[{}][{}] = {};",
+                            st,
+                            buf(-(back as i64)),
+                            t.at(slot),
+                            nm(*init)
+                        )
                     })
                     .collect();
                 if let Some(io) = &io {
@@ -1561,13 +1698,16 @@ fn emit_function(
                     // (`state_in_output`); a stack buffer is the fallback when the output
                     // overlaps an input other than exactly the state's (then in place).
                     let n = ml.n_slots;
+                    // (in a half, the strided buffer: `n` elements of this half, the other's
+                    // between them)
+                    let sn = t.at(n);
                     let dj = helpers.get("nk_disjoint", "nk_disjoint".to_string(), |name| {
                         format!(
                             "/* the byte ranges [a, a + na) and [b, b + nb) do not overlap (addresses, not data: no secret-dependent branch) */\nstatic inline int {}(const void *a, uintptr_t na, const void *b, uintptr_t nb)\n{{\n    return (uintptr_t)a + na <= (uintptr_t)b || (uintptr_t)b + nb <= (uintptr_t)a;\n}}\n",
                             name
                         )
                     });
-                    let bytes = format!("sizeof(DATATYPE) * {}", n);
+                    let bytes = format!("sizeof(DATATYPE) * {}", sn);
                     let mut conds = vec![format!(
                         "((const void *){o} == (const void *){q} || {dj}({o}, {b}, {q}, {b}))",
                         o = io.out_name,
@@ -1582,20 +1722,31 @@ fn emit_function(
                         ));
                     }
                     let flag = format!("nk_l{}_io", k);
-                    let memcpy = format!(
-                        "    if ((const void *){o} != (const void *){q}) __builtin_memcpy({o}, {q}, {b});",
-                        o = io.out_name,
-                        q = io.in_name,
-                        b = bytes
-                    );
+                    let memcpy = if t.stride() > 1 {
+                        // this half's elements only: the other half's pass copies its own
+                        format!(
+                            "    if ((const void *){o} != (const void *){q}) for (size_t nk_k = 0; nk_k < {n}; nk_k++) ((DATATYPE *){o})[{s} * nk_k] = ((const DATATYPE *){q})[{s} * nk_k];",
+                            o = io.out_name,
+                            q = io.in_name,
+                            n = n,
+                            s = t.stride()
+                        )
+                    } else {
+                        format!(
+                            "    if ((const void *){o} != (const void *){q}) __builtin_memcpy({o}, {q}, {b});",
+                            o = io.out_name,
+                            q = io.in_name,
+                            b = bytes
+                        )
+                    };
                     if ring == 1 {
-                        body.push(format!("DATATYPE {}_buf[1][{}] NK_ALIGN64;", st, n));
-                        body.push(format!("DATATYPE (*{st})[{n}] = {st}_buf;"));
+                        body.push(format!("DATATYPE {}_buf[1][{}] NK_ALIGN64;", st, sn));
+                        body.push(format!("DATATYPE (*{st})[{sn}] = {st}_buf;"));
                         body.push(format!("const int {} = {};", flag, conds.join(" && ")));
                         body.push(format!("if ({}) {{", flag));
                         body.push(format!(
                             "    {} = (DATATYPE (*)[{}])(void *){};",
-                            st, n, io.out_name
+                            st, sn, io.out_name
                         ));
                         body.push(memcpy);
                         body.push("} else {".to_string());
@@ -1606,7 +1757,7 @@ fn emit_function(
                         // in; the first generation is the input (copied once) when that is the
                         // same buffer, else the stack buffer filled as before.
                         let last = *count as usize % 2;
-                        body.push(format!("DATATYPE {}_buf[2][{}] NK_ALIGN64;", st, n));
+                        body.push(format!("DATATYPE {}_buf[2][{}] NK_ALIGN64;", st, sn));
                         body.push(format!(
                             "DATATYPE *{st}[2] = {{ {st}_buf[0], {st}_buf[1] }};"
                         ));
@@ -1632,7 +1783,9 @@ fn emit_function(
                 } else {
                     body.push(format!(
                         "DATATYPE {}[{}][{}] NK_ALIGN64;",
-                        st, ring, ml.n_slots
+                        st,
+                        ring,
+                        t.at(ml.n_slots)
                     ));
                     body.extend(init_lines);
                 }
@@ -1677,6 +1830,11 @@ fn emit_function(
                             } else {
                                 "DATATYPE"
                             };
+                            let stride = if compact_param(param) {
+                                stride
+                            } else {
+                                t.at(stride)
+                            };
                             call.push(format!("(const {} *){} + nk_i * {}", ety, pn, stride));
                         }
                         memloop::EachSrc::Gather
@@ -1706,6 +1864,7 @@ fn emit_function(
                                             }
                                             _ => None,
                                         })
+                                        .flat_map(|x| vec![x; t.stride()])
                                         .collect();
                                     format!("{{ {} }}", xs.join(", "))
                                 })
@@ -1714,7 +1873,7 @@ fn emit_function(
                                 "const DATATYPE nk_l{}_x[{}][{}] NK_ALIGN64 = {{ {} }};",
                                 k,
                                 count,
-                                ml.n_each,
+                                t.at(ml.n_each),
                                 rows.join(", ")
                             ));
                             call.push(format!("nk_l{}_x[nk_i]", k));
@@ -1731,11 +1890,12 @@ fn emit_function(
                                 None
                             }
                         })
+                        .flat_map(|x| vec![x; t.stride()])
                         .collect();
                     body.push(format!(
                         "const DATATYPE nk_l{}_c[{}] NK_ALIGN64 = {{ {} }};",
                         k,
-                        ml.n_same,
+                        t.at(ml.n_same),
                         cs.join(", ")
                     ));
                     call.push(format!("nk_l{}_c", k));
@@ -1743,7 +1903,9 @@ fn emit_function(
                 if ml.n_y > 0 {
                     body.push(format!(
                         "DATATYPE nk_l{}_y[{}][{}] NK_ALIGN64;",
-                        k, count, ml.n_y
+                        k,
+                        count,
+                        t.at(ml.n_y)
                     ));
                     call.push(format!("nk_l{}_y[nk_i]", k));
                 }
@@ -1782,11 +1944,12 @@ fn emit_function(
                             call.push(format!("(const {} *){}", ety, param_name(*param)?))
                         }
                         memloop::Base::Pool(vs) => {
-                            let xs: Vec<String> = vs.iter().map(|v| nm(*v)).collect();
+                            let xs: Vec<String> =
+                                vs.iter().flat_map(|v| vec![nm(*v); t.stride()]).collect();
                             body.push(format!(
                                 "const DATATYPE nk_l{}_u[{}] NK_ALIGN64 = {{ {} }};",
                                 k,
-                                vs.len(),
+                                t.at(vs.len()),
                                 xs.join(", ")
                             ));
                             call.push(format!("nk_l{}_u", k));
@@ -1830,7 +1993,7 @@ fn emit_function(
                 // next value in a second local, copied over after each iteration)
                 let two = ml.single.is_none();
                 for &j in &ml.reg_slots {
-                    body.push(format!("DATATYPE nk_l{k}_r{j} = {st}[0][{j}];"));
+                    body.push(format!("DATATYPE nk_l{k}_r{j} = {st}[0][{}];", t.at(j)));
                     call.push(format!("&nk_l{k}_r{j}"));
                     if two {
                         body.push(format!("DATATYPE nk_l{k}_rn{j};"));
@@ -1847,7 +2010,11 @@ fn emit_function(
                 }
                 body.push("}".to_string());
                 for &j in &ml.reg_slots {
-                    body.push(format!("{st}[{}][{j}] = nk_l{k}_r{j};", buf(*count as i64)));
+                    body.push(format!(
+                        "{st}[{}][{}] = nk_l{k}_r{j};",
+                        buf(*count as i64),
+                        t.at(j)
+                    ));
                 }
                 for (j, (_, last)) in state.iter().enumerate() {
                     if used[last.0 as usize] {
@@ -1858,7 +2025,7 @@ fn emit_function(
                             nm(*last),
                             st,
                             buf(*count as i64 - back as i64),
-                            slot
+                            t.at(slot)
                         ));
                     }
                 }
@@ -1877,7 +2044,7 @@ fn emit_function(
                                 nm(*v),
                                 k,
                                 i,
-                                q
+                                t.at(q)
                             ));
                         }
                     }
@@ -2303,6 +2470,7 @@ struct StateInOutput {
 #[allow(clippy::too_many_arguments)]
 fn state_in_output(
     node: &crate::ir::Node,
+    t: &OpTarget,
     state: &[(VarId, VarId)],
     args: &[LoopArg],
     ml: &memloop::MemLoop,
@@ -2348,7 +2516,7 @@ fn state_in_output(
     let in_name = param_names[qi].clone()?;
     // the state's initial values are the input array's elements, read nowhere else
     for (j, (init, _)) in state.iter().enumerate() {
-        if nm(*init) != format!("{}{}", in_name, index(&q.c_dims, slot(j))) {
+        if nm(*init) != format!("{}{}", in_name, t.index(&q.c_dims, slot(j))) {
             return None;
         }
     }
@@ -2384,11 +2552,13 @@ fn state_in_output(
         .map(|(pi, p)| {
             (
                 param_names[pi].clone().unwrap_or_default(),
-                // (an array parameter: a pointer to its first dimension's elements)
+                // (an array parameter: a pointer to its first dimension's elements, strided
+                // in a half when that is its last)
                 format!(
                     "sizeof({}[0]) * {}",
                     param_names[pi].clone().unwrap_or_default(),
                     p.c_dims.first().copied().unwrap_or(1)
+                        * if p.c_dims.len() == 1 { t.stride() } else { 1 }
                 ),
             )
         })
@@ -2399,6 +2569,24 @@ fn state_in_output(
         others,
         epi: *e0..*e0 + n,
     })
+}
+
+/// An entry's `DATATYPE` array parameter `name` of dimensions `d`: `DATATYPE name[d0]..`, or
+/// in a half of the AVX-512 entry (`OpTarget::half`) a pointer to its strided rows
+/// (`DATATYPE (*name)[2 * dk]`, `DATATYPE *name` in one dimension). The high half's pass gets
+/// the array 32 bytes in, where the full strided size would overrun it by those 32 bytes
+/// though no element there is read: C compilers warn of a declared size (`-Wstringop-overflow`),
+/// not of a pointer's.
+fn array_param(t: &OpTarget, name: &str, d: &[usize]) -> String {
+    if t.strided && !d.is_empty() {
+        if d.len() == 1 {
+            format!("DATATYPE *{}", name)
+        } else {
+            format!("DATATYPE (*{}){}", name, t.dims(&d[1..]))
+        }
+    } else {
+        format!("DATATYPE {}{}", name, t.dims(d))
+    }
 }
 
 fn dims(d: &[usize]) -> String {

@@ -21,6 +21,13 @@ pub(crate) struct OpTarget {
     pub slicing: Slicing,
     /// hslice lane width L: `arch.hslice_lane_bits()`, or `-bits-per-reg N` on std (C3).
     pub lane_bits: u32,
+    /// One 256-bit half of the AVX-512 raw entry's registers (`--entry-halves`): the
+    /// functions' registers are `__m256i`.
+    pub half: bool,
+    /// (a half, in place: `--halves-in-place`) Every `DATATYPE` array the functions read or
+    /// write (parameters, kept loops' buffers and the arrays passed to them) holds element `f`
+    /// at `f * 2`, the other half's element between (see [`OpTarget::stride`]).
+    pub strided: bool,
 }
 
 impl OpTarget {
@@ -34,6 +41,48 @@ impl OpTarget {
     }
     fn simd(&self) -> bool {
         self.arch != Arch::Std
+    }
+    /// Elements of one register per `DATATYPE` array element: 2 in a half of the
+    /// AVX-512 entry (the other half's element interleaved), else 1.
+    pub fn stride(&self) -> usize {
+        if self.strided {
+            2
+        } else {
+            1
+        }
+    }
+    /// The architecture whose intrinsics spell a register's width: AVX2's (256 bits) in a half.
+    pub fn width_arch(&self) -> Arch {
+        if self.half {
+            Arch::Avx2
+        } else {
+            self.arch
+        }
+    }
+    /// `[d0][d1]..` of a `DATATYPE` array of these dimensions, the last one times the stride.
+    pub fn dims(&self, d: &[usize]) -> String {
+        let mut v = d.to_vec();
+        if let Some(l) = v.last_mut() {
+            *l *= self.stride();
+        }
+        v.iter().map(|x| format!("[{}]", x)).collect()
+    }
+    /// `[i0][i1]..` of flat row-major index `flat` over `d` in a `DATATYPE` array, the last
+    /// index times the stride (element `flat` sits at `flat * stride` of the strided array).
+    pub fn index(&self, d: &[usize], mut flat: usize) -> String {
+        let mut idx = vec![0usize; d.len()];
+        for k in (0..d.len()).rev() {
+            idx[k] = flat % d[k];
+            flat /= d[k];
+        }
+        if let Some(l) = idx.last_mut() {
+            *l *= self.stride();
+        }
+        idx.iter().map(|x| format!("[{}]", x)).collect()
+    }
+    /// Position of element `k` of a one-dimensional `DATATYPE` array (or pointer).
+    pub fn at(&self, k: usize) -> usize {
+        k * self.stride()
     }
     /// The C type of an atom of `bits` bits.
     pub fn atom_type(&self, bits: u32) -> String {
@@ -917,6 +966,8 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
         arch,
         slicing: Slicing::H,
         lane_bits: arch.hslice_lane_bits(),
+        half: false,
+        strided: false,
     };
     let mut helpers = Helpers::default();
     let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;

@@ -110,8 +110,12 @@ pub struct Knobs {
     /// (`--loop-regs N`; `None`: as the command line says, by default the rule of
     /// `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
-    /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`).
+    /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`), the
+    /// program they run (`--halves-ir`: AVX2's or the AVX-512 one) and whether in place
+    /// (`--halves-in-place`).
     pub entry_halves: bool,
+    pub halves_ir: Arch,
+    pub halves_in_place: bool,
     pub cc: Cc,
 }
 
@@ -250,8 +254,8 @@ pub enum Dim {
     /// State slots of a memory-form kept loop held in registers (`--loop-regs`; SIMD
     /// targets).
     LoopRegs,
-    /// The raw entry on two 256-bit halves through the AVX2 program (`--entry-halves`;
-    /// bitslice on AVX-512).
+    /// The raw entry on two 256-bit halves (`--entry-halves`, `--halves-ir`,
+    /// `--halves-in-place`; bitslice on AVX-512).
     EntryHalves,
     Cc,
     /// Per-node inlining (after `Inline`).
@@ -456,6 +460,8 @@ impl Space {
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
             entry_halves: false,
+            halves_ir: crate::driver::HALVES_IR_DEFAULT,
+            halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
             cc: self.ccs[0].clone(),
         }
     }
@@ -597,10 +603,26 @@ impl Space {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
             }),
-            Dim::EntryHalves => push(Knobs {
-                entry_halves: !cur.entry_halves,
-                ..cur.clone()
-            }),
+            Dim::EntryHalves => {
+                // off, and on with each program and layout (README, "The avx512 raw entry on
+                // two 256-bit halves": each wins on some program)
+                push(Knobs {
+                    entry_halves: false,
+                    halves_ir: crate::driver::HALVES_IR_DEFAULT,
+                    halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
+                    ..cur.clone()
+                });
+                for ir in [Arch::Avx2, Arch::Avx512] {
+                    for in_place in [false, true] {
+                        push(Knobs {
+                            entry_halves: true,
+                            halves_ir: ir,
+                            halves_in_place: in_place,
+                            ..cur.clone()
+                        });
+                    }
+                }
+            }
             Dim::LoopRegs => {
                 // none, the rule, a quarter, half and three quarters of the registers
                 let regs = crate::target::Target::new(self.arch).n_regs as usize;
@@ -697,6 +719,15 @@ impl Knobs {
         }
         if self.entry_halves {
             s.push_str(" entry-halves=on");
+            if self.halves_ir != crate::driver::HALVES_IR_DEFAULT {
+                s.push_str(&format!(" halves-ir={}", self.halves_ir));
+            }
+            if self.halves_in_place != crate::driver::HALVES_IN_PLACE_DEFAULT {
+                s.push_str(&format!(
+                    " halves-in-place={}",
+                    if self.halves_in_place { "on" } else { "off" }
+                ));
+            }
         }
         s.push_str(&format!(" cc={}", self.cc.name));
         if !self.cc.flags.is_empty() {
@@ -725,6 +756,8 @@ impl Knobs {
             opaque_not: false,
             loop_regs: None,
             entry_halves: false,
+            halves_ir: crate::driver::HALVES_IR_DEFAULT,
+            halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
             cc: Cc {
                 name: String::new(),
                 flags: vec![],
@@ -798,6 +831,14 @@ impl Knobs {
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
                 "entry-halves" => k.entry_halves = on(v)?,
+                "halves-ir" => {
+                    k.halves_ir = match v {
+                        "avx2" => Arch::Avx2,
+                        "avx512" => Arch::Avx512,
+                        _ => return None,
+                    }
+                }
+                "halves-in-place" => k.halves_in_place = on(v)?,
                 "cc" => k.cc.name = v.to_string(),
                 "cflags" => k.cc.flags = v.split(',').map(String::from).collect(),
                 _ => return None,
