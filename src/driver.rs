@@ -58,6 +58,9 @@ pub struct Config {
     /// Whether those halves run in place on the entry's arrays, every array strided
     /// (`--halves-in-place`), or on copies of each half (`--no-halves-in-place`).
     pub halves_in_place: bool,
+    /// Memory-form loop bodies read each state slot once into an opaque register
+    /// (`--state-loads`; [`codegen::STATE_LOADS_DEFAULT`]).
+    pub state_loads: bool,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -92,6 +95,7 @@ impl Default for Config {
             entry_halves: false,
             halves_ir: HALVES_IR_DEFAULT,
             halves_in_place: HALVES_IN_PLACE_DEFAULT,
+            state_loads: codegen::STATE_LOADS_DEFAULT,
         }
     }
 }
@@ -541,6 +545,7 @@ pub fn generate(
         spill: cfg.spill,
         mem_loops: cfg.mem_loops,
         loop_regs: cfg.loop_regs,
+        state_loads: cfg.state_loads,
         opaque_not: cfg.opaque_not,
         uarch: cfg.opt.uarch,
     };

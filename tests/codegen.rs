@@ -404,6 +404,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
+        state_loads: false,
     }
 }
 
@@ -1114,6 +1115,7 @@ fn golden_c() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
+                state_loads: false,
             },
         )
         .unwrap();
@@ -1469,6 +1471,7 @@ fn opaque_not_on_sse_avx2() {
                 &CodegenConfig {
                     opaque_not: true,
                     uarch: nakiri::target::Uarch::host(),
+                    state_loads: false,
                     ..cfg(arch, "o.h")
                 },
             )

@@ -406,6 +406,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
+            state_loads: false,
         };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
@@ -507,6 +508,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
+                state_loads: false,
             };
             nakiri::codegen::generate(&prog, &ccfg).unwrap().c
         };
@@ -548,6 +550,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
+        state_loads: false,
     };
     assert!(!nakiri::codegen::generate(&prog, &cfg)
         .unwrap()
@@ -1015,6 +1018,7 @@ fn kept_loops_are_c_for_loops() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
+            state_loads: false,
         },
     )
     .unwrap();
@@ -1051,6 +1055,7 @@ fn kept_loops_are_c_for_loops() {
                     loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
+                    state_loads: false,
                 },
             )
             .unwrap();
@@ -1564,6 +1569,7 @@ fn state_in_output_array_handles_aliasing() {
                         loop_regs: None,
                         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                         uarch: nakiri::target::Uarch::host(),
+                        state_loads: false,
                     },
                 )
                 .unwrap()
@@ -1773,6 +1779,7 @@ fn register_form_loop_reads_strided_inputs_in_place() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
+            state_loads: false,
         };
         let out = nakiri::codegen::generate(&prog, &gen).unwrap();
         assert!(
@@ -1832,6 +1839,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
+                state_loads: false,
             };
             let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
             let c = &out.c;

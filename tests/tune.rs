@@ -1354,6 +1354,48 @@ fn loop_regs_knob() {
     }
 }
 
+/// The `state-loads` knob (`--state-loads`): searched on the SIMD targets only, off by default,
+/// read back from the knob line, and applied to the C (Ascon `-B`'s memory-form round loop
+/// reads its state into opaque registers; tests/packed.rs checks what it computes).
+#[test]
+fn state_loads_knob() {
+    for (slicing, arch) in [(Slicing::B, Arch::Std), (Slicing::V, Arch::Std)] {
+        assert!(
+            !Space::new(slicing, arch, ccs(), false)
+                .dims
+                .contains(&Dim::StateLoads),
+            "{slicing:?} {arch}"
+        );
+    }
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&Dim::StateLoads));
+    // Ascon: its S-box reads state slots several times in a row
+    let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
+    let ch = checked(&src, Slicing::B);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    assert!(!default.state_loads, "off by default");
+    let alts = space.alternatives(Dim::StateLoads, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.state_loads).collect::<Vec<_>>(),
+        [true]
+    );
+    let mut prep = preparer(&ch, base.clone());
+    for on in [false, true] {
+        let k = Knobs {
+            state_loads: on,
+            ..default.clone()
+        };
+        assert_eq!(k.to_line().contains("state-loads=on"), on);
+        let c = round_trip_and_compile(&mut prep, &k);
+        assert_eq!(c.out.c.contains("DATATYPE nk_ld"), on, "state-loads={on}");
+    }
+}
+
 /// The `entry-halves` knob (`--entry-halves`, `--halves-ir`, `--halves-in-place`): searched
 /// in bitslice on AVX-512 only, off by default, tried with each program and layout, read back
 /// from the knob line, and applied to the C (tests/packed.rs checks what it computes).

@@ -168,6 +168,11 @@ OPTIONS:
     --halves-ir avx2|avx512
                           which program those halves run: the source compiled for
                           avx2 (default), or the avx512 program itself at 256 bits
+    --state-loads, --no-state-loads
+                          kept loops with their state in memory read each state word
+                          into a register once (within 8 instructions) instead of
+                          letting the C compiler re-read it (off by default; a tuner
+                          knob: README, state loads)
     --halves-in-place, --no-halves-in-place
                           run them in place on strided arrays, or on copies of each
                           half (default)
@@ -254,6 +259,7 @@ struct Args {
     entry_halves: Option<bool>,
     halves_ir: Option<Arch>,
     halves_in_place: Option<bool>,
+    state_loads: Option<bool>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
@@ -489,6 +495,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--no-opaque-not" => a.opaque_not = Some(false),
             "--entry-halves" => a.entry_halves = Some(true),
             "--no-entry-halves" => a.entry_halves = Some(false),
+            "--state-loads" => a.state_loads = Some(true),
+            "--no-state-loads" => a.state_loads = Some(false),
             "--halves-in-place" => a.halves_in_place = Some(true),
             "--no-halves-in-place" => a.halves_in_place = Some(false),
             "--halves-ir" => match next(&mut i).as_deref() {
@@ -630,6 +638,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.halves_in_place {
         cfg.halves_in_place = v;
+    }
+    if let Some(v) = a.state_loads {
+        cfg.state_loads = v;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

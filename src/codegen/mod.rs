@@ -56,7 +56,17 @@ pub struct CodegenConfig {
     /// Whose measured rules codegen's choices follow (`--uarch`): on AMD no 64-bit rotation
     /// takes the port-5 form ([`ops::ROT64_P5_EVERY`]).
     pub uarch: crate::target::Uarch,
+    /// Memory-form loop bodies read each state slot once into an opaque register
+    /// (`--state-loads`; [`STATE_LOADS_DEFAULT`], `OpTarget::state_loads`).
+    pub state_loads: bool,
 }
+
+/// Memory-form loop bodies leave state reads to the C compiler by default, which folds them
+/// into the instructions that use them (a slot read by four of an S-box's instructions is
+/// loaded four times). `--state-loads` (the tuner's `state-loads` knob) loads it once: faster
+/// where the reads cluster (Ascon), slower where they spread (Xoodoo: the registers held
+/// spill), so a knob (README "State loads").
+pub const STATE_LOADS_DEFAULT: bool = false;
 
 /// Negations stay visible to the C compiler by default: making them opaque (`--opaque-not`, the
 /// tuner's `opaque-not` knob) changes what gcc fuses into its own `vpternlog`s on a CPU with
@@ -675,6 +685,7 @@ pub fn generate_over(
         lane_bits,
         half: false,
         strided: false,
+        state_loads: cfg.state_loads,
     };
     let entry = prog.entry();
     let instances = instances_override
@@ -841,6 +852,7 @@ pub fn generate_over(
             lane_bits: Arch::Avx2.hslice_lane_bits(),
             half: true,
             strided: in_place,
+            state_loads: cfg.state_loads,
         };
         // The halves' helpers are typed by their DATATYPE: they get names of their own and
         // go in the section.
@@ -1171,6 +1183,10 @@ fn emit_function(
     let mut param_names: Vec<Option<String>> = vec![None; node.inputs.len()];
     // (memory-form loop body) the outputs are stored as soon as they are computed
     let memory_form = memloops[idx].as_ref().filter(|_| !is_entry);
+    // (memory form, `--state-loads`) each state input's memory expression, and the
+    // instruction of its last read
+    let mut state_src: Vec<Option<String>> = vec![None; node.vars.len()];
+    let mut state_read: Vec<Option<usize>> = vec![None; node.vars.len()];
 
     // Atoms read by an instruction or written to an output (unused input array elements are
     // not loaded, so the C compiles warning-free).
@@ -1432,6 +1448,10 @@ fn emit_function(
                     memloop::In::State { slot, .. } if reg_slot.contains_key(slot) => {
                         format!("(*{})", reg_slot[slot])
                     }
+                    memloop::In::State { back, slot } if t.state_loads => {
+                        state_src[a.0 as usize] = Some(format!("{}[{}]", s_in[*back], t.at(*slot)));
+                        format!("{}[{}]", s_in[*back], t.at(*slot))
+                    }
                     memloop::In::State { back, slot } => {
                         format!("{}[{}]", s_in[*back], t.at(*slot))
                     }
@@ -1598,12 +1618,47 @@ fn emit_function(
             early.entry(*a).or_default().push(e);
         }
     }
+    // (`--state-loads`) the instructions reading each state input
+    let mut state_uses: Vec<Vec<usize>> = vec![Vec::new(); node.vars.len()];
+    for (k, ins) in node.body.iter().enumerate() {
+        for u in ins.uses() {
+            if state_src[u.0 as usize].is_some() {
+                state_uses[u.0 as usize].push(k);
+            }
+        }
+    }
     let mut y_src = YSrc::new();
     for (k, ins) in node.body.iter().enumerate() {
         emit_actions(&mut body, k);
         for u in ins.uses() {
             if let Some(l) = loads[u.0 as usize].take() {
                 body.push(l);
+            }
+            // (`--state-loads`) a state slot read again within the window goes into a register
+            // the C compiler cannot re-read from memory; a lone read stays a memory operand
+            if let Some(src) = &state_src[u.0 as usize] {
+                let i = u.0 as usize;
+                let last = state_read[i].replace(k);
+                if last.is_none_or(|l| k - l > ops::STATE_LOAD_WINDOW) {
+                    let again = state_uses[i]
+                        .iter()
+                        .any(|&j| j > k && j - k <= ops::STATE_LOAD_WINDOW);
+                    if again {
+                        // (`nk_` names are the generator's own: no atom's C name clashes)
+                        let r = format!("nk_ld{}_{}", i, k);
+                        body.push(format!(
+                            "DATATYPE {r} = {src}; __asm__(\"\" : \"+{}\"({r}));",
+                            match t.arch {
+                                Arch::Std => "r",
+                                Arch::Neon => "w",
+                                _ => "v",
+                            }
+                        ));
+                        cname.borrow_mut()[i] = Some(r);
+                    } else {
+                        cname.borrow_mut()[i] = Some(src.clone());
+                    }
+                }
             }
         }
         match ins {

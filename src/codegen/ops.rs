@@ -28,7 +28,16 @@ pub(crate) struct OpTarget {
     /// write (parameters, kept loops' buffers and the arrays passed to them) holds element `f`
     /// at `f * 2`, the other half's element between (see [`OpTarget::stride`]).
     pub strided: bool,
+    /// Memory-form loop bodies read each state slot into a register the C compiler cannot
+    /// trace back to memory, again only after [`STATE_LOAD_WINDOW`] instructions without a
+    /// read (`--state-loads`; [`crate::codegen::STATE_LOADS_DEFAULT`]).
+    pub state_loads: bool,
 }
+
+/// With `--state-loads`, a state slot read again within this many instructions of its last
+/// read reuses the register; later, it is read from memory again (measured on Zen 4: README
+/// "State loads").
+pub const STATE_LOAD_WINDOW: usize = 8;
 
 impl OpTarget {
     /// hslice slot width S of m-bit words (`Arch::hslice_slot_bits` with this lane width).
@@ -968,6 +977,7 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
         lane_bits: arch.hslice_lane_bits(),
         half: false,
         strided: false,
+        state_loads: false,
     };
     let mut helpers = Helpers::default();
     let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;

@@ -110,6 +110,9 @@ pub struct Knobs {
     /// (`--loop-regs N`; `None`: as the command line says, by default the rule of
     /// `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
+    /// Memory-form loop bodies read each state slot once into an opaque register
+    /// (`--state-loads`).
+    pub state_loads: bool,
     /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`), the
     /// program they run (`--halves-ir`: AVX2's or the AVX-512 one) and whether in place
     /// (`--halves-in-place`).
@@ -254,6 +257,9 @@ pub enum Dim {
     /// State slots of a memory-form kept loop held in registers (`--loop-regs`; SIMD
     /// targets).
     LoopRegs,
+    /// State slots of a memory-form kept loop read once into opaque registers
+    /// (`--state-loads`; SIMD targets).
+    StateLoads,
     /// The raw entry on two 256-bit halves (`--entry-halves`, `--halves-ir`,
     /// `--halves-in-place`; bitslice on AVX-512).
     EntryHalves,
@@ -265,7 +271,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 19] = [
+    pub const ALL: [Dim; 20] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -281,6 +287,7 @@ impl Dim {
         Dim::SboxCircuit,
         Dim::OpaqueNot,
         Dim::LoopRegs,
+        Dim::StateLoads,
         Dim::EntryHalves,
         Dim::Cc,
         Dim::InlineNode,
@@ -303,6 +310,7 @@ impl Dim {
             Dim::SboxCircuit => "sbox-circuit",
             Dim::OpaqueNot => "opaque-not",
             Dim::LoopRegs => "loop-regs",
+            Dim::StateLoads => "state-loads",
             Dim::EntryHalves => "entry-halves",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
@@ -349,7 +357,9 @@ impl Space {
                     arch == Arch::Avx512
                 }
                 Dim::OpaqueNot => matches!(arch, Arch::Sse | Arch::Avx2),
-                Dim::LoopRegs => matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512),
+                Dim::LoopRegs | Dim::StateLoads => {
+                    matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
+                }
                 Dim::EntryHalves => slicing == Slicing::B && arch == Arch::Avx512,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
@@ -459,6 +469,7 @@ impl Space {
             sbox_circuit: None,
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
+            state_loads: crate::codegen::STATE_LOADS_DEFAULT,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -599,6 +610,10 @@ impl Space {
                     });
                 }
             }
+            Dim::StateLoads => push(Knobs {
+                state_loads: !cur.state_loads,
+                ..cur.clone()
+            }),
             Dim::OpaqueNot => push(Knobs {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
@@ -717,6 +732,12 @@ impl Knobs {
         if let Some(n) = self.loop_regs {
             s.push_str(&format!(" loop-regs={}", n));
         }
+        if self.state_loads != crate::codegen::STATE_LOADS_DEFAULT {
+            s.push_str(&format!(
+                " state-loads={}",
+                if self.state_loads { "on" } else { "off" }
+            ));
+        }
         if self.entry_halves {
             s.push_str(" entry-halves=on");
             if self.halves_ir != crate::driver::HALVES_IR_DEFAULT {
@@ -755,6 +776,7 @@ impl Knobs {
             sbox_circuit: None,
             opaque_not: false,
             loop_regs: None,
+            state_loads: crate::codegen::STATE_LOADS_DEFAULT,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -830,6 +852,7 @@ impl Knobs {
                 }
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
+                "state-loads" => k.state_loads = on(v)?,
                 "entry-halves" => k.entry_halves = on(v)?,
                 "halves-ir" => {
                     k.halves_ir = match v {

@@ -398,6 +398,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
+            state_loads: false,
         },
     )
     .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
