@@ -2780,11 +2780,11 @@ fn entry_halves_matches_the_interpreter() {
         let (a2, a5) = (Arch::Avx2, Arch::Avx512);
         match file {
             f if f.contains("xoodoo") => vec![(a2, false), (a5, true)],
-            f if f.contains("ascon") => vec![(a2, true), (a5, false), (a5, true)],
+            f if f.contains("ascon") => vec![(a2, true), (a5, false)],
             f if f.contains("subterranean") => vec![(a5, false)],
-            f if f.contains("spongent") => vec![(a2, true), (a5, true)],
-            f if f.contains("rectangle") => vec![(a2, false), (a5, true)],
-            _ => vec![(a2, false), (a2, true)],
+            f if f.contains("spongent") => vec![(a5, true)],
+            f if f.contains("rectangle") => vec![(a2, false)],
+            _ => vec![(a2, true)],
         }
     };
     for file in files {
@@ -2846,8 +2846,9 @@ fn entry_halves_matches_the_interpreter() {
 /// it a whole number of registers after or before it (each pass still sees its own half), half
 /// a register after or before it (out of step: pass 0's stores would land in pass 1's inputs, so
 /// the entry copies its inputs first), and over the round keys' end (GIFT). Each must give what
-/// the default C (no halves) gives on separate buffers. Ascon: one input, the state kept in
-/// the output array; GIFT: one-dimensional arrays and a key input.
+/// the default C (no halves) gives on separate buffers. Ascon (the AVX2 program): one input,
+/// the state kept in the output array; GIFT (the AVX-512 program): one-dimensional arrays and
+/// a key input.
 #[test]
 fn entry_halves_raw_entry_handles_aliasing() {
     use nakiri::driver::{self, Config};
@@ -2874,7 +2875,13 @@ fn entry_halves_raw_entry_handles_aliasing() {
         };
         let old = c_for(false, Arch::Avx2, "ref.h");
         let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
-        for ir in [Arch::Avx2, Arch::Avx512] {
+        // (the entry's aliasing logic is the same for both programs: one each)
+        let ir = if file.contains("ascon") {
+            Arch::Avx2
+        } else {
+            Arch::Avx512
+        };
+        {
             let new = c_for(true, ir, "new.h");
             assert!(
                 new.c.contains("nk_copy"),
