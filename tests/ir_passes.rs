@@ -1608,38 +1608,11 @@ fn state_in_output_array_handles_aliasing() {
             let r = reg_bytes(arch);
             let sizes: Vec<usize> = ins.iter().map(|n| n * r).collect();
             let (sb, ob) = (sizes[0], n_out * r);
-            let protos = |name: &str| {
-                let ps: Vec<&str> = ins.iter().map(|_| "void *").collect();
-                format!("void {}({}, void *);\n", name, ps.join(", "))
-            };
-            let call = |name: &str, s: &str, o: &str| {
-                let mut a = vec![s.to_string()];
-                if ins.len() > 1 {
-                    a.push("k".into());
-                }
-                a.push(o.to_string());
-                format!("{}({});", name, a.join(", "))
-            };
+            let call = |s: &str, o: &str| common::alias_call(entry, ins.len(), s, o);
             let ksize = sizes.get(1).copied().unwrap_or(0);
-            let driver = format!(
-                r#"#include <stdio.h>
-#include <string.h>
-#include <stdint.h>
-{pn}{pr}
-static unsigned char s[{sb}] __attribute__((aligned(64))), k[{kb}] __attribute__((aligned(64)));
-static unsigned char want[{ob}] __attribute__((aligned(64))), o[{ob}] __attribute__((aligned(64)));
-static unsigned char big[{sb} + {ob} + {kb} + 64 * 16] __attribute__((aligned(64)));
-static uint64_t x = 88172645463325252ull;
-static unsigned char rnd(void) {{ x ^= x << 13; x ^= x >> 7; x ^= x << 17; return (unsigned char)x; }}
-int main(void) {{
-    int bad = 0;
-    for (size_t i = 0; i < sizeof s; i++) s[i] = rnd();
-    for (size_t i = 0; i < sizeof k; i++) k[i] = rnd();
-    {cref}
-    /* disjoint */
-    {c1}
-    if (memcmp(o, want, {ob})) {{ printf("disjoint\n"); bad = 1; }}
-    /* in place */
+            let q = ob / 4;
+            let mut checks = format!(
+                r#"    /* in place */
     memcpy(big, s, {sb});
     {c2}
     if (memcmp(big, want, {ob})) {{ printf("in place\n"); bad = 1; }}
@@ -1650,38 +1623,22 @@ int main(void) {{
     memcpy(big + {q}, s, {sb});
     {c4}
     if (memcmp(big, want, {ob})) {{ printf("overlap before\n"); bad = 1; }}
-    printf("%s\n", bad ? "FAIL" : "ok");
-    return 0;
-}}
 "#,
-                pn = protos(entry),
-                pr = protos(&format!("ref_{}", entry)),
-                sb = sb,
-                kb = ksize.max(1),
-                ob = ob,
-                q = ob / 4,
-                cref = call(&format!("ref_{}", entry), "s", "want"),
-                c1 = call(entry, "s", "o"),
-                c2 = call(entry, "big", "big"),
-                c3 = call(entry, "big", &format!("big + {}", ob / 4)),
-                c4 = call(entry, &format!("big + {}", ob / 4), "big"),
+                c2 = call("big", "big"),
+                c3 = call("big", &format!("big + {}", q)),
+                c4 = call(&format!("big + {}", q), "big"),
             );
-            let mut driver = driver;
             if ksize > 0 {
                 // the output over the round keys' last quarter (the loop reads them in place)
-                let tail = format!(
+                checks.push_str(&format!(
                     r#"    memcpy(big, k, {kb});
-    {c5}
+    {entry}(s, big, big + {kb} - {q});
     if (memcmp(big + {kb} - {q}, want, {ob})) {{ printf("over the keys\n"); bad = 1; }}
-    printf("%s\n", bad ? "FAIL" : "ok");"#,
+"#,
                     kb = ksize,
-                    q = ob / 4,
-                    ob = ob,
-                    c5 = format!("{}(s, big, big + {} - {});", entry, ksize, ob / 4),
-                );
-                driver =
-                    driver.replacen("    printf(\"%s\\n\", bad ? \"FAIL\" : \"ok\");", &tail, 1);
+                ));
             }
+            let driver = common::aliasing_driver(entry, ins.len(), sb, ksize, ob, &checks);
             let out = common::build_and_run(
                 &format!("state-io-{}-{}", entry, arch),
                 &[

@@ -2889,18 +2889,6 @@ fn entry_halves_raw_entry_handles_aliasing() {
             );
             let (sb, ob) = (ins[0] * 64, ins[0] * 64);
             let kb = ins.get(1).map_or(0, |n| n * 64);
-            let protos = |name: &str| {
-                let ps: Vec<&str> = ins.iter().map(|_| "void *").collect();
-                format!("void {}({}, void *);\n", name, ps.join(", "))
-            };
-            let call = |name: &str, s: &str, o: &str| {
-                let mut a = vec![s.to_string()];
-                if ins.len() > 1 {
-                    a.push("k".into());
-                }
-                a.push(o.to_string());
-                format!("{}({});", name, a.join(", "))
-            };
             let mut checks = String::new();
             for (what, at_in, at_out) in [
                 ("in place", 0i64, 0i64),
@@ -2917,7 +2905,7 @@ fn entry_halves_raw_entry_handles_aliasing() {
                     sb = sb,
                     ob = ob,
                     w = what,
-                    c = call(entry, &format!("big + {}", at_in), &format!("big + {}", at_out)),
+                    c = common::alias_call(entry, ins.len(), &format!("big + {}", at_in), &format!("big + {}", at_out)),
                 ));
             }
             if kb > 0 {
@@ -2929,36 +2917,7 @@ fn entry_halves_raw_entry_handles_aliasing() {
                     e = entry
                 ));
             }
-            let driver = format!(
-                r#"#include <stdio.h>
-#include <string.h>
-#include <stdint.h>
-{pn}{pr}
-static unsigned char s[{sb}] __attribute__((aligned(64))), k[{kbs}] __attribute__((aligned(64)));
-static unsigned char want[{ob}] __attribute__((aligned(64))), o[{ob}] __attribute__((aligned(64)));
-static unsigned char big[{sb} + {ob} + {kbs} + 64 * 16] __attribute__((aligned(64)));
-static uint64_t x = 88172645463325252ull;
-static unsigned char rnd(void) {{ x ^= x << 13; x ^= x >> 7; x ^= x << 17; return (unsigned char)x; }}
-int main(void) {{
-    int bad = 0;
-    for (size_t i = 0; i < sizeof s; i++) s[i] = rnd();
-    for (size_t i = 0; i < sizeof k; i++) k[i] = rnd();
-    {cref}
-    {c1}
-    if (memcmp(o, want, {ob})) {{ printf("disjoint\n"); bad = 1; }}
-{checks}    printf("%s\n", bad ? "FAIL" : "ok");
-    return 0;
-}}
-"#,
-                pn = protos(entry),
-                pr = protos(&format!("ref_{}", entry)),
-                sb = sb,
-                kbs = kb.max(1),
-                ob = ob,
-                cref = call(&format!("ref_{}", entry), "s", "want"),
-                c1 = call(entry, "s", "o"),
-                checks = checks,
-            );
+            let driver = common::aliasing_driver(entry, ins.len(), sb, kb, ob, &checks);
             let out = build_and_run(
                 &format!("halves-alias-{}-{}", entry, ir),
                 &[

@@ -295,6 +295,31 @@ fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -
     s
 }
 
+/// The parameters of the AVX-512 raw entry's prototype `proto` (`void E__(params)`, every
+/// parameter `DATATYPE name[d0][d1]..`, inputs first): (name, dimensions) each. `None` when a
+/// parameter is not such an array, or there are none, or fewer than `n_inputs`.
+fn halves_params(proto: &str, n_inputs: usize) -> Option<Vec<(String, Vec<usize>)>> {
+    let open = proto.find('(')?;
+    let close = proto.rfind(')')?;
+    let mut v = Vec::new();
+    for prm in proto[open + 1..close].split(", ") {
+        let rest = prm.strip_prefix("DATATYPE ")?;
+        let b = rest.find('[')?;
+        let (name, dims) = rest.split_at(b);
+        let d: Vec<usize> = dims
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .split("][")
+            .map(|x| x.parse().ok())
+            .collect::<Option<_>>()?;
+        v.push((name.to_string(), d));
+    }
+    if v.is_empty() || n_inputs > v.len() {
+        return None;
+    }
+    Some(v)
+}
+
 /// The `--entry-halves` raw entry: `proto` (the AVX-512 entry's `void E__(params)`, every
 /// parameter `DATATYPE name[d]..`, inputs first) calls `hname` (the halves' entry, each
 /// parameter strided: `OpTarget::strided`) on the low 256-bit half of every register (instances
@@ -305,28 +330,7 @@ fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -
 /// inputs are copied first (addresses only decide this, never data). `None` when a parameter
 /// is not a `DATATYPE` array.
 fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
-    let params_of = |p: &str| -> Option<Vec<(String, Vec<usize>)>> {
-        let open = p.find('(')?;
-        let close = p.rfind(')')?;
-        let mut v = Vec::new();
-        for prm in p[open + 1..close].split(", ") {
-            let rest = prm.strip_prefix("DATATYPE ")?;
-            let b = rest.find('[')?;
-            let (name, dims) = rest.split_at(b);
-            let d: Vec<usize> = dims
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split("][")
-                .map(|x| x.parse().ok())
-                .collect::<Option<_>>()?;
-            v.push((name.to_string(), d));
-        }
-        Some(v)
-    };
-    let params = params_of(proto)?;
-    if params.is_empty() || n_inputs > params.len() {
-        return None;
-    }
+    let params = halves_params(proto, n_inputs)?;
     let hdt = format!("{}DATATYPE", hname);
     let (ins, outs) = params.split_at(n_inputs);
     let bytes = |d: &[usize]| -> usize { d.iter().product::<usize>() * 64 };
@@ -399,30 +403,14 @@ fn halves_entry(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
 /// program with one input and one output of the same shape runs in place on its halves.
 /// `None` when a parameter is not a `DATATYPE` array.
 fn halves_entry_copies(proto: &str, hname: &str, n_inputs: usize) -> Option<String> {
-    let params_of = |p: &str| -> Option<Vec<(String, String, usize)>> {
-        let open = p.find('(')?;
-        let close = p.rfind(')')?;
-        let mut v = Vec::new();
-        for prm in p[open + 1..close].split(", ") {
-            let rest = prm.strip_prefix("DATATYPE ")?;
-            let b = rest.find('[')?;
-            let (name, dims) = rest.split_at(b);
-            let mut atoms = 1usize;
-            for d in dims
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .split("][")
-            {
-                atoms = atoms.checked_mul(d.parse().ok()?)?;
-            }
-            v.push((name.to_string(), dims.to_string(), atoms));
-        }
-        Some(v)
-    };
-    let params = params_of(proto)?;
-    if params.is_empty() || n_inputs > params.len() {
-        return None;
-    }
+    // (name, `[d0][d1]..`, atoms)
+    let params: Vec<(String, String, usize)> = halves_params(proto, n_inputs)?
+        .into_iter()
+        .map(|(name, d)| {
+            let atoms = d.iter().try_fold(1usize, |a, &x| a.checked_mul(x))?;
+            Some((name, dims(&d), atoms))
+        })
+        .collect::<Option<_>>()?;
     let hdt = format!("{}DATATYPE", hname);
     let (ins, outs) = params.split_at(n_inputs);
     let in_place = ins.len() == 1 && outs.len() == 1 && ins[0].1 == outs[0].1;

@@ -71,6 +71,67 @@ fn test_opt_level(text: &[&str]) -> &'static str {
     }
 }
 
+/// A raw entry's call in an aliasing driver ([`aliasing_driver`]): `name(s, [k,] o)`, the
+/// key `k` passed when the entry takes `n_ins` > 1 inputs.
+pub fn alias_call(name: &str, n_ins: usize, s: &str, o: &str) -> String {
+    let mut a = vec![s.to_string()];
+    if n_ins > 1 {
+        a.push("k".into());
+    }
+    a.push(o.to_string());
+    format!("{}({});", name, a.join(", "))
+}
+
+/// A C driver that checks a raw entry `entry(s, [k,] o)` (`n_ins` array inputs, the first of
+/// `sb` bytes, a key of `kb`; an output of `ob`) under aliasing: `ref_<entry>` (the reference
+/// build, renamed) computes `want` from random `s` and `k` on separate buffers, `entry` must
+/// give it disjoint (`o`), then `checks` (C statements over the buffer `big`, setting `bad`
+/// on a mismatch) run. It prints `ok` or `FAIL` after the names of the failed cases.
+pub fn aliasing_driver(
+    entry: &str,
+    n_ins: usize,
+    sb: usize,
+    kb: usize,
+    ob: usize,
+    checks: &str,
+) -> String {
+    let protos = |name: &str| {
+        let ps: Vec<&str> = (0..n_ins).map(|_| "void *").collect();
+        format!("void {}({}, void *);\n", name, ps.join(", "))
+    };
+    format!(
+        r#"#include <stdio.h>
+#include <string.h>
+#include <stdint.h>
+{pn}{pr}
+static unsigned char s[{sb}] __attribute__((aligned(64))), k[{kb}] __attribute__((aligned(64)));
+static unsigned char want[{ob}] __attribute__((aligned(64))), o[{ob}] __attribute__((aligned(64)));
+static unsigned char big[{sb} + {ob} + {kb} + 64 * 16] __attribute__((aligned(64)));
+static uint64_t x = 88172645463325252ull;
+static unsigned char rnd(void) {{ x ^= x << 13; x ^= x >> 7; x ^= x << 17; return (unsigned char)x; }}
+int main(void) {{
+    int bad = 0;
+    for (size_t i = 0; i < sizeof s; i++) s[i] = rnd();
+    for (size_t i = 0; i < sizeof k; i++) k[i] = rnd();
+    {cref}
+    /* disjoint */
+    {c1}
+    if (memcmp(o, want, {ob})) {{ printf("disjoint\n"); bad = 1; }}
+{checks}    printf("%s\n", bad ? "FAIL" : "ok");
+    return 0;
+}}
+"#,
+        pn = protos(entry),
+        pr = protos(&format!("ref_{}", entry)),
+        sb = sb,
+        kb = kb.max(1),
+        ob = ob,
+        cref = alias_call(&format!("ref_{}", entry), n_ins, "s", "want"),
+        c1 = alias_call(entry, n_ins, "s", "o"),
+        checks = checks,
+    )
+}
+
 /// Writes `files` into a scratch dir, compiles each `.c` file on its own at the level
 /// [`test_opt_level`] picks for it (a later `-O` in `extra_flags` wins), links them and runs
 /// the program with `stdin`; returns its stdout.
