@@ -1604,7 +1604,6 @@ fn state_in_output_array_handles_aliasing() {
             );
             let old = gen(false, "ref.h");
             assert!(!old.c.contains("nk_disjoint0("), "{}: --no-mem-loops", file);
-            let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
             let r = reg_bytes(arch);
             let sizes: Vec<usize> = ins.iter().map(|n| n * r).collect();
             let (sb, ob) = (sizes[0], n_out * r);
@@ -1638,18 +1637,14 @@ fn state_in_output_array_handles_aliasing() {
                     kb = ksize,
                 ));
             }
-            let driver = common::aliasing_driver(entry, ins.len(), sb, ksize, ob, &checks);
-            let out = common::build_and_run(
+            let out = common::run_aliasing(
                 &format!("state-io-{}-{}", entry, arch),
-                &[
-                    ("new.c", &new.c),
-                    ("new.h", &new.h),
-                    ("ref.c", &rename(&old.c)),
-                    ("ref.h", &rename(&old.h)),
-                    ("driver.c", &driver),
-                ],
-                &[],
-                "",
+                entry,
+                &new,
+                &old,
+                ins.len(),
+                (sb, ksize, ob),
+                &checks,
             );
             assert_eq!(out.trim(), "ok", "{} -B {}: {}", file, arch, out);
         }

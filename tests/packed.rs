@@ -2874,7 +2874,6 @@ fn entry_halves_raw_entry_handles_aliasing() {
             out.unwrap_or_else(|| panic!("{file}: no C"))
         };
         let old = c_for(false, Arch::Avx2, "ref.h");
-        let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
         // (the entry's aliasing logic is the same for both programs: one each)
         let ir = if file.contains("ascon") {
             Arch::Avx2
@@ -2917,18 +2916,14 @@ fn entry_halves_raw_entry_handles_aliasing() {
                     e = entry
                 ));
             }
-            let driver = common::aliasing_driver(entry, ins.len(), sb, kb, ob, &checks);
-            let out = build_and_run(
+            let out = common::run_aliasing(
                 &format!("halves-alias-{}-{}", entry, ir),
-                &[
-                    ("new.c", &new.c),
-                    ("new.h", &new.h),
-                    ("ref.c", &rename(&old.c)),
-                    ("ref.h", &rename(&old.h)),
-                    ("driver.c", &driver),
-                ],
-                &[],
-                "",
+                entry,
+                &new,
+                &old,
+                ins.len(),
+                (sb, kb, ob),
+                &checks,
             );
             assert_eq!(
                 out.trim(),

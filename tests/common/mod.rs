@@ -71,6 +71,35 @@ fn test_opt_level(text: &[&str]) -> &'static str {
     }
 }
 
+/// Builds and runs [`aliasing_driver`] against `new` (the C under test, header `new.h`) and
+/// `old` (the reference, header `ref.h`, its `entry` renamed `ref_<entry>`): what it printed.
+#[allow(clippy::too_many_arguments)]
+pub fn run_aliasing(
+    tag: &str,
+    entry: &str,
+    new: &nakiri::codegen::COutput,
+    old: &nakiri::codegen::COutput,
+    n_ins: usize,
+    sizes: (usize, usize, usize),
+    checks: &str,
+) -> String {
+    let (sb, kb, ob) = sizes;
+    let rename = |t: &str| t.replace(entry, &format!("ref_{}", entry));
+    let driver = aliasing_driver(entry, n_ins, sb, kb, ob, checks);
+    build_and_run(
+        tag,
+        &[
+            ("new.c", &new.c),
+            ("new.h", &new.h),
+            ("ref.c", &rename(&old.c)),
+            ("ref.h", &rename(&old.h)),
+            ("driver.c", &driver),
+        ],
+        &[],
+        "",
+    )
+}
+
 /// A raw entry's call in an aliasing driver ([`aliasing_driver`]): `name(s, [k,] o)`, the
 /// key `k` passed when the entry takes `n_ins` > 1 inputs.
 pub fn alias_call(name: &str, n_ins: usize, s: &str, o: &str) -> String {
