@@ -49,8 +49,8 @@ pub struct Config {
     /// small|shallow|auto`; `None` = the measured rule of
     /// [`crate::normalize::sbox::default_goal`]: small in bitslice, shallow otherwise).
     pub sbox_circuit: Option<crate::normalize::sbox::CircuitGoal>,
-    /// Bitslice on AVX-512: the raw entry runs the program optimised for AVX2 on each 256-bit
-    /// half of its registers (`--entry-halves`; off by default: [`halves_program`]).
+    /// Bitslice on AVX-512: the raw entry runs a 256-bit program on each half of its
+    /// registers (`--entry-halves`; off by default: [`halves_program`]).
     pub entry_halves: bool,
     /// Which program those halves run (`--halves-ir avx2|avx512`): the source optimised for
     /// AVX2, or the AVX-512 program itself at 256 bits ([`halves_program`]).
@@ -457,7 +457,8 @@ pub fn packed_consts_program(
 }
 
 /// The program the raw entry runs on each 256-bit half of its registers under
-/// `--entry-halves` (bitslice on AVX-512), in place (`codegen`, `OpTarget::half`): with
+/// `--entry-halves` (bitslice on AVX-512), on copies of each half or in place
+/// (`--halves-in-place`; `codegen`, `OpTarget::half` and `strided`): with
 /// `--halves-ir avx2`, `ir` (elaborated) optimised for AVX2, with that target's rules (loops,
 /// registers, no ternlog: gcc fuses on its own); with `--halves-ir avx512`, `prog` itself (the
 /// AVX-512 program, its ternlogs at 256 bits through AVX-512VL). `None` without the flag or

@@ -163,19 +163,19 @@ OPTIONS:
                           avx512, none elsewhere; 0: none)
     --entry-halves, --no-entry-halves
                           -B on avx512: the raw entry runs a 256-bit program on each
-                          half of its registers, in place (off by default; a tuner
-                          knob: README, the avx512 raw entry on two 256-bit halves)
+                          half of its registers (off by default; a tuner knob: README,
+                          the avx512 raw entry on two 256-bit halves)
     --halves-ir avx2|avx512
                           which program those halves run: the source compiled for
                           avx2 (default), or the avx512 program itself at 256 bits
+    --halves-in-place, --no-halves-in-place
+                          run them in place on strided arrays, or on copies of each
+                          half (default)
     --state-loads, --no-state-loads
                           kept loops with their state in memory read each state word
                           into a register once (within 8 instructions) instead of
                           letting the C compiler re-read it (off by default; a tuner
                           knob: README, state loads)
-    --halves-in-place, --no-halves-in-place
-                          run them in place on strided arrays, or on copies of each
-                          half (default)
     --opaque-not, --no-opaque-not
                           SSE/AVX2: negations XOR with an all-ones register the C compiler
                           cannot see as a constant (off by default; a tuner knob: README,

@@ -1436,12 +1436,12 @@ fn emit_function(
                     memloop::In::State { slot, .. } if reg_slot.contains_key(slot) => {
                         format!("(*{})", reg_slot[slot])
                     }
-                    memloop::In::State { back, slot } if t.state_loads => {
-                        state_src[a.0 as usize] = Some(format!("{}[{}]", s_in[*back], t.at(*slot)));
-                        format!("{}[{}]", s_in[*back], t.at(*slot))
-                    }
                     memloop::In::State { back, slot } => {
-                        format!("{}[{}]", s_in[*back], t.at(*slot))
+                        let e = format!("{}[{}]", s_in[*back], t.at(*slot));
+                        if t.state_loads {
+                            state_src[a.0 as usize] = Some(e.clone());
+                        }
+                        e
                     }
                     memloop::In::Each(k) if x_compact => {
                         bcast64(t.width_arch(), &format!("{}[{}]", x_in, k))
@@ -2637,11 +2637,16 @@ fn dims(d: &[usize]) -> String {
 }
 
 /// `[i0][i1]..` of flat row-major index `flat` over `d`.
-fn index(d: &[usize], mut flat: usize) -> String {
+fn index(d: &[usize], flat: usize) -> String {
+    dims(&index_of(d, flat))
+}
+
+/// The indices `i0, i1, ..` of flat row-major index `flat` over `d`.
+fn index_of(d: &[usize], mut flat: usize) -> Vec<usize> {
     let mut idx = vec![0usize; d.len()];
     for k in (0..d.len()).rev() {
         idx[k] = flat % d[k];
         flat /= d[k];
     }
-    dims(&idx)
+    idx
 }

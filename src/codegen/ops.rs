@@ -68,26 +68,21 @@ impl OpTarget {
             self.arch
         }
     }
-    /// `[d0][d1]..` of a `DATATYPE` array of these dimensions, the last one times the stride.
-    pub fn dims(&self, d: &[usize]) -> String {
-        let mut v = d.to_vec();
+    /// `v` with its last entry times the stride.
+    fn last_strided(&self, mut v: Vec<usize>) -> Vec<usize> {
         if let Some(l) = v.last_mut() {
             *l *= self.stride();
         }
-        v.iter().map(|x| format!("[{}]", x)).collect()
+        v
+    }
+    /// `[d0][d1]..` of a `DATATYPE` array of these dimensions, the last one times the stride.
+    pub fn dims(&self, d: &[usize]) -> String {
+        super::dims(&self.last_strided(d.to_vec()))
     }
     /// `[i0][i1]..` of flat row-major index `flat` over `d` in a `DATATYPE` array, the last
     /// index times the stride (element `flat` sits at `flat * stride` of the strided array).
-    pub fn index(&self, d: &[usize], mut flat: usize) -> String {
-        let mut idx = vec![0usize; d.len()];
-        for k in (0..d.len()).rev() {
-            idx[k] = flat % d[k];
-            flat /= d[k];
-        }
-        if let Some(l) = idx.last_mut() {
-            *l *= self.stride();
-        }
-        idx.iter().map(|x| format!("[{}]", x)).collect()
+    pub fn index(&self, d: &[usize], flat: usize) -> String {
+        super::dims(&self.last_strided(super::index_of(d, flat)))
     }
     /// Position of element `k` of a one-dimensional `DATATYPE` array (or pointer).
     pub fn at(&self, k: usize) -> usize {
