@@ -146,9 +146,10 @@ pub const PIPELINE: &[PassId] = &[
     Inline,       // by policy; the default depends on slicing and target (see inline.rs)
     Interleave,   // on the inlined entry; before fold/cse, which merge the copies' const work
     Fold,         // after inlining: constants reach the callee bodies
-    Cse,          // after folding: folded operands expose more equal expressions
-    XorShare,     // after CSE, which merges equal XORs first; before ternlog, which fuses them
-    CopyProp,     // removes the copies fold and CSE leave, and what became dead
+    XorShare,     // before CSE, whose merged sums would split XOR trees; before ternlog
+    CopyProp,     // removes the copies fold leaves, and what became dead
+    Cse,          // after folding and copy-prop: folded operands expose more equal expressions
+    CopyProp,     // removes the copies CSE leaves, and what became dead
     Reroll,       // needs the runs of calls in body order, after the body is final
     Ternlog,      // target ops from here on (AVX-512 only); after CSE, which sees plain ops
     NotAbsorb,    // the negations ternlog fusion left (several readers); before copy-prop
