@@ -59,8 +59,9 @@ pub struct Config {
     /// (`--halves-in-place`), or on copies of each half (`--no-halves-in-place`).
     pub halves_in_place: bool,
     /// Memory-form loop bodies read each state slot once into an opaque register
-    /// (`--state-loads`; [`codegen::STATE_LOADS_DEFAULT`]).
-    pub state_loads: bool,
+    /// (`--state-loads`, `--no-state-loads`; `None` = the measured rule of
+    /// [`codegen::state_loads_rule`]).
+    pub state_loads: Option<bool>,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -95,7 +96,7 @@ impl Default for Config {
             entry_halves: false,
             halves_ir: HALVES_IR_DEFAULT,
             halves_in_place: HALVES_IN_PLACE_DEFAULT,
-            state_loads: codegen::STATE_LOADS_DEFAULT,
+            state_loads: None,
         }
     }
 }

@@ -404,7 +404,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
-        state_loads: false,
+        state_loads: None,
     }
 }
 
@@ -1115,7 +1115,7 @@ fn golden_c() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
-                state_loads: false,
+                state_loads: None,
             },
         )
         .unwrap();
@@ -1471,7 +1471,7 @@ fn opaque_not_on_sse_avx2() {
                 &CodegenConfig {
                     opaque_not: true,
                     uarch: nakiri::target::Uarch::host(),
-                    state_loads: false,
+                    state_loads: None,
                     ..cfg(arch, "o.h")
                 },
             )
@@ -1866,5 +1866,49 @@ fn register_arrays_are_cache_line_aligned() {
                 );
             }
         }
+    }
+}
+
+/// State loads by default (`codegen::state_loads_rule`): on AVX2 a memory-form loop body takes
+/// opaque state loads when they would be at least `STATE_LOADS_MIN_PER_MILLE` per mille of its
+/// instructions (Ascon's round loop: 9%, GIFT's: 20%), not when sparser (AES's: 3%), never on
+/// AVX-512, and `--state-loads` / `--no-state-loads` override the rule either way.
+#[test]
+fn state_loads_rule_by_default() {
+    use nakiri::codegen::{state_loads_rule, STATE_LOADS_MIN_PER_MILLE};
+    let per_mille = STATE_LOADS_MIN_PER_MILLE;
+    assert!(state_loads_rule(Arch::Avx2, per_mille, 1000));
+    assert!(!state_loads_rule(Arch::Avx2, per_mille - 1, 1000));
+    for arch in [Arch::Std, Arch::Sse, Arch::Avx512] {
+        assert!(!state_loads_rule(arch, 1000, 1000), "{arch}");
+    }
+    for (file, arch, flag, want) in [
+        ("ciphers/ascon/ascon.ua", Arch::Avx2, None, true),
+        ("ciphers/gift/gift.ua", Arch::Avx2, None, true),
+        ("ciphers/aes/aes.ua", Arch::Avx2, None, false),
+        ("ciphers/ascon/ascon.ua", Arch::Avx512, None, false),
+        ("ciphers/ascon/ascon.ua", Arch::Sse, None, false),
+        ("ciphers/ascon/ascon.ua", Arch::Avx2, Some(false), false),
+        ("ciphers/aes/aes.ua", Arch::Avx2, Some(true), true),
+    ] {
+        let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+        let mut cfg = nakiri::driver::Config {
+            slicing: Slicing::B,
+            arch,
+            state_loads: flag,
+            ..Default::default()
+        };
+        cfg.opt.uarch = nakiri::target::Uarch::Amd;
+        let (front, out) = nakiri::driver::compile(file, &src, &cfg, &common::Fs, "out.h");
+        let out = out.unwrap_or_else(|| panic!("{}", front.render_diags()));
+        assert!(
+            out.c.contains("its state in memory (codegen/memloop.rs)"),
+            "{file} -B {arch}: a memory-form loop"
+        );
+        assert_eq!(
+            out.c.contains("DATATYPE nk_ld"),
+            want,
+            "{file} -B {arch} state_loads {flag:?}"
+        );
     }
 }

@@ -47,7 +47,7 @@ fn planted_branch_and_table_index_are_reported() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         },
     )
     .unwrap();

@@ -148,7 +148,7 @@ fn run_one(src: &str, slicing: Slicing, loops: nakiri::opt::LoopPolicy) {
                     loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
-                    state_loads: false,
+                    state_loads: None,
                 },
             );
         }

@@ -406,7 +406,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
@@ -508,7 +508,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
-                state_loads: false,
+                state_loads: None,
             };
             nakiri::codegen::generate(&prog, &ccfg).unwrap().c
         };
@@ -550,7 +550,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         loop_regs: None,
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
-        state_loads: false,
+        state_loads: None,
     };
     assert!(!nakiri::codegen::generate(&prog, &cfg)
         .unwrap()
@@ -1018,7 +1018,7 @@ fn kept_loops_are_c_for_loops() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         },
     )
     .unwrap();
@@ -1055,7 +1055,7 @@ fn kept_loops_are_c_for_loops() {
                     loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
-                    state_loads: false,
+                    state_loads: None,
                 },
             )
             .unwrap();
@@ -1569,7 +1569,7 @@ fn state_in_output_array_handles_aliasing() {
                         loop_regs: None,
                         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                         uarch: nakiri::target::Uarch::host(),
-                        state_loads: false,
+                        state_loads: None,
                     },
                 )
                 .unwrap()
@@ -1731,7 +1731,7 @@ fn register_form_loop_reads_strided_inputs_in_place() {
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         };
         let out = nakiri::codegen::generate(&prog, &gen).unwrap();
         assert!(
@@ -1791,7 +1791,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
-                state_loads: false,
+                state_loads: None,
             };
             let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
             let c = &out.c;

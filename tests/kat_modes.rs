@@ -214,7 +214,7 @@ fn aes128_ctr_every_slicing() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
-                state_loads: false,
+                state_loads: None,
             },
         )
         .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));

@@ -1037,7 +1037,7 @@ fn generated_code_end_to_end() {
                 loop_regs: None,
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
-                state_loads: false,
+                state_loads: None,
             };
             let out = nakiri::codegen::generate(&case.prog, &cfg)
                 .unwrap_or_else(|err| panic!("generate {e}: {err}"));
@@ -2675,7 +2675,7 @@ fn outputs_share_input_register_arrays() {
                     loop_regs: None,
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
-                    state_loads: false,
+                    state_loads: None,
                 },
             )
             .unwrap();
@@ -2961,7 +2961,7 @@ fn state_loads_match_the_interpreter() {
                 let mut cfg = Config {
                     slicing: Slicing::B,
                     arch,
-                    state_loads: on,
+                    state_loads: Some(on),
                     ..Config::default()
                 };
                 cfg.opt.uarch = nakiri::target::Uarch::Amd;
@@ -2973,7 +2973,7 @@ fn state_loads_match_the_interpreter() {
             let memloop = off.c.contains("its state in memory (codegen/memloop.rs)");
             assert!(
                 !off.c.contains("DATATYPE nk_ld"),
-                "{file} -B {arch}: off by default"
+                "{file} -B {arch}: none with --no-state-loads"
             );
             // (a body whose slots are each read once within the window keeps its C)
             assert!(

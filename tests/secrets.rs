@@ -31,7 +31,7 @@ fn generated_for(
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         },
     )
     .unwrap();

@@ -1354,8 +1354,8 @@ fn loop_regs_knob() {
     }
 }
 
-/// The `state-loads` knob (`--state-loads`): searched on the SIMD targets only, off by default,
-/// read back from the knob line, and applied to the C (Ascon `-B`'s memory-form round loop
+/// The `state-loads` knob (`--state-loads`): searched on the SIMD targets only, the rule by
+/// default (off on AVX-512), read back from the knob line, and applied to the C (Ascon `-B`'s memory-form round loop
 /// reads its state into opaque registers; tests/packed.rs checks what it computes).
 #[test]
 fn state_loads_knob() {
@@ -1378,18 +1378,21 @@ fn state_loads_knob() {
     };
     let ch = checked(&src, Slicing::B);
     let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
-    assert!(!default.state_loads, "off by default");
+    assert_eq!(default.state_loads, None, "the rule by default");
+    assert!(!default.to_line().contains("state-loads"));
     let alts = space.alternatives(Dim::StateLoads, &default);
     assert_eq!(
         alts.iter().map(|k| k.state_loads).collect::<Vec<_>>(),
-        [true]
+        [Some(true), Some(false)]
     );
     let mut prep = preparer(&ch, base.clone());
-    for on in [false, true] {
+    // (on AVX-512 the rule leaves them off)
+    for on in [None, Some(false), Some(true)] {
         let k = Knobs {
             state_loads: on,
             ..default.clone()
         };
+        let on = on == Some(true);
         assert_eq!(k.to_line().contains("state-loads=on"), on);
         let c = round_trip_and_compile(&mut prep, &k);
         assert_eq!(c.out.c.contains("DATATYPE nk_ld"), on, "state-loads={on}");

@@ -57,16 +57,49 @@ pub struct CodegenConfig {
     /// takes the port-5 form ([`ops::ROT64_P5_EVERY`]).
     pub uarch: crate::target::Uarch,
     /// Memory-form loop bodies read each state slot once into an opaque register
-    /// (`--state-loads`; [`STATE_LOADS_DEFAULT`], `OpTarget::state_loads`).
-    pub state_loads: bool,
+    /// (`--state-loads`, `--no-state-loads`; `None`: [`state_loads_rule`] decides per loop
+    /// body; `OpTarget::state_loads`).
+    pub state_loads: Option<bool>,
 }
 
-/// Memory-form loop bodies leave state reads to the C compiler by default, which folds them
+/// Memory-form loop bodies leave state reads to the C compiler unless told, which folds them
 /// into the instructions that use them (a slot read by four of an S-box's instructions is
 /// loaded four times). `--state-loads` (the tuner's `state-loads` knob) loads it once: faster
 /// where the reads cluster (Ascon), slower where they spread (Xoodoo: the registers held
-/// spill), so a knob (README "State loads").
-pub const STATE_LOADS_DEFAULT: bool = false;
+/// spill). By default [`state_loads_rule`] decides per loop body.
+///
+/// The rule, measured on Zen 4 (README "State loads by default on AVX2", `bench compare
+/// --runs 3`, after CSE by value): on AVX2 a body takes them when its opaque loads would be at
+/// least [`STATE_LOADS_MIN_PER_MILLE`] per mille of its instructions. Bodies that dense gained
+/// 3-24% raw (GIFT 0.76, Subterranean 0.79, Ascon 0.89, PHOTON 0.95, Gimli 0.97, Spongent
+/// 0.97; ChaCha20 1.01); sparser ones lost up to 3% (AES const rk 1.01 raw / 1.03 packed,
+/// Pyjamask 1.01 / 1.02, AES planes 1.02). Off on AVX-512, where the same bodies measured
+/// 0.94-1.06, and on `std` (not measured).
+pub fn state_loads_rule(arch: Arch, loads: usize, instrs: usize) -> bool {
+    matches!(arch, Arch::Avx2) && loads * 1000 >= STATE_LOADS_MIN_PER_MILLE * instrs.max(1)
+}
+
+/// [`state_loads_rule`]'s threshold: opaque state loads per thousand instructions of a body.
+pub const STATE_LOADS_MIN_PER_MILLE: usize = 45;
+
+/// How many opaque loads `--state-loads` makes of one state input read at body positions
+/// `uses` (ascending): one at each read that begins a run of reads at most
+/// [`ops::STATE_LOAD_WINDOW`] apart and has another read in its window.
+fn state_load_count(uses: &[usize]) -> usize {
+    let mut n = 0;
+    let mut last: Option<usize> = None;
+    for (i, &k) in uses.iter().enumerate() {
+        if last.is_none_or(|l| k - l > ops::STATE_LOAD_WINDOW)
+            && uses[i + 1..]
+                .iter()
+                .any(|&j| j > k && j - k <= ops::STATE_LOAD_WINDOW)
+        {
+            n += 1;
+        }
+        last = Some(k);
+    }
+    n
+}
 
 /// Negations stay visible to the C compiler by default: making them opaque (`--opaque-not`, the
 /// tuner's `opaque-not` knob) changes what gcc fuses into its own `vpternlog`s on a CPU with
@@ -840,7 +873,8 @@ pub fn generate_over(
             lane_bits: Arch::Avx2.hslice_lane_bits(),
             half: true,
             strided: in_place,
-            state_loads: cfg.state_loads,
+            // (the rule was measured on whole AVX2 programs, not on an AVX-512 entry's halves)
+            state_loads: cfg.state_loads.or(Some(false)),
         };
         // The halves' helpers are typed by their DATATYPE: they get names of their own and
         // go in the section.
@@ -1438,7 +1472,7 @@ fn emit_function(
                     }
                     memloop::In::State { back, slot } => {
                         let e = format!("{}[{}]", s_in[*back], t.at(*slot));
-                        if t.state_loads {
+                        if t.state_loads != Some(false) {
                             state_src[a.0 as usize] = Some(e.clone());
                         }
                         e
@@ -1613,6 +1647,13 @@ fn emit_function(
             if state_src[u.0 as usize].is_some() {
                 state_uses[u.0 as usize].push(k);
             }
+        }
+    }
+    // (by default) the rule decides from how many opaque loads the body would take
+    if t.state_loads.is_none() && state_src.iter().any(Option::is_some) {
+        let loads: usize = state_uses.iter().map(|u| state_load_count(u)).sum();
+        if !state_loads_rule(t.arch, loads, node.body.len()) {
+            state_src.iter_mut().for_each(|s| *s = None);
         }
     }
     let mut y_src = YSrc::new();

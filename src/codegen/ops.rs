@@ -30,8 +30,8 @@ pub(crate) struct OpTarget {
     pub strided: bool,
     /// Memory-form loop bodies read each state slot into a register the C compiler cannot
     /// trace back to memory, again only after [`STATE_LOAD_WINDOW`] instructions without a
-    /// read (`--state-loads`; [`crate::codegen::STATE_LOADS_DEFAULT`]).
-    pub state_loads: bool,
+    /// read (`--state-loads`; `None`: [`crate::codegen::state_loads_rule`] decides per body).
+    pub state_loads: Option<bool>,
 }
 
 /// With `--state-loads`, a state slot read again within this many instructions of its last
@@ -972,7 +972,7 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
         lane_bits: arch.hslice_lane_bits(),
         half: false,
         strided: false,
-        state_loads: false,
+        state_loads: Some(false),
     };
     let mut helpers = Helpers::default();
     let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;

@@ -111,8 +111,8 @@ pub struct Knobs {
     /// `codegen::memloop::register_slots_count`).
     pub loop_regs: Option<usize>,
     /// Memory-form loop bodies read each state slot once into an opaque register
-    /// (`--state-loads`).
-    pub state_loads: bool,
+    /// (`--state-loads`; `None`: the rule of `codegen::state_loads_rule`).
+    pub state_loads: Option<bool>,
     /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`), the
     /// program they run (`--halves-ir`: AVX2's or the AVX-512 one) and whether in place
     /// (`--halves-in-place`).
@@ -469,7 +469,7 @@ impl Space {
             sbox_circuit: None,
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
-            state_loads: crate::codegen::STATE_LOADS_DEFAULT,
+            state_loads: None,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -610,10 +610,14 @@ impl Space {
                     });
                 }
             }
-            Dim::StateLoads => push(Knobs {
-                state_loads: !cur.state_loads,
-                ..cur.clone()
-            }),
+            Dim::StateLoads => {
+                for p in [None, Some(true), Some(false)] {
+                    push(Knobs {
+                        state_loads: p,
+                        ..cur.clone()
+                    });
+                }
+            }
             Dim::OpaqueNot => push(Knobs {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
@@ -732,11 +736,8 @@ impl Knobs {
         if let Some(n) = self.loop_regs {
             s.push_str(&format!(" loop-regs={}", n));
         }
-        if self.state_loads != crate::codegen::STATE_LOADS_DEFAULT {
-            s.push_str(&format!(
-                " state-loads={}",
-                if self.state_loads { "on" } else { "off" }
-            ));
+        if let Some(p) = self.state_loads {
+            s.push_str(&format!(" state-loads={}", if p { "on" } else { "off" }));
         }
         if self.entry_halves {
             s.push_str(" entry-halves=on");
@@ -776,7 +777,7 @@ impl Knobs {
             sbox_circuit: None,
             opaque_not: false,
             loop_regs: None,
-            state_loads: crate::codegen::STATE_LOADS_DEFAULT,
+            state_loads: None,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -852,7 +853,7 @@ impl Knobs {
                 }
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
-                "state-loads" => k.state_loads = on(v)?,
+                "state-loads" => k.state_loads = Some(on(v)?),
                 "entry-halves" => k.entry_halves = on(v)?,
                 "halves-ir" => {
                     k.halves_ir = match v {

@@ -488,7 +488,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             loop_regs: None,
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
-            state_loads: false,
+            state_loads: None,
         },
     )
     .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
