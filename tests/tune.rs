@@ -1355,8 +1355,9 @@ fn loop_regs_knob() {
 }
 
 /// The `state-loads` knob (`--state-loads`): searched on the SIMD targets only, the rule by
-/// default (off on AVX-512), read back from the knob line, and applied to the C (Ascon `-B`'s memory-form round loop
-/// reads its state into opaque registers; tests/packed.rs checks what it computes).
+/// default (off on AVX-512), read back from the knob line, and applied to the C (Ascon `-B`'s
+/// memory-form round loop reads its state into opaque registers; tests/packed.rs checks what
+/// it computes).
 #[test]
 fn state_loads_knob() {
     for (slicing, arch) in [(Slicing::B, Arch::Std), (Slicing::V, Arch::Std)] {
