@@ -59,6 +59,11 @@ fn round_trip_and_compile(prep: &mut CheckedPreparer<'_>, k: &Knobs) -> Compiled
     prep.compile(k).unwrap()
 }
 
+/// Whether the search space of a program of this slicing on `arch` has dimension `d`.
+fn searched(d: Dim, slicing: Slicing, arch: Arch) -> bool {
+    Space::new(slicing, arch, ccs(), false).dims.contains(&d)
+}
+
 /// RECTANGLE checked in bitslice, and the default configuration for `arch`.
 fn rectangle_b(arch: Arch) -> (nakiri::sema::Checked, Config) {
     let src =
@@ -786,15 +791,9 @@ fn a_loop_forced_unrolled_is_unrolled_and_computes_the_same() {
 #[test]
 fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
     use nakiri::tune::SpillKnob;
-    assert!(Space::new(Slicing::V, Arch::Avx2, ccs(), false)
-        .dims
-        .contains(&Dim::Spill));
-    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false)
-        .dims
-        .contains(&Dim::Spill));
-    assert!(!Space::new(Slicing::H, Arch::Avx2, ccs(), false)
-        .dims
-        .contains(&Dim::Spill));
+    assert!(searched(Dim::Spill, Slicing::V, Arch::Avx2));
+    assert!(!searched(Dim::Spill, Slicing::V, Arch::Std));
+    assert!(!searched(Dim::Spill, Slicing::H, Arch::Avx2));
     let (ch, base, space, default) = shipped_v("ciphers/chacha20/chacha20.ua", Arch::Avx2);
     assert_eq!(default.spill, SpillKnob::Lockstep);
     assert_eq!(
@@ -857,9 +856,7 @@ fn spill_knob_switches_explicit_spilling_and_the_lockstep_order() {
 /// knob line; a timer under which the 3-way kernel is fastest makes the search choose it.
 #[test]
 fn packed_goal_searches_the_kernel_behind_the_packed_entry() {
-    assert!(!Space::new(Slicing::V, Arch::Std, ccs(), false)
-        .dims
-        .contains(&Dim::PackedInterleave));
+    assert!(!searched(Dim::PackedInterleave, Slicing::V, Arch::Std));
     let mut space = Space::new(Slicing::V, Arch::Std, ccs(), false);
     space.for_goal(Goal::Packed);
     assert!(space.dims.contains(&Dim::PackedInterleave));
@@ -1287,9 +1284,7 @@ fn opaque_not_knob_applies_on_sse_avx2() {
         (Arch::Avx512, false),
     ] {
         assert_eq!(
-            Space::new(Slicing::V, arch, ccs(), false)
-                .dims
-                .contains(&Dim::OpaqueNot),
+            searched(Dim::OpaqueNot, Slicing::V, arch),
             applies,
             "{arch}"
         );
@@ -1320,9 +1315,7 @@ fn opaque_not_knob_applies_on_sse_avx2() {
 /// in the loop body; tests/packed.rs checks what they compute).
 #[test]
 fn loop_regs_knob() {
-    assert!(!Space::new(Slicing::B, Arch::Std, ccs(), false)
-        .dims
-        .contains(&Dim::LoopRegs));
+    assert!(!searched(Dim::LoopRegs, Slicing::B, Arch::Std));
     let space = Space::new(Slicing::B, Arch::Avx2, ccs(), false);
     assert!(space.dims.contains(&Dim::LoopRegs));
     let (ch, base) = rectangle_b(Arch::Avx2);
@@ -1362,9 +1355,7 @@ fn loop_regs_knob() {
 fn state_loads_knob() {
     for (slicing, arch) in [(Slicing::B, Arch::Std), (Slicing::V, Arch::Std)] {
         assert!(
-            !Space::new(slicing, arch, ccs(), false)
-                .dims
-                .contains(&Dim::StateLoads),
+            !searched(Dim::StateLoads, slicing, arch),
             "{slicing:?} {arch}"
         );
     }
@@ -1411,9 +1402,7 @@ fn entry_halves_knob() {
         (Slicing::B, Arch::Std),
     ] {
         assert!(
-            !Space::new(slicing, arch, ccs(), false)
-                .dims
-                .contains(&Dim::EntryHalves),
+            !searched(Dim::EntryHalves, slicing, arch),
             "{slicing:?} {arch}"
         );
     }
