@@ -307,6 +307,40 @@ fn optimiser_flags() {
     assert!(sched_line(&[xoo, "-V", "--sched-bits-in", "BHV"]).contains("moved"));
     let (code, _, err) = nakiri(&["compile", xoo, "--sched-bits-in", "X"]);
     assert_eq!(code, 2, "{}", err);
+    // --sched-bits-up / --no-sched-bits-up: only bottom-up or only top-down orders; by
+    // default the bottom-up one where its estimate is 9% lower (Gimli -B avx512), else the
+    // top-down one (AES -B avx512). The report's "spills-after" is the kept order's estimate.
+    let spills = |args: &[&str]| -> usize {
+        let l = sched_line(args);
+        let n = l.split("spills-after ").nth(1).expect("an estimate");
+        n.split(|c: char| !c.is_ascii_digit())
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    for (f, up_default) in [
+        ("ciphers/gimli/gimli.ua", true),
+        ("ciphers/aes/aes.ua", false),
+    ] {
+        let base = [f, "-B", "--arch", "avx512"];
+        let with = |flag: &str| {
+            let mut a = base.to_vec();
+            a.push(flag);
+            spills(&a)
+        };
+        let (d, up, down) = (
+            spills(&base),
+            with("--sched-bits-up"),
+            with("--no-sched-bits-up"),
+        );
+        assert_ne!(up, down, "{f}");
+        assert_eq!(
+            d,
+            if up_default { up } else { down },
+            "{f}: {d} {up} {down}"
+        );
+    }
     // -H on SIMD inlines every node by default (the S-box is no C function any more).
     let (_, ir, _) = nakiri(&[
         "compile", aes, "-H", "--arch", "avx2", "--loops", "unroll", "--dump", "ir",

@@ -1391,6 +1391,56 @@ fn state_loads_knob() {
     }
 }
 
+/// The `sched-bits-up` knob (`--sched-bits-up`): searched where `sched-bits` runs (not in
+/// vslice), the rule by default, tried both ways only when `sched-bits` is on, read back from
+/// the knob line, and applied (AES-128 `-B` avx512: the default keeps a top-down order, the
+/// knob on a bottom-up one, whose C differs; tests/ir_passes.rs checks what it computes).
+#[test]
+fn sched_bits_up_knob() {
+    assert!(!searched(Dim::SchedBitsUp, Slicing::V, Arch::Avx2));
+    assert!(searched(Dim::SchedBitsUp, Slicing::H, Arch::Std));
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    assert!(space.dims.contains(&Dim::SchedBitsUp));
+    let src = std::fs::read_to_string(common::root().join("ciphers/aes/aes.ua")).unwrap();
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
+    let ch = checked(&src, Slicing::B);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    assert_eq!(default.sched_bits_up, None, "the rule by default");
+    assert!(!default.to_line().contains("sched-bits-up"));
+    let alts = space.alternatives(Dim::SchedBitsUp, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.sched_bits_up).collect::<Vec<_>>(),
+        [Some(true), Some(false)]
+    );
+    let off = Knobs {
+        sched_bits: false,
+        ..default.clone()
+    };
+    assert!(space.alternatives(Dim::SchedBitsUp, &off).is_empty());
+    let mut prep = preparer(&ch, base.clone());
+    let mut cs = Vec::new();
+    for up in [None, Some(false), Some(true)] {
+        let k = Knobs {
+            sched_bits_up: up,
+            ..default.clone()
+        };
+        let line = k.to_line();
+        assert_eq!(line.contains("sched-bits-up=on"), up == Some(true));
+        assert_eq!(line.contains("sched-bits-up=off"), up == Some(false));
+        assert_eq!(Knobs::parse(&line).map(|p| p.sched_bits_up), Some(up));
+        let c = round_trip_and_compile(&mut prep, &k);
+        // (the banner names the knobs: compare the code after it)
+        let code = c.out.c[c.out.c.find("#include").unwrap()..].to_string();
+        cs.push(code);
+    }
+    assert_eq!(cs[0], cs[1], "the rule keeps the top-down order for AES");
+    assert_ne!(cs[0], cs[2], "the knob on gives a bottom-up order");
+}
+
 /// The `entry-halves` knob (`--entry-halves`, `--halves-ir`, `--halves-in-place`): searched
 /// in bitslice on AVX-512 only, off by default, tried with each program and layout, read back
 /// from the knob line, and applied to the C (tests/packed.rs checks what it computes).

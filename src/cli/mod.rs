@@ -195,6 +195,11 @@ OPTIONS:
                           rule: small in bitslice, shallow otherwise (README, S-box circuits)
     --sched-bits-in S     the slicings the register-pressure scheduler (sched-bits) runs
                           in: B, BH (default) or BHV
+    --sched-bits-up, --no-sched-bits-up
+                          sched-bits keeps only a bottom-up order (values computed just
+                          before their first reader), or only a top-down one; default: the
+                          bottom-up order where its estimated spills are below 0.91 of the
+                          top-down one's (README, the bottom-up schedule)
     --compat usubac|nakiri
                           whose meaning usubac's quirks follow (repeated `=`, the S-box
                           database bit order); default: nakiri with `check`/`compile`,
@@ -253,6 +258,7 @@ struct Args {
     verbose: bool,
     sched_window: Option<usize>,
     sched_bits_in: Option<crate::opt::SchedBitsIn>,
+    sched_bits_up: Option<bool>,
     spill: Option<bool>,
     mem_loops: Option<bool>,
     loop_regs: Option<usize>,
@@ -496,6 +502,8 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
             "--no-opaque-not" => a.opaque_not = Some(false),
             "--entry-halves" => a.entry_halves = Some(true),
             "--no-entry-halves" => a.entry_halves = Some(false),
+            "--sched-bits-up" => a.sched_bits_up = Some(true),
+            "--no-sched-bits-up" => a.sched_bits_up = Some(false),
             "--state-loads" => a.state_loads = Some(true),
             "--no-state-loads" => a.state_loads = Some(false),
             "--halves-in-place" => a.halves_in_place = Some(true),
@@ -660,6 +668,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if let Some(v) = a.sched_bits_in {
         cfg.opt.sched_bits_in = v;
+    }
+    if a.sched_bits_up.is_some() {
+        cfg.opt.sched_bits_up = a.sched_bits_up;
     }
     if let Some(l) = a.loops {
         cfg.opt.loops = l;

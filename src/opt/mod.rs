@@ -191,6 +191,10 @@ pub struct OptConfig {
     /// The slicings the register-pressure scheduler (`sched-bits`) runs in
     /// (`--sched-bits-in`); the default is measured (`SchedBitsIn::default`).
     pub sched_bits_in: SchedBitsIn,
+    /// Which orders `sched-bits` may keep (`--sched-bits-up` / `--no-sched-bits-up`):
+    /// `Some(true)` only bottom-up ones, `Some(false)` only top-down ones, `None` (default)
+    /// the rule of `sched_bits::UP_MAX_PER_MILLE`.
+    pub sched_bits_up: Option<bool>,
     /// Kept loops whose state outgrows the registers will live in memory
     /// (`codegen/memloop.rs`, `--no-mem-loops`): `sched-bits` schedules their bodies for
     /// inputs read from memory and outputs stored as computed. The driver copies its own flag.
@@ -264,6 +268,7 @@ impl Default for OptConfig {
             max_ops: inline::MAX_INLINED_TOTAL,
             unrolled_loops: Vec::new(),
             sched_bits_in: SchedBitsIn::default(),
+            sched_bits_up: None,
             mem_loops: true, // = codegen::MEM_LOOPS_DEFAULT (the driver copies its flag)
             keep_const_fed_loops: false,
             skip_outline: false,

@@ -113,6 +113,9 @@ pub struct Knobs {
     /// Memory-form loop bodies read each state slot once into an opaque register
     /// (`--state-loads`; `None`: the rule of `codegen::state_loads_rule`).
     pub state_loads: Option<bool>,
+    /// `sched-bits` keeps only a bottom-up order, or only a top-down one
+    /// (`--sched-bits-up`; `None`: the rule of `sched_bits::UP_MAX_PER_MILLE`).
+    pub sched_bits_up: Option<bool>,
     /// Bitslice on AVX-512: the raw entry on two 256-bit halves (`--entry-halves`), the
     /// program they run (`--halves-ir`: AVX2's or the AVX-512 one) and whether in place
     /// (`--halves-in-place`).
@@ -235,6 +238,8 @@ pub enum Dim {
     Loops,
     Inline,
     SchedBits,
+    /// The direction of `sched-bits`' orders (`--sched-bits-up`), with `sched-bits` on.
+    SchedBitsUp,
     SchedIlp,
     Interleave,
     Ternlog,
@@ -271,10 +276,11 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 20] = [
+    pub const ALL: [Dim; 21] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
+        Dim::SchedBitsUp,
         Dim::SchedIlp,
         Dim::Interleave,
         Dim::Ternlog,
@@ -298,6 +304,7 @@ impl Dim {
             Dim::Loops => "loops",
             Dim::Inline => "inline",
             Dim::SchedBits => "sched-bits",
+            Dim::SchedBitsUp => "sched-bits-up",
             Dim::SchedIlp => "sched-ilp",
             Dim::Interleave => "interleave",
             Dim::Ternlog => "ternlog",
@@ -352,6 +359,7 @@ impl Space {
             .copied()
             .filter(|d| match d {
                 Dim::SchedBits => true,
+                Dim::SchedBitsUp => slicing != Slicing::V,
                 Dim::SchedIlp => slicing != Slicing::B,
                 Dim::Ternlog | Dim::TernlogOrder | Dim::NotAbsorb | Dim::TernlogDup => {
                     arch == Arch::Avx512
@@ -470,6 +478,7 @@ impl Space {
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
             state_loads: None,
+            sched_bits_up: opt.sched_bits_up,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -618,6 +627,16 @@ impl Space {
                     });
                 }
             }
+            // (the direction means something only when sched-bits runs)
+            Dim::SchedBitsUp if cur.sched_bits => {
+                for p in [None, Some(true), Some(false)] {
+                    push(Knobs {
+                        sched_bits_up: p,
+                        ..cur.clone()
+                    });
+                }
+            }
+            Dim::SchedBitsUp => {}
             Dim::OpaqueNot => push(Knobs {
                 opaque_not: !cur.opaque_not,
                 ..cur.clone()
@@ -739,6 +758,9 @@ impl Knobs {
         if let Some(p) = self.state_loads {
             s.push_str(&format!(" state-loads={}", if p { "on" } else { "off" }));
         }
+        if let Some(p) = self.sched_bits_up {
+            s.push_str(&format!(" sched-bits-up={}", if p { "on" } else { "off" }));
+        }
         if self.entry_halves {
             s.push_str(" entry-halves=on");
             if self.halves_ir != crate::driver::HALVES_IR_DEFAULT {
@@ -778,6 +800,7 @@ impl Knobs {
             opaque_not: false,
             loop_regs: None,
             state_loads: None,
+            sched_bits_up: None,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
             halves_in_place: crate::driver::HALVES_IN_PLACE_DEFAULT,
@@ -854,6 +877,7 @@ impl Knobs {
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
                 "state-loads" => k.state_loads = Some(on(v)?),
+                "sched-bits-up" => k.sched_bits_up = Some(on(v)?),
                 "entry-halves" => k.entry_halves = on(v)?,
                 "halves-ir" => {
                     k.halves_ir = match v {
