@@ -1825,9 +1825,10 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
 /// On AMD, bitslice on AVX-512 compiles the program with and without `xor-share` and keeps the
 /// result without it when that is at least 2% cheaper by estimate (`opt::optimize`): PHOTON
 /// unrolled (`--loops unroll`; by default it now keeps its round loop on AMD, and the trial
-/// only weighs straight-line code) drops the pass (as `--disable xor-share` compiles it),
-/// Pyjamask and AES keep it, and on Intel, or on avx2, PHOTON keeps it. Both results compute
-/// the same.
+/// only weighs straight-line code) drops the pass (as `--disable xor-share` compiles it), and
+/// so does Pyjamask since `sched-bits` has bottom-up orders (its unshared body then estimates
+/// 20 864 operations and 16 007 spills against 17 210 and 22 422; measured the same speed),
+/// AES keeps it, and on Intel, or on avx2, PHOTON keeps it. Both results compute the same.
 #[test]
 fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
     use nakiri::codegen::Arch;
@@ -1849,12 +1850,13 @@ fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
     let text =
         |file: &str, c: &Config| nakiri::ir::print::to_string(&common::lower_file_cfg(file, c));
     let photon = "ciphers/photon256/photon256.ua";
-    let amd = text(photon, &cfg(Uarch::Amd, Arch::Avx512, false));
-    assert_eq!(
-        amd,
-        text(photon, &cfg(Uarch::Amd, Arch::Avx512, true)),
-        "PHOTON on AMD avx512: compiled without xor-share"
-    );
+    for file in [photon, "ciphers/pyjamask128/pyjamask128.ua"] {
+        assert_eq!(
+            text(file, &cfg(Uarch::Amd, Arch::Avx512, false)),
+            text(file, &cfg(Uarch::Amd, Arch::Avx512, true)),
+            "{file} on AMD avx512: compiled without xor-share"
+        );
+    }
     for (uarch, arch) in [(Uarch::Intel, Arch::Avx512), (Uarch::Amd, Arch::Avx2)] {
         assert_ne!(
             text(photon, &cfg(uarch, arch, false)),
@@ -1862,7 +1864,7 @@ fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
             "PHOTON on {uarch:?} {arch:?}: xor-share runs"
         );
     }
-    for file in ["ciphers/pyjamask128/pyjamask128.ua", "ciphers/aes/aes.ua"] {
+    for file in ["ciphers/aes/aes.ua"] {
         assert_ne!(
             text(file, &cfg(Uarch::Amd, Arch::Avx512, false)),
             text(file, &cfg(Uarch::Amd, Arch::Avx512, true)),
