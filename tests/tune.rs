@@ -64,6 +64,21 @@ fn searched(d: Dim, slicing: Slicing, arch: Arch) -> bool {
     Space::new(slicing, arch, ccs(), false).dims.contains(&d)
 }
 
+/// A shipped cipher in bitslice on AVX-512: its search space, the default configuration, the
+/// checked program and the default knobs.
+fn b_avx512(file: &str) -> (Space, Config, nakiri::sema::Checked, Knobs) {
+    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    let src = std::fs::read_to_string(common::root().join(file)).unwrap();
+    let base = Config {
+        slicing: Slicing::B,
+        arch: Arch::Avx512,
+        ..Config::default()
+    };
+    let ch = checked(&src, Slicing::B);
+    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    (space, base, ch, default)
+}
+
 /// RECTANGLE checked in bitslice, and the default configuration for `arch`.
 fn rectangle_b(arch: Arch) -> (nakiri::sema::Checked, Config) {
     let src =
@@ -1359,17 +1374,9 @@ fn state_loads_knob() {
             "{slicing:?} {arch}"
         );
     }
-    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
-    assert!(space.dims.contains(&Dim::StateLoads));
     // Ascon: its S-box reads state slots several times in a row
-    let src = std::fs::read_to_string(common::root().join("ciphers/ascon/ascon.ua")).unwrap();
-    let base = Config {
-        slicing: Slicing::B,
-        arch: Arch::Avx512,
-        ..Config::default()
-    };
-    let ch = checked(&src, Slicing::B);
-    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
+    let (space, base, ch, default) = b_avx512("ciphers/ascon/ascon.ua");
+    assert!(space.dims.contains(&Dim::StateLoads));
     assert_eq!(default.state_loads, None, "the rule by default");
     assert!(!default.to_line().contains("state-loads"));
     let alts = space.alternatives(Dim::StateLoads, &default);
@@ -1399,16 +1406,8 @@ fn state_loads_knob() {
 fn sched_bits_up_knob() {
     assert!(!searched(Dim::SchedBitsUp, Slicing::V, Arch::Avx2));
     assert!(searched(Dim::SchedBitsUp, Slicing::H, Arch::Std));
-    let space = Space::new(Slicing::B, Arch::Avx512, ccs(), false);
+    let (space, base, ch, default) = b_avx512("ciphers/aes/aes.ua");
     assert!(space.dims.contains(&Dim::SchedBitsUp));
-    let src = std::fs::read_to_string(common::root().join("ciphers/aes/aes.ua")).unwrap();
-    let base = Config {
-        slicing: Slicing::B,
-        arch: Arch::Avx512,
-        ..Config::default()
-    };
-    let ch = checked(&src, Slicing::B);
-    let default = space.default_knobs(&base.opt, base.spill, base.opaque_not);
     assert_eq!(default.sched_bits_up, None, "the rule by default");
     assert!(!default.to_line().contains("sched-bits-up"));
     let alts = space.alternatives(Dim::SchedBitsUp, &default);

@@ -234,6 +234,32 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
     Some(order)
 }
 
+/// The defining instruction of each atom (`None`: an input), the distinct operands of each
+/// instruction, and the instructions reading each atom (each once).
+type Dependences = (Vec<Option<usize>>, Vec<Vec<u32>>, Vec<Vec<u32>>);
+
+fn dependences(node: &Node) -> Dependences {
+    let nv = node.vars.len();
+    let mut def: Vec<Option<usize>> = vec![None; nv];
+    for (i, ins) in node.body.iter().enumerate() {
+        for d in ins.defs() {
+            def[d.0 as usize] = Some(i);
+        }
+    }
+    let mut operands: Vec<Vec<u32>> = Vec::with_capacity(node.body.len());
+    let mut users: Vec<Vec<u32>> = vec![Vec::new(); nv];
+    for (i, ins) in node.body.iter().enumerate() {
+        let mut ops: Vec<u32> = ins.uses().iter().map(|v| v.0).collect();
+        ops.sort_unstable();
+        ops.dedup();
+        for &v in &ops {
+            users[v as usize].push(i as u32);
+        }
+        operands.push(ops);
+    }
+    (def, operands, users)
+}
+
 /// A bottom-up order: the same greedy list scheduling run from the end of the body towards its
 /// start, so that a value is computed just before its first reader. An instruction is ready
 /// once every reader of what it defines is placed (below it); placing it ends its results'
@@ -245,24 +271,7 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
 pub fn schedule_up(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
     let n = node.body.len();
     let nv = node.vars.len();
-    let mut def: Vec<Option<usize>> = vec![None; nv];
-    for (i, ins) in node.body.iter().enumerate() {
-        for d in ins.defs() {
-            def[d.0 as usize] = Some(i);
-        }
-    }
-    let mut operands: Vec<Vec<u32>> = Vec::with_capacity(n);
-    // users per atom (instructions reading it, each once)
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for (i, ins) in node.body.iter().enumerate() {
-        let mut ops: Vec<u32> = ins.uses().iter().map(|v| v.0).collect();
-        ops.sort_unstable();
-        ops.dedup();
-        for &v in &ops {
-            users[v as usize].push(i as u32);
-        }
-        operands.push(ops);
-    }
+    let (def, operands, users) = dependences(node);
     // live (seen from below): an output is live from the end (unless stored as computed);
     // an input never occupies a register between uses in the memory form
     let mut live = vec![false; nv];
@@ -376,26 +385,7 @@ pub fn schedule_up(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
 /// occupies no register), as in the memory form of a kept loop.
 pub fn schedule(node: &Node, h: Heuristic, mem: bool) -> Vec<usize> {
     let n = node.body.len();
-    let nv = node.vars.len();
-    // Defining instruction of each atom (None: an input).
-    let mut def: Vec<Option<usize>> = vec![None; nv];
-    for (i, ins) in node.body.iter().enumerate() {
-        for d in ins.defs() {
-            def[d.0 as usize] = Some(i);
-        }
-    }
-    // Distinct operands per instruction, users per atom.
-    let mut operands: Vec<Vec<u32>> = Vec::with_capacity(n);
-    let mut users: Vec<Vec<u32>> = vec![Vec::new(); nv];
-    for (i, ins) in node.body.iter().enumerate() {
-        let mut ops: Vec<u32> = ins.uses().iter().map(|v| v.0).collect();
-        ops.sort_unstable();
-        ops.dedup();
-        for &v in &ops {
-            users[v as usize].push(i as u32);
-        }
-        operands.push(ops);
-    }
+    let (def, operands, users) = dependences(node);
     let mut remaining: Vec<u32> = users.iter().map(|u| u.len() as u32).collect();
     if mem {
         // Inputs never occupy a register between uses (each use reads memory).
