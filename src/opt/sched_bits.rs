@@ -149,8 +149,8 @@ pub enum Heuristic {
 
 /// By default a bottom-up order ([`schedule_up`]) replaces the top-down ones only when its
 /// estimated spills are below this many thousandths of theirs. Belady's estimate misjudges
-/// small differences between the two directions (README "The bottom-up schedule"): measured
-/// on Zen 4 (time old / new), PHOTON `-B` std 1.33, Gimli std 1.11 and avx512 1.08, Clyde
+/// small differences between the two directions (README "Stop 48: the bottom-up schedule"):
+/// measured on Zen 4 (time old / new), PHOTON `-B` std 1.33, Gimli std 1.11 and avx512 1.08, Clyde
 /// avx512 1.04 (estimates 0.71-0.905 of the top-down ones) gain; ACE std and avx2 0.92,
 /// avx512 0.97, Serpent std 0.94, PRESENT std 0.96 (estimates 0.917-0.999) lose.
 pub const UP_MAX_PER_MILLE: usize = 910;
