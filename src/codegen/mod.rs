@@ -82,23 +82,26 @@ pub fn state_loads_rule(arch: Arch, loads: usize, instrs: usize) -> bool {
 /// [`state_loads_rule`]'s threshold: opaque state loads per thousand instructions of a body.
 pub const STATE_LOADS_MIN_PER_MILLE: usize = 45;
 
-/// How many opaque loads `--state-loads` makes of one state input read at body positions
-/// `uses` (ascending): one at each read that begins a run of reads at most
-/// [`ops::STATE_LOAD_WINDOW`] apart and has another read in its window.
-fn state_load_count(uses: &[usize]) -> usize {
-    let mut n = 0;
-    let mut last: Option<usize> = None;
-    for (i, &k) in uses.iter().enumerate() {
-        if last.is_none_or(|l| k - l > ops::STATE_LOAD_WINDOW)
-            && uses[i + 1..]
-                .iter()
+/// `--state-loads`' choice at the read at body position `k` of a state input read at `uses`
+/// (ascending), the previous read being at `last`: `None` when the read continues a run of
+/// reads at most [`ops::STATE_LOAD_WINDOW`] apart (it reuses the run's name), else whether it
+/// begins an opaque load (another read follows within the window) or stays a memory operand.
+/// The emitter and [`state_load_count`] both decide by it.
+fn state_load_at(uses: &[usize], last: Option<usize>, k: usize) -> Option<bool> {
+    last.is_none_or(|l| k - l > ops::STATE_LOAD_WINDOW)
+        .then(|| {
+            uses.iter()
                 .any(|&j| j > k && j - k <= ops::STATE_LOAD_WINDOW)
-        {
-            n += 1;
-        }
-        last = Some(k);
-    }
-    n
+        })
+}
+
+/// How many opaque loads `--state-loads` makes of one state input read at body positions
+/// `uses` (ascending).
+fn state_load_count(uses: &[usize]) -> usize {
+    let mut last: Option<usize> = None;
+    uses.iter()
+        .filter(|&&k| state_load_at(uses, last.replace(k), k) == Some(true))
+        .count()
 }
 
 /// Negations stay visible to the C compiler by default: making them opaque (`--opaque-not`, the
@@ -1668,10 +1671,7 @@ fn emit_function(
             if let Some(src) = &state_src[u.0 as usize] {
                 let i = u.0 as usize;
                 let last = state_read[i].replace(k);
-                if last.is_none_or(|l| k - l > ops::STATE_LOAD_WINDOW) {
-                    let again = state_uses[i]
-                        .iter()
-                        .any(|&j| j > k && j - k <= ops::STATE_LOAD_WINDOW);
+                if let Some(again) = state_load_at(&state_uses[i], last, k) {
                     if again {
                         // (`nk_` names are the generator's own: no atom's C name clashes)
                         let r = format!("nk_ld{}_{}", i, k);
