@@ -65,22 +65,22 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         // Gimli 1.02x, though DES, PHOTON and ACE gained 1.04-1.09x.)
         let models: &[bool] = if mem[c] { &[true, false] } else { &[false] };
         let body: &crate::ir::Node = node;
-        let cones = if cfg.arch == crate::target::Arch::Std {
-            None
-        } else {
-            schedule_cones(body)
-        };
         let mut best: Option<(usize, Vec<usize>)> = None;
         // Top-down orders, then bottom-up ones ([`schedule_up`]): `cfg.sched_bits_up` says
         // which are candidates (`None`: both, a bottom-up order kept only when its estimate
         // beats the best top-down one's by the margin of [`UP_MAX_PER_MILLE`]).
         let up_only = cfg.sched_bits_up == Some(true);
         let with_up = cfg.sched_bits_up != Some(false);
+        let cones = if cfg.arch == crate::target::Arch::Std || up_only {
+            None
+        } else {
+            schedule_cones(body)
+        };
         let down = [Heuristic::Pressure, Heuristic::Frees]
             .into_iter()
             .filter(|_| !up_only)
             .flat_map(|h| models.iter().map(move |&m| schedule(body, h, m)))
-            .chain(cones.filter(|_| !up_only))
+            .chain(cones)
             .map(|o| (false, o));
         let up = [Heuristic::Pressure, Heuristic::Frees]
             .into_iter()
