@@ -62,6 +62,9 @@ pub struct Config {
     /// (`--state-loads`, `--no-state-loads`; `None` = the measured rule of
     /// [`codegen::state_loads_rule`]).
     pub state_loads: Option<bool>,
+    /// x86-64: kept loops' bodies aligned to 64 bytes plus this many bytes of no-ops
+    /// (`--loop-align K`; `None`: the C compiler's placement). [`codegen::loop_align_c`].
+    pub loop_align: Option<u32>,
 }
 
 /// Whose meaning the quirk rules (repeated `=`, the S-box database bit order) follow.
@@ -97,6 +100,7 @@ impl Default for Config {
             halves_ir: HALVES_IR_DEFAULT,
             halves_in_place: HALVES_IN_PLACE_DEFAULT,
             state_loads: None,
+            loop_align: None,
         }
     }
 }
@@ -548,6 +552,7 @@ pub fn generate(
         mem_loops: cfg.mem_loops,
         loop_regs: cfg.loop_regs,
         state_loads: cfg.state_loads,
+        loop_align: cfg.loop_align,
         opaque_not: cfg.opaque_not,
         uarch: cfg.opt.uarch,
     };

@@ -341,6 +341,37 @@ fn optimiser_flags() {
             "{f}: {d} {up} {down}"
         );
     }
+    // --loop-align K: each kept loop's body starts 64-byte aligned plus K bytes of no-ops
+    // (Ascon -B: one kept round loop); nothing of it by default; K a multiple of 8 below 64.
+    for (k, want) in [(None, 0), (Some("0"), 0), (Some("40"), 5)] {
+        let out = scratch("loopalign.c");
+        let mut args = vec![
+            "compile",
+            "ciphers/ascon/ascon.ua",
+            "-B",
+            "--arch",
+            "avx2",
+            "-o",
+            &out,
+        ];
+        if let Some(k) = k {
+            args.extend(["--loop-align", k]);
+        }
+        let (code, _, err) = nakiri(&args);
+        assert_eq!(code, 0, "{}", err);
+        let c = std::fs::read_to_string(&out).unwrap();
+        assert_eq!(
+            c.matches(".p2align 6").count(),
+            k.is_some() as usize,
+            "{k:?}"
+        );
+        assert_eq!(c.matches(".byte 0x0f, 0x1f, 0x84").count(), want, "{k:?}");
+    }
+    for bad in ["12", "64", "x"] {
+        let (code, _, err) = nakiri(&["compile", xoo, "--loop-align", bad]);
+        assert_eq!(code, 2, "--loop-align {bad}: {}", err);
+        assert!(err.contains("--loop-align"), "{}", err);
+    }
     // -H on SIMD inlines every node by default (the S-box is no C function any more).
     let (_, ir, _) = nakiri(&[
         "compile", aes, "-H", "--arch", "avx2", "--loops", "unroll", "--dump", "ir",

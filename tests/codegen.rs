@@ -405,6 +405,7 @@ fn cfg(arch: Arch, header: &str) -> CodegenConfig {
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
         state_loads: None,
+        loop_align: None,
     }
 }
 
@@ -1116,6 +1117,7 @@ fn golden_c() {
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
                 state_loads: None,
+                loop_align: None,
             },
         )
         .unwrap();
@@ -1472,6 +1474,7 @@ fn opaque_not_on_sse_avx2() {
                     opaque_not: true,
                     uarch: nakiri::target::Uarch::host(),
                     state_loads: None,
+                    loop_align: None,
                     ..cfg(arch, "o.h")
                 },
             )

@@ -48,6 +48,7 @@ fn planted_branch_and_table_index_are_reported() {
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         },
     )
     .unwrap();

@@ -149,6 +149,7 @@ fn run_one(src: &str, slicing: Slicing, loops: nakiri::opt::LoopPolicy) {
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
                     state_loads: None,
+                    loop_align: None,
                 },
             );
         }

@@ -407,6 +407,7 @@ fn kept_loops_with_big_states_live_in_memory() {
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         };
         nakiri::codegen::generate(&prog, &cfg).unwrap().c
     };
@@ -509,6 +510,7 @@ fn kept_loops_with_big_states_live_in_memory() {
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
                 state_loads: None,
+                loop_align: None,
             };
             nakiri::codegen::generate(&prog, &ccfg).unwrap().c
         };
@@ -551,6 +553,7 @@ fn kept_loops_with_big_states_live_in_memory() {
         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
         uarch: nakiri::target::Uarch::host(),
         state_loads: None,
+        loop_align: None,
     };
     assert!(!nakiri::codegen::generate(&prog, &cfg)
         .unwrap()
@@ -1019,6 +1022,7 @@ fn kept_loops_are_c_for_loops() {
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         },
     )
     .unwrap();
@@ -1056,6 +1060,7 @@ fn kept_loops_are_c_for_loops() {
                     opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                     uarch: nakiri::target::Uarch::host(),
                     state_loads: None,
+                    loop_align: None,
                 },
             )
             .unwrap();
@@ -1570,6 +1575,7 @@ fn state_in_output_array_handles_aliasing() {
                         opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                         uarch: nakiri::target::Uarch::host(),
                         state_loads: None,
+                        loop_align: None,
                     },
                 )
                 .unwrap()
@@ -1732,6 +1738,7 @@ fn register_form_loop_reads_strided_inputs_in_place() {
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         };
         let out = nakiri::codegen::generate(&prog, &gen).unwrap();
         assert!(
@@ -1792,6 +1799,7 @@ fn gathered_round_inputs_read_in_an_earlier_loops_outputs() {
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
                 state_loads: None,
+                loop_align: None,
             };
             let out = nakiri::codegen::generate(&prog, &cfg).unwrap();
             let c = &out.c;

@@ -215,6 +215,7 @@ fn aes128_ctr_every_slicing() {
                 opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
                 uarch: nakiri::target::Uarch::host(),
                 state_loads: None,
+                loop_align: None,
             },
         )
         .unwrap_or_else(|e| panic!("codegen {}: {}", arch, e));

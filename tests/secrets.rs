@@ -32,6 +32,7 @@ fn generated_for(
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         },
     )
     .unwrap();

@@ -1362,6 +1362,64 @@ fn loop_regs_knob() {
     }
 }
 
+/// The `loop-align` knob (`--loop-align K`): searched on every x86-64 target, none by default,
+/// the C compiler's placement and the offsets of `LOOP_ALIGN_TRIED` as alternatives, read back
+/// from the knob line, and applied to the C (each kept loop's body begins with the alignment
+/// and K/8 eight-byte no-ops; a program without kept loops emits the same C for each value).
+#[test]
+fn loop_align_knob() {
+    use nakiri::tune::LOOP_ALIGN_TRIED;
+    for arch in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512] {
+        for slicing in [Slicing::B, Slicing::V, Slicing::H] {
+            assert!(
+                searched(Dim::LoopAlign, slicing, arch),
+                "{slicing:?} {arch}"
+            );
+        }
+    }
+    assert!(!searched(Dim::LoopAlign, Slicing::V, Arch::Neon));
+    let (space, base, ch, default) = b_avx512("ciphers/ascon/ascon.ua");
+    assert_eq!(
+        default.loop_align, None,
+        "the C compiler's placement by default"
+    );
+    assert!(!default.to_line().contains("loop-align"));
+    let alts = space.alternatives(Dim::LoopAlign, &default);
+    assert_eq!(
+        alts.iter().map(|k| k.loop_align).collect::<Vec<_>>(),
+        LOOP_ALIGN_TRIED
+            .iter()
+            .map(|&a| Some(a))
+            .collect::<Vec<_>>()
+    );
+    let mut prep = preparer(&ch, base.clone());
+    for a in [None, Some(0), Some(24), Some(56)] {
+        let k = Knobs {
+            loop_align: a,
+            ..default.clone()
+        };
+        assert_eq!(
+            Knobs::parse(&k.to_line()),
+            Some(k.clone()),
+            "{}",
+            k.to_line()
+        );
+        let c = round_trip_and_compile(&mut prep, &k);
+        assert_eq!(
+            c.out.c.contains(".p2align 6"),
+            a.is_some(),
+            "loop-align={a:?}"
+        );
+        let nops = c.out.c.matches(".byte 0x0f, 0x1f, 0x84").count();
+        assert_eq!(
+            nops,
+            a.unwrap_or(0) as usize / 8,
+            "loop-align={a:?}: one kept loop"
+        );
+    }
+    assert!(Knobs::parse(&format!("{} loop-align=12", default.to_line())).is_none());
+}
+
 /// The `state-loads` knob (`--state-loads`): searched on the SIMD targets only, the rule by
 /// default (off on AVX-512), read back from the knob line, and applied to the C (Ascon `-B`'s
 /// memory-form round loop reads its state into opaque registers; tests/packed.rs checks what

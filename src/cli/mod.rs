@@ -161,6 +161,10 @@ OPTIONS:
     --loop-regs N         how many state words of such a loop stay in registers from
                           one iteration to the next (default: half the registers on
                           avx512, none elsewhere; 0: none)
+    --loop-align K        x86-64: each kept loop's body starts 64-byte aligned plus K bytes
+                          of no-ops (K: 0, 8, .., 56; default: where the C compiler puts
+                          it); how the body falls in 64-byte lines can change its speed
+                          (README, Stop 49; the tuner's loop-align knob)
     --entry-halves, --no-entry-halves
                           -B on avx512: the raw entry runs a 256-bit program on each
                           half of its registers (off by default; a tuner knob: README,
@@ -267,6 +271,7 @@ struct Args {
     halves_ir: Option<Arch>,
     halves_in_place: Option<bool>,
     state_loads: Option<bool>,
+    loop_align: Option<u32>,
     packed_interleave: Option<u32>,
     packed_consts: Option<Option<bool>>,
     sbox_circuit: Option<Option<crate::normalize::sbox::CircuitGoal>>,
@@ -498,6 +503,14 @@ fn parse_args(argv: &[String]) -> Result<Args, i32> {
                     ))
                 }
             },
+            "--loop-align" => match next(&mut i).and_then(|v| v.parse::<u32>().ok()) {
+                Some(k) if crate::codegen::loop_align_valid(k) => a.loop_align = Some(k),
+                _ => {
+                    return Err(usage_error(
+                        "`--loop-align` needs a byte offset: 0, 8, 16, 24, 32, 40, 48 or 56",
+                    ))
+                }
+            },
             "--opaque-not" => a.opaque_not = Some(true),
             "--no-opaque-not" => a.opaque_not = Some(false),
             "--entry-halves" => a.entry_halves = Some(true),
@@ -650,6 +663,9 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
     }
     if a.state_loads.is_some() {
         cfg.state_loads = a.state_loads;
+    }
+    if a.loop_align.is_some() {
+        cfg.loop_align = a.loop_align;
     }
     if let Some(v) = a.spill {
         cfg.spill = v;

@@ -32,6 +32,8 @@ pub(crate) struct OpTarget {
     /// trace back to memory, again only after [`STATE_LOAD_WINDOW`] instructions without a
     /// read (`--state-loads`; `None`: [`crate::codegen::state_loads_rule`] decides per body).
     pub state_loads: Option<bool>,
+    /// `--loop-align K` (`CodegenConfig::loop_align`).
+    pub loop_align: Option<u32>,
 }
 
 /// With `--state-loads`, a state slot read again within this many instructions of its last
@@ -973,6 +975,7 @@ pub fn simd_h_insns(arch: Arch, m: u32, op: &Op) -> Option<u64> {
         half: false,
         strided: false,
         state_loads: Some(false),
+        loop_align: None,
     };
     let mut helpers = Helpers::default();
     let e = simd_h(&t, &mut helpers, m, op, &|_| "x".to_string()).ok()?;

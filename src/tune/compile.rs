@@ -78,6 +78,7 @@ pub fn configure(base: &Config, k: &Knobs) -> Config {
     cfg.opaque_not = k.opaque_not;
     cfg.entry_halves = k.entry_halves;
     cfg.state_loads = k.state_loads;
+    cfg.loop_align = k.loop_align;
     cfg.opt.sched_bits_up = k.sched_bits_up;
     cfg.halves_ir = k.halves_ir;
     cfg.halves_in_place = k.halves_in_place;

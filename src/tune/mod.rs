@@ -113,6 +113,9 @@ pub struct Knobs {
     /// Memory-form loop bodies read each state slot once into an opaque register
     /// (`--state-loads`; `None`: the rule of `codegen::state_loads_rule`).
     pub state_loads: Option<bool>,
+    /// x86-64: kept loops' bodies 64-byte aligned plus this many bytes (`--loop-align K`;
+    /// `None`: the C compiler's placement).
+    pub loop_align: Option<u32>,
     /// `sched-bits` keeps only a bottom-up order, or only a top-down one
     /// (`--sched-bits-up`; `None`: the rule of `sched_bits::UP_MAX_PER_MILLE`).
     pub sched_bits_up: Option<bool>,
@@ -265,6 +268,8 @@ pub enum Dim {
     /// State slots of a memory-form kept loop read once into opaque registers
     /// (`--state-loads`; SIMD targets).
     StateLoads,
+    /// Kept loops' bodies placed at a 64-byte line offset (`--loop-align`; x86-64 targets).
+    LoopAlign,
     /// The raw entry on two 256-bit halves (`--entry-halves`, `--halves-ir`,
     /// `--halves-in-place`; bitslice on AVX-512).
     EntryHalves,
@@ -276,7 +281,7 @@ pub enum Dim {
 }
 
 impl Dim {
-    pub const ALL: [Dim; 21] = [
+    pub const ALL: [Dim; 22] = [
         Dim::Loops,
         Dim::Inline,
         Dim::SchedBits,
@@ -294,6 +299,7 @@ impl Dim {
         Dim::OpaqueNot,
         Dim::LoopRegs,
         Dim::StateLoads,
+        Dim::LoopAlign,
         Dim::EntryHalves,
         Dim::Cc,
         Dim::InlineNode,
@@ -318,6 +324,7 @@ impl Dim {
             Dim::OpaqueNot => "opaque-not",
             Dim::LoopRegs => "loop-regs",
             Dim::StateLoads => "state-loads",
+            Dim::LoopAlign => "loop-align",
             Dim::EntryHalves => "entry-halves",
             Dim::Cc => "cc",
             Dim::InlineNode => "inline-node",
@@ -335,6 +342,11 @@ impl Dim {
             .join(", ")
     }
 }
+
+/// The offsets the `loop-align` knob tries (besides the C compiler's placement): all eight.
+/// On Zen 3, Ascon's `-B` avx2 round loop ran 0.59-0.66 c/B at 0, 24, 40 and 56 bytes past a
+/// 64-byte line and 0.88-0.92 at 8, 16, 32 and 48 (README "Stop 49"): no coarser set is safe.
+pub const LOOP_ALIGN_TRIED: [u32; 8] = [0, 8, 16, 24, 32, 40, 48, 56];
 
 /// Which knobs apply and which values each may take (the space of one tuning run).
 #[derive(Clone, Debug)]
@@ -369,6 +381,8 @@ impl Space {
                     matches!(arch, Arch::Sse | Arch::Avx2 | Arch::Avx512)
                 }
                 Dim::EntryHalves => slicing == Slicing::B && arch == Arch::Avx512,
+                // (the x86-64 assembler directives; NEON code has none)
+                Dim::LoopAlign => arch != Arch::Neon,
                 Dim::Spill => SpillKnob::applies(slicing, arch),
                 Dim::Interleave => allow_abi_change,
                 // Only goal `packed` measures what it changes ([`Space::for_goal`]).
@@ -478,6 +492,7 @@ impl Space {
             opaque_not: opaque_not && matches!(self.arch, Arch::Sse | Arch::Avx2),
             loop_regs: None,
             state_loads: None,
+            loop_align: None,
             sched_bits_up: opt.sched_bits_up,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
@@ -627,6 +642,16 @@ impl Space {
                     });
                 }
             }
+            // (a program without kept loops emits the same C for each: those candidates are
+            // not measured again)
+            Dim::LoopAlign => {
+                for a in std::iter::once(None).chain(LOOP_ALIGN_TRIED.into_iter().map(Some)) {
+                    push(Knobs {
+                        loop_align: a,
+                        ..cur.clone()
+                    });
+                }
+            }
             // (the direction means something only when sched-bits runs)
             Dim::SchedBitsUp if cur.sched_bits => {
                 for p in [None, Some(true), Some(false)] {
@@ -758,6 +783,9 @@ impl Knobs {
         if let Some(p) = self.state_loads {
             s.push_str(&format!(" state-loads={}", if p { "on" } else { "off" }));
         }
+        if let Some(a) = self.loop_align {
+            s.push_str(&format!(" loop-align={}", a));
+        }
         if let Some(p) = self.sched_bits_up {
             s.push_str(&format!(" sched-bits-up={}", if p { "on" } else { "off" }));
         }
@@ -800,6 +828,7 @@ impl Knobs {
             opaque_not: false,
             loop_regs: None,
             state_loads: None,
+            loop_align: None,
             sched_bits_up: None,
             entry_halves: false,
             halves_ir: crate::driver::HALVES_IR_DEFAULT,
@@ -877,6 +906,13 @@ impl Knobs {
                 "opaque-not" => k.opaque_not = on(v)?,
                 "loop-regs" => k.loop_regs = Some(v.parse().ok()?),
                 "state-loads" => k.state_loads = Some(on(v)?),
+                "loop-align" => {
+                    k.loop_align = Some(
+                        v.parse()
+                            .ok()
+                            .filter(|&a| crate::codegen::loop_align_valid(a))?,
+                    )
+                }
                 "sched-bits-up" => k.sched_bits_up = Some(on(v)?),
                 "entry-halves" => k.entry_halves = on(v)?,
                 "halves-ir" => {

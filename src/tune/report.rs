@@ -169,6 +169,7 @@ fn colour(d: Option<Dim>) -> &'static str {
         Some(Dim::OpaqueNot) => "#c5b0d5",
         Some(Dim::LoopRegs) => "#f7b6d2",
         Some(Dim::StateLoads) => "#c7c7c7",
+        Some(Dim::LoopAlign) => "#393b79",
         Some(Dim::SchedBitsUp) => "#dbdb8d",
         Some(Dim::EntryHalves) => "#ff9896",
         Some(Dim::Cc) => "#e377c2",

@@ -489,6 +489,7 @@ pub fn run_native(prog: &Program, arch: Arch, insts: &[Instance]) -> Vec<Instanc
             opaque_not: nakiri::codegen::OPAQUE_NOT_DEFAULT,
             uarch: nakiri::target::Uarch::host(),
             state_loads: None,
+            loop_align: None,
         },
     )
     .unwrap_or_else(|e| panic!("codegen failed for {}: {}", arch, e));
