@@ -2319,6 +2319,22 @@ int main(void) {
 
 // ---------------------------------------------------------------- the interleaved kernel behind E__packed
 
+/// [`packed_matches_interp`] on `file` compiled with `cfg` (its lowered program), over one
+/// whole raw step of instances and `extra` more.
+fn cfg_matches_interp(
+    file: &str,
+    src: &str,
+    cfg: &nakiri::driver::Config,
+    out: &nakiri::codegen::COutput,
+    extra: usize,
+    rng: &mut Rng,
+    what: &str,
+) {
+    let prog = common::lower_src_cfg(file, src, cfg);
+    let n = packed::layout(&prog, cfg.arch).unwrap().step() + extra;
+    packed_matches_interp(&prog, out, cfg.arch, n, rng, what);
+}
+
 /// Every shipped cipher in vslice on every native arch, compiled as `nakiri compile` does
 /// (the rule of `driver::packed_kernel` decides whether the packed entry runs whole steps
 /// through a 2-way interleaved kernel), run through `E__packed` on 2 kernel steps + 3
@@ -2992,14 +3008,12 @@ fn state_loads_match_the_interpreter() {
                 assert_eq!(on.c, off.c, "{file} -B {arch}: no memory-form loop, same C");
                 continue;
             }
-            let prog = common::lower_src_cfg(file, &src, &cfg);
-            let lay = packed::layout(&prog, arch).unwrap();
-            let n = lay.step() + 5;
-            packed_matches_interp(
-                &prog,
+            cfg_matches_interp(
+                file,
+                &src,
+                &cfg,
                 &on,
-                arch,
-                n,
+                5,
                 &mut rng,
                 &format!("{file} -B {arch} --state-loads"),
             );
@@ -3035,14 +3049,12 @@ fn loop_align_matches_the_interpreter() {
                     out.c.contains(".p2align 6"),
                     "{file} -B {arch}: a kept loop, aligned"
                 );
-                let prog = common::lower_src_cfg(file, &src, &cfg);
-                let lay = packed::layout(&prog, arch).unwrap();
-                let n = lay.step() + 3;
-                packed_matches_interp(
-                    &prog,
+                cfg_matches_interp(
+                    file,
+                    &src,
+                    &cfg,
                     &out,
-                    arch,
-                    n,
+                    3,
                     &mut rng,
                     &format!("{file} -B {arch} --loop-align {k}"),
                 );
@@ -3115,14 +3127,12 @@ fn loop_state_slots_in_registers() {
                         ),
                     }
                 }
-                let prog = common::lower_src_cfg(file, &src, &cfg);
-                let lay = packed::layout(&prog, arch).unwrap();
-                let n = lay.step() + 3;
-                packed_matches_interp(
-                    &prog,
+                cfg_matches_interp(
+                    file,
+                    &src,
+                    &cfg,
                     &out,
-                    arch,
-                    n,
+                    3,
                     &mut rng,
                     &format!("{file} -B {arch} loop_regs {regs:?}"),
                 );
