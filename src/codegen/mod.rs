@@ -69,8 +69,8 @@ pub struct CodegenConfig {
 /// that point to 64 bytes (the section's alignment rises to 64, so the place is kept through
 /// linking) and pads `k` more bytes with 8-byte no-ops. Where the loop's instructions fall
 /// in 64-byte lines then no longer depends on the code before it. On Zen 3, Ascon's 19 KB
-/// `-B` avx2 round loop ran 0.69 or 0.96 c/B by that alone (README "Stop 49"); a knob for the
-/// tuner, since the good offsets depend on the body. Only for GCC-compatible compilers on
+/// `-B` avx2 round loop ran 0.59-0.67 c/B at four values of `k` and 0.88-0.93 at the other
+/// four (README "Stop 49"); a knob for the tuner, since the good offsets depend on the body. Only for GCC-compatible compilers on
 /// x86-64 (elsewhere the lines are preprocessed away).
 pub fn loop_align_c(k: u32) -> Vec<String> {
     let mut asm = String::from(".p2align 6");

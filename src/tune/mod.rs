@@ -344,8 +344,8 @@ impl Dim {
 }
 
 /// The offsets the `loop-align` knob tries (besides the C compiler's placement): all eight.
-/// On Zen 3, Ascon's `-B` avx2 round loop ran 0.59-0.66 c/B at 0, 24, 40 and 56 bytes past a
-/// 64-byte line and 0.88-0.92 at 8, 16, 32 and 48 (README "Stop 49"): no coarser set is safe.
+/// On Zen 3, Ascon's `-B` avx2 round loop ran 0.59-0.67 c/B at 0, 24, 40 and 56 bytes past a
+/// 64-byte line and 0.88-0.93 at 8, 16, 32 and 48 (README "Stop 49"): no coarser set is safe.
 pub const LOOP_ALIGN_TRIED: [u32; 8] = [0, 8, 16, 24, 32, 40, 48, 56];
 
 /// Which knobs apply and which values each may take (the space of one tuning run).
