@@ -353,10 +353,7 @@ pub fn packed_kernel(
     if auto {
         let e = estimate(prog, cfg.arch);
         let port = (e.insns + e.spills) / issue_width(cfg.arch);
-        let straight = prog
-            .nodes
-            .iter()
-            .all(|n| n.body.iter().all(|i| !matches!(i, ir::Instr::Loop { .. })));
+        let straight = !has_loops(prog);
         let min_crit = if straight && matches!(cfg.arch, Arch::Sse | Arch::Avx2) {
             PACKED_KERNEL_INTEL_V_MIN_CRIT_PORT_UNROLLED
         } else {
@@ -370,7 +367,17 @@ pub fn packed_kernel(
             return None;
         }
         if straight && e.insns > PACKED_KERNEL_MAX_STRAIGHT_INSNS {
-            if cfg.opt.loops != crate::opt::LoopPolicy::Auto {
+            // (`--loops auto` unrolls only on AVX-512 and in Intel's SSE/AVX2 vslice; elsewhere
+            // it kept every loop it could already, so a kernel with loops kept would be this
+            // straight program twice)
+            let ocfg = crate::opt::OptConfig {
+                arch: cfg.arch,
+                ..cfg.opt.clone()
+            };
+            if cfg.opt.loops != crate::opt::LoopPolicy::Auto
+                || (cfg.arch != Arch::Avx512
+                    && !crate::opt::vslice_simd_unrolls(prog.slicing, &ocfg))
+            {
                 return None;
             }
             keep_loops = true;
@@ -389,10 +396,22 @@ pub fn packed_kernel(
         kcfg.opt.loops = crate::opt::LoopPolicy::Chains;
     }
     let (kernel, _) = optimize(ir.clone(), hints, &kcfg).ok()?;
+    // (kept loops were the reason to build it: a program without any comes out straight again,
+    // twice the size that was already too big; a 10 000-node call chain did, 3 MB of C)
+    if keep_loops && !has_loops(&kernel) {
+        return None;
+    }
     if auto && !latency_bound && too_many(&kernel, estimate(&kernel, cfg.arch).insns) {
         return None;
     }
     Some(kernel)
+}
+
+/// Whether any node of `p` has a kept loop.
+fn has_loops(p: &ir::Program) -> bool {
+    p.nodes
+        .iter()
+        .any(|n| n.body.iter().any(|i| matches!(i, ir::Instr::Loop { .. })))
 }
 
 /// Whether the packed entry of `prog` keeps its prepared consts compact and calls

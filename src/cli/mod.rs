@@ -628,6 +628,7 @@ fn config_of(a: &Args, argv: &[String], file: &str) -> Config {
         cfg.opt.disable(p);
     }
     cfg.opt.dump_after = a.dump_after.clone();
+    cfg.opt.report_max_live = a.verbose;
     // usubac: `-interleave G` interleaves (factor 2 unless `-inter-factor` says) at granularity G.
     match (a.inter_factor, a.inter_granularity) {
         (Some(k), g) => {

@@ -173,6 +173,9 @@ pub struct OptConfig {
     /// Whose measurements the rules that differ between processor families follow
     /// (`--uarch`; default: the host's).
     pub uarch: Uarch,
+    /// Measure the most values live after every pass for the report (`-v`'s table): a pass
+    /// over every node each time, 16% of compiling a 10 000-node program, so only when asked.
+    pub report_max_live: bool,
     /// Print the IR after these passes into the report (`--dump-after`).
     pub dump_after: Vec<PassId>,
     /// Run the IR verifier after every pass (tests and debug builds).
@@ -260,6 +263,7 @@ impl Default for OptConfig {
             loops: LoopPolicy::Auto,
             arch: Arch::Std,
             uarch: Uarch::host(),
+            report_max_live: false,
             dump_after: Vec::new(),
             verify_each: cfg!(debug_assertions),
             sched_window: 10,
@@ -321,9 +325,26 @@ pub struct IrSize {
 impl IrSize {
     pub fn of(prog: &Program) -> IrSize {
         IrSize {
+            max_live: prog.nodes.iter().map(cost::max_live).max().unwrap_or(0),
+            ..IrSize::counts(prog)
+        }
+    }
+
+    /// Instructions and atoms only (`max_live` 0).
+    pub fn counts(prog: &Program) -> IrSize {
+        IrSize {
             instrs: prog.nodes.iter().map(|n| n.body.len()).sum(),
             atoms: prog.nodes.iter().map(|n| n.vars.len()).sum(),
-            max_live: prog.nodes.iter().map(cost::max_live).max().unwrap_or(0),
+            max_live: 0,
+        }
+    }
+
+    /// What the report records after a pass under `cfg` (`OptConfig::report_max_live`).
+    fn for_report(prog: &Program, cfg: &OptConfig) -> IrSize {
+        if cfg.report_max_live {
+            IrSize::of(prog)
+        } else {
+            IrSize::counts(prog)
         }
     }
 }
@@ -922,7 +943,7 @@ fn run_pipeline(
     cfg: &OptConfig,
 ) -> Result<Report, PassError> {
     let mut report = Report {
-        initial: IrSize::of(prog),
+        initial: IrSize::for_report(prog, cfg),
         ..Report::default()
     };
     let mut state = PassState::default();
@@ -944,7 +965,9 @@ fn run_pipeline(
         if cfg.dump_after.contains(&pass) {
             report.dumps.push((pass, ir::print::to_string(prog)));
         }
-        report.passes.push((pass, time, stats, IrSize::of(prog)));
+        report
+            .passes
+            .push((pass, time, stats, IrSize::for_report(prog, cfg)));
         if pass == Inline && state.loop_bodies.is_empty() && !state.unrolled.is_empty() {
             if let Some(input) = original.take() {
                 *prog = input;
