@@ -367,17 +367,11 @@ pub fn packed_kernel(
             return None;
         }
         if straight && e.insns > PACKED_KERNEL_MAX_STRAIGHT_INSNS {
-            // (`--loops auto` unrolls only on AVX-512 and in Intel's SSE/AVX2 vslice; elsewhere
-            // it kept every loop it could already, so a kernel with loops kept would be this
-            // straight program twice)
-            let ocfg = crate::opt::OptConfig {
-                arch: cfg.arch,
-                ..cfg.opt.clone()
-            };
-            if cfg.opt.loops != crate::opt::LoopPolicy::Auto
-                || (cfg.arch != Arch::Avx512
-                    && !crate::opt::vslice_simd_unrolls(prog.slicing, &ocfg))
-            {
+            // (where `--loops auto` unrolls nothing it kept every loop it could already, so a
+            // kernel with loops kept would be this straight program twice)
+            let mut ocfg = cfg.opt.clone();
+            ocfg.arch = cfg.arch;
+            if !crate::opt::auto_may_unroll(prog.slicing, &ocfg) {
                 return None;
             }
             keep_loops = true;

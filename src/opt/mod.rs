@@ -464,6 +464,13 @@ pub fn vslice_simd_unrolls(slicing: Slicing, cfg: &OptConfig) -> bool {
         && cfg.loops == LoopPolicy::Auto
 }
 
+/// Whether [`auto_unrolled`] may unroll any loop of a program of this slicing under `cfg`:
+/// `--loops auto` on AVX-512, or in Intel's SSE/AVX2 vslice ([`vslice_simd_unrolls`]).
+/// Elsewhere `auto` keeps every loop `chains` keeps.
+pub fn auto_may_unroll(slicing: Slicing, cfg: &OptConfig) -> bool {
+    cfg.loops == LoopPolicy::Auto && (cfg.arch == Arch::Avx512 || vslice_simd_unrolls(slicing, cfg))
+}
+
 /// Under `--loops auto`, the outlined loop bodies to unroll after all. On AVX-512 in bitslice
 /// (measured on Zen 4, README "Loops": unrolled code 1.1-1.7x faster for AES, SKINNY, Ascon,
 /// GIFT, Pyjamask, ChaCha20, BLAKE2s, Gimli, whose memory-form rounds move the whole state
@@ -483,8 +490,7 @@ pub fn vslice_simd_unrolls(slicing: Slicing, cfg: &OptConfig) -> bool {
 /// too when none would gather per-iteration inputs ([`loop_would_gather`]: AES, AES planes,
 /// Clyde, PHOTON; Pyjamask is unrolled).
 pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<String> {
-    let vslice_simd = vslice_simd_unrolls(prog.slicing, cfg);
-    if cfg.loops != LoopPolicy::Auto || (cfg.arch != Arch::Avx512 && !vslice_simd) {
+    if !auto_may_unroll(prog.slicing, cfg) {
         return Vec::new();
     }
     // In hslice only words of at most 16 bits: with 32- and 64-bit words it measured no gain
@@ -572,7 +578,7 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         .iter()
         .filter_map(|b| prog.nodes.iter().position(|n| &n.name == b))
         .collect();
-    if vslice_simd {
+    if vslice_simd_unrolls(prog.slicing, cfg) {
         // In vslice on SSE/AVX2 every loop stays when the unrolled rounds would be too big
         // ([`VSLICE_SIMD_UNROLL_MAX_INSNS`]), or when every body is light and moves more state
         // atoms than there are registers (bitsliced-style sources in `-V`: PRESENT, GIFT,
