@@ -1502,7 +1502,7 @@ fn set_epi8_lanes(arch: Arch, idx: &[usize; 16]) -> String {
     let lanes = arch.reg_bits() as usize / 128;
     let mut v: Vec<String> = Vec::new();
     for _ in 0..lanes {
-        v.extend(idx.iter().map(|i| i.to_string()));
+        v.extend(idx.iter().map(|&i| epi8(i as u8)));
     }
     v.reverse();
     format!("{f}({})", v.join(", "))
@@ -2190,9 +2190,15 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
 
 /// `_mm512_set_epi8` of 64 byte values (element 0 first).
 fn set_epi8_512(v: &[u8; 64]) -> String {
-    let mut e: Vec<String> = v.iter().map(|b| b.to_string()).collect();
+    let mut e: Vec<String> = v.iter().map(|&b| epi8(b)).collect();
     e.reverse();
     format!("_mm512_set_epi8({})", e.join(", "))
+}
+
+/// A byte as a `_mm*_set_epi8` argument: the intrinsics take `char`, so bytes over 127 are
+/// written as their negative two's-complement value (clang's `-Wall` warns on `204`).
+fn epi8(b: u8) -> String {
+    (b as i8).to_string()
 }
 
 /// C: `c`, the start of the 16-byte chunk of an instance of `bpi` >= 16 bytes that holds the
