@@ -331,6 +331,32 @@ impl Op {
             Ternlog(a, b, c, _) => vec![*a, *b, *c],
         }
     }
+    /// [`Op::operands`] without allocating: the operands are the first `n` of the array.
+    pub fn operand_array(&self) -> ([VarId; 3], usize) {
+        use Op::*;
+        let z = VarId(0);
+        match self {
+            Const(_) => ([z; 3], 0),
+            Copy(a)
+            | Not(a)
+            | Shl(a, _)
+            | Shr(a, _)
+            | Sar(a, _)
+            | Rotl(a, _)
+            | Rotr(a, _)
+            | Shuffle(a, _)
+            | Bitmask(a, _) => ([*a, z, z], 1),
+            And(a, b)
+            | Or(a, b)
+            | Xor(a, b)
+            | Andn(a, b)
+            | Add(a, b)
+            | Sub(a, b)
+            | Mul(a, b)
+            | Pack(a, b) => ([*a, *b, z], 2),
+            Ternlog(a, b, c, _) => ([*a, *b, *c], 3),
+        }
+    }
     /// Rewrites every operand through `f`.
     pub fn map_operands(&mut self, mut f: impl FnMut(VarId) -> VarId) {
         use Op::*;
@@ -366,6 +392,43 @@ impl Op {
 }
 
 impl Instr {
+    /// `f` of each atom [`Instr::uses`] lists, in its order, without allocating.
+    pub fn for_each_use(&self, mut f: impl FnMut(VarId)) {
+        match self {
+            Instr::Assign { op, .. } => {
+                let (a, n) = op.operand_array();
+                a[..n].iter().for_each(|&v| f(v));
+            }
+            Instr::Call { args, .. } => args.iter().for_each(|&v| f(v)),
+            Instr::Loop { state, args, .. } => {
+                state.iter().for_each(|s| f(s.0));
+                for a in args {
+                    match a {
+                        LoopArg::State(_) => {}
+                        LoopArg::Same(x) => f(*x),
+                        LoopArg::Each(xs) => xs.iter().for_each(|&v| f(v)),
+                    }
+                }
+            }
+        }
+    }
+    /// `f` of each atom [`Instr::defs`] lists, in its order, without allocating.
+    pub fn for_each_def(&self, mut f: impl FnMut(VarId)) {
+        match self {
+            Instr::Assign { dst, .. } => f(*dst),
+            Instr::Call { dsts, .. } => dsts.iter().for_each(|&v| f(v)),
+            Instr::Loop { state, results, .. } => {
+                state.iter().for_each(|s| f(s.1));
+                for r in results {
+                    match r {
+                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => {
+                            xs.iter().for_each(|&v| f(v))
+                        }
+                    }
+                }
+            }
+        }
+    }
     pub fn defs(&self) -> Vec<VarId> {
         match self {
             Instr::Assign { dst, .. } => vec![*dst],
