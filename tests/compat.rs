@@ -101,16 +101,26 @@ fn build_run(dir: &Path, caller: &Path, defines: &[String]) -> Result<(), String
     ) {
         std::fs::write(dir.join("out.c"), format!("{}{}", &c[..a], &c[b..])).unwrap();
     }
-    let out = Command::new(common::cc())
-        .args([
-            "-O0",
-            "-std=gnu11",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-Wno-psabi",
-        ])
-        .args(defines)
+    let mut cmd = Command::new(common::cc());
+    cmd.args([
+        "-O0",
+        "-std=gnu11",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-Wno-psabi",
+    ])
+    .args(defines);
+    // The system headers precompiled for this target's flags (the `-D`s do not touch them).
+    let target: Vec<&str> = defines
+        .iter()
+        .filter(|d| d.starts_with("-m"))
+        .map(|d| d.as_str())
+        .collect();
+    if let Some(h) = common::precompiled_header_for(&target) {
+        cmd.arg("-include").arg(h);
+    }
+    let out = cmd
         .arg(format!("-I{}", dir.display()))
         .arg(format!(
             "-I{}",

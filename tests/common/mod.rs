@@ -5,6 +5,11 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The compiler binary's allocator in every test binary too: with glibc's, `ir_passes` spent
+/// ~40% of its time in malloc and free (perf, stop 50).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Where scratch dirs go: the target dir's `tmp`.
 fn scratch_base() -> PathBuf {
     // Cargo sets CARGO_TARGET_TMPDIR when it *compiles* an integration test (not in the
@@ -263,42 +268,94 @@ pub fn remove_scratch(dir: &std::path::Path) {
 }
 
 /// A precompiled header of the system headers every generated file includes (`immintrin.h`
-/// alone takes gcc ~0.5 s to parse at -O0, about half of a small test program's build), made
-/// once (the first test process to need it builds it in its own scratch dir, then renames that
-/// to `nk-pch`; later processes reuse it) and force-included by [`build_and_run`]: the corpus
-/// test builds ~270 programs. None if the compiler cannot make one; gcc also ignores a header it
-/// finds incompatible with a build's flags (or made by another gcc) and reads the text instead,
-/// so this only changes speed.
+/// alone takes gcc ~0.5 s to parse, about half of a small test program's build), made once
+/// (the first test process to need it builds it in its own scratch dir, then renames that to
+/// `nk-pch-O0g`; later processes reuse it) and force-included by [`build_and_run`]: the corpus
+/// test builds ~270 programs.
+///
+/// `nk_sys.h.gch` is a directory with one header per optimisation level the tests use (`-O0`
+/// and `-Og`, see [`test_opt_level`]): gcc rejects a header made at another level (`-O0`
+/// defines `__NO_INLINE__`, `-Og` `__OPTIMIZE__`) and tries the next one in the directory.
+/// With only the `-O0` header, every `-Og` build (most SIMD C) parsed `immintrin.h` again: a
+/// small AVX2 program took 0.76 s to compile against 0.27 s (stop 50). None if the compiler
+/// cannot make or read such a directory (clang); gcc also ignores a header it finds
+/// incompatible with a build's other flags (`-mavx2`, or made by another gcc) and reads the
+/// text instead, so this only changes speed.
 pub fn precompiled_header() -> Option<PathBuf> {
-    static PCH: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    PCH.get_or_init(|| {
-        let shared = scratch_base().join("nk-pch");
-        let h = shared.join("nk_sys.h");
-        if shared.join("nk_sys.h.gch").is_file() {
-            return Some(h);
-        }
-        let dir = scratch_dir("pch");
-        let text = "#include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
-        std::fs::write(dir.join("nk_sys.h"), text).ok()?;
-        let ok = Command::new(cc())
-            .args(["-O0", "-std=gnu11", "-x", "c-header"])
+    precompiled_header_for(&[])
+}
+
+/// [`precompiled_header`] for builds with the target flags `flags` (`-mavx2`, ...): gcc only
+/// reads a header made with the same ones. One per flag set, made once, in `nk-pch-O0g` plus
+/// the flags.
+pub fn precompiled_header_for(flags: &[&str]) -> Option<PathBuf> {
+    type Made = std::collections::HashMap<String, Option<PathBuf>>;
+    static PCH: std::sync::OnceLock<std::sync::Mutex<Made>> = std::sync::OnceLock::new();
+    let key: String = flags.concat();
+    let made = PCH.get_or_init(Default::default);
+    let mut made = made.lock().unwrap_or_else(|e| e.into_inner());
+    made.entry(key.clone())
+        .or_insert_with(|| make_precompiled_header(flags, &key))
+        .clone()
+}
+
+fn make_precompiled_header(flags: &[&str], key: &str) -> Option<PathBuf> {
+    let tag: String = key
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let shared = scratch_base().join(format!("nk-pch-O0g{tag}"));
+    let h = shared.join("nk_sys.h");
+    let levels = ["-O0", "-Og"];
+    let complete = |d: &std::path::Path| {
+        levels
+            .iter()
+            .all(|l| d.join(format!("nk_sys.h.gch/{}.gch", &l[1..])).is_file())
+    };
+    if complete(&shared) {
+        return Some(h);
+    }
+    let dir = scratch_dir("pch");
+    let text = "#include <stdint.h>\n#include <stddef.h>\n#include <string.h>\n#if defined(__x86_64__) || defined(__i386__)\n#include <immintrin.h>\n#endif\n";
+    std::fs::write(dir.join("nk_sys.h"), text).ok()?;
+    std::fs::create_dir_all(dir.join("nk_sys.h.gch")).ok()?;
+    let made = |level: &str| {
+        Command::new(cc())
+            .args([level, "-std=gnu11"])
+            .args(flags)
+            .args(["-x", "c-header"])
             .arg(dir.join("nk_sys.h"))
             .arg("-o")
-            .arg(dir.join("nk_sys.h.gch"))
+            .arg(dir.join(format!("nk_sys.h.gch/{}.gch", &level[1..])))
             .output()
             .map(|o| o.status.success())
-            .unwrap_or(false);
-        if !ok {
-            let _ = std::fs::remove_dir_all(&dir);
-            return None;
-        }
-        // Another process may have won the race: then its header is used and ours removed.
-        if std::fs::rename(&dir, &shared).is_err() {
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-        shared.join("nk_sys.h.gch").is_file().then_some(h)
-    })
-    .clone()
+            .unwrap_or(false)
+    };
+    // A compiler that cannot read the directory fails this probe: no header then.
+    std::fs::write(dir.join("probe.c"), "int nk_probe(void) { return 0; }\n").ok()?;
+    let reads = |level: &str| {
+        Command::new(cc())
+            .args([level, "-std=gnu11"])
+            .args(flags)
+            .arg("-include")
+            .arg(dir.join("nk_sys.h"))
+            .arg("-c")
+            .arg(dir.join("probe.c"))
+            .arg("-o")
+            .arg(dir.join("probe.o"))
+            .output()
+            .map(|o| o.status.success())
+            .unwrap_or(false)
+    };
+    if !levels.iter().all(|l| made(l) && reads(l)) {
+        let _ = std::fs::remove_dir_all(&dir);
+        return None;
+    }
+    // Another process may have won the race: then its header is used and ours removed.
+    if std::fs::rename(&dir, &shared).is_err() {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    complete(&shared).then_some(h)
 }
 
 /// A small deterministic PRNG (splitmix64) for random test inputs.

@@ -198,36 +198,69 @@ pub fn run(args: &[String]) -> i32 {
     println!();
     println!("| cipher | slicing | arch | ops/B | limit core c/B | limit TSC c/B | raw TSC c/B | limit/raw |");
     println!("|---|---|---|---|---|---|---|---|");
-    for c in super::ciphers::CIPHERS {
-        for &s in c.slicings {
-            for &arch in &archs {
-                match limit_of(c.file, s, arch, &flags) {
-                    Ok(l) => {
-                        let m = json.as_deref().and_then(|j| measured(j, c.name, s, arch));
-                        let (tsc, raw, frac) = match m {
-                            Some((raw, ratio)) if ratio.is_finite() && ratio > 0.0 => {
-                                let t = l.core_cpb * ratio;
-                                (
-                                    format!("{t:.2}"),
-                                    format!("{raw:.2}"),
-                                    format!("{:.2}", t / raw),
-                                )
-                            }
-                            _ => ("-".into(), "-".into(), "-".into()),
-                        };
-                        println!(
-                            "| {} | -{} | {} | {:.2} | {:.2} | {} | {} | {} |",
-                            c.name, s, arch, l.ops_per_byte, l.core_cpb, tsc, raw, frac
-                        );
+    // Each row lowers and optimises one program (the whole table: ~150 pipelines): the rows
+    // are computed on every core, then printed in order.
+    let archs = &archs;
+    let rows: Vec<(&super::ciphers::Cipher, Slicing, Arch)> = super::ciphers::CIPHERS
+        .iter()
+        .flat_map(|c| {
+            c.slicings
+                .iter()
+                .flat_map(move |&s| archs.iter().map(move |&a| (c, s, a)))
+        })
+        .collect();
+    let limits = par_map(&rows, |&(c, s, arch)| limit_of(c.file, s, arch, &flags));
+    for (&(c, s, arch), l) in rows.iter().zip(limits) {
+        match l {
+            Ok(l) => {
+                let m = json.as_deref().and_then(|j| measured(j, c.name, s, arch));
+                let (tsc, raw, frac) = match m {
+                    Some((raw, ratio)) if ratio.is_finite() && ratio > 0.0 => {
+                        let t = l.core_cpb * ratio;
+                        (
+                            format!("{t:.2}"),
+                            format!("{raw:.2}"),
+                            format!("{:.2}", t / raw),
+                        )
                     }
-                    Err(e) => {
-                        println!("| {} | -{} | {} | FAILED: {} | | | | |", c.name, s, arch, e)
-                    }
-                }
+                    _ => ("-".into(), "-".into(), "-".into()),
+                };
+                println!(
+                    "| {} | -{} | {} | {:.2} | {:.2} | {} | {} | {} |",
+                    c.name, s, arch, l.ops_per_byte, l.core_cpb, tsc, raw, frac
+                );
             }
+            Err(e) => println!("| {} | -{} | {} | FAILED: {} | | | | |", c.name, s, arch, e),
         }
     }
     0
+}
+
+/// `f` of every item, in order, computed on as many threads as the machine has cores (this
+/// one and helpers with its large stack; if a helper cannot start, the others do its share).
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(items.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let done = std::sync::Mutex::new(Vec::with_capacity(items.len()));
+    let work = || loop {
+        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        let r = f(item);
+        done.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+    };
+    std::thread::scope(|sc| {
+        for _ in 1..workers {
+            let _ = std::thread::Builder::new()
+                .stack_size(512 << 20)
+                .spawn_scoped(sc, work);
+        }
+        work();
+    });
+    let mut done = done.into_inner().unwrap_or_else(|e| e.into_inner());
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
 }
 
 #[cfg(test)]
