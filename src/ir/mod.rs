@@ -308,28 +308,8 @@ impl Node {
 impl Op {
     /// Atoms read by this op.
     pub fn operands(&self) -> Vec<VarId> {
-        use Op::*;
-        match self {
-            Const(_) => vec![],
-            Copy(a)
-            | Not(a)
-            | Shl(a, _)
-            | Shr(a, _)
-            | Sar(a, _)
-            | Rotl(a, _)
-            | Rotr(a, _)
-            | Shuffle(a, _)
-            | Bitmask(a, _) => vec![*a],
-            And(a, b)
-            | Or(a, b)
-            | Xor(a, b)
-            | Andn(a, b)
-            | Add(a, b)
-            | Sub(a, b)
-            | Mul(a, b)
-            | Pack(a, b) => vec![*a, *b],
-            Ternlog(a, b, c, _) => vec![*a, *b, *c],
-        }
+        let (a, n) = self.operand_array();
+        a[..n].to_vec()
     }
     /// [`Op::operands`] without allocating: the operands are the first `n` of the array.
     pub fn operand_array(&self) -> ([VarId; 3], usize) {
@@ -430,36 +410,20 @@ impl Instr {
         }
     }
     pub fn defs(&self) -> Vec<VarId> {
-        match self {
-            Instr::Assign { dst, .. } => vec![*dst],
-            Instr::Call { dsts, .. } => dsts.clone(),
-            Instr::Loop { state, results, .. } => {
-                let mut v: Vec<VarId> = state.iter().map(|s| s.1).collect();
-                for r in results {
-                    match r {
-                        LoopResult::Each(xs) | LoopResult::State { each: xs, .. } => v.extend(xs),
-                    }
-                }
-                v
-            }
+        if let Instr::Call { dsts, .. } = self {
+            return dsts.clone(); // one allocation for hundreds of results
         }
+        let mut v = Vec::new();
+        self.for_each_def(|d| v.push(d));
+        v
     }
     pub fn uses(&self) -> Vec<VarId> {
-        match self {
-            Instr::Assign { op, .. } => op.operands(),
-            Instr::Call { args, .. } => args.clone(),
-            Instr::Loop { state, args, .. } => {
-                let mut v: Vec<VarId> = state.iter().map(|s| s.0).collect();
-                for a in args {
-                    match a {
-                        LoopArg::State(_) => {}
-                        LoopArg::Same(x) => v.push(*x),
-                        LoopArg::Each(xs) => v.extend(xs),
-                    }
-                }
-                v
-            }
+        if let Instr::Call { args, .. } = self {
+            return args.clone();
         }
+        let mut v = Vec::new();
+        self.for_each_use(|u| v.push(u));
+        v
     }
     /// The node this instruction calls, if any.
     pub fn callee(&self) -> Option<NodeId> {
