@@ -217,17 +217,23 @@ pub fn lower(
     }
 }
 
+/// The optimiser's configuration under `cfg`: its `opt` part with the target, the operation
+/// bound and the memory-form loops that the driver's config holds.
+fn opt_config(cfg: &Config) -> crate::opt::OptConfig {
+    let mut ocfg = cfg.opt.clone();
+    ocfg.arch = cfg.arch;
+    ocfg.max_ops = cfg.max_ops / 8;
+    ocfg.mem_loops = cfg.mem_loops;
+    ocfg
+}
+
 /// Runs the optimisation pipeline of `cfg` on `prog` (elaborated IR) and verifies the result.
 pub fn optimize(
     mut prog: ir::Program,
     hints: &ir::LoopHints,
     cfg: &Config,
 ) -> Result<(ir::Program, crate::opt::Report), String> {
-    let mut ocfg = cfg.opt.clone();
-    ocfg.arch = cfg.arch;
-    ocfg.max_ops = cfg.max_ops / 8;
-    ocfg.mem_loops = cfg.mem_loops;
-    let r = crate::opt::optimize(&mut prog, hints, &ocfg).map_err(|e| e.to_string())?;
+    let r = crate::opt::optimize(&mut prog, hints, &opt_config(cfg)).map_err(|e| e.to_string())?;
     ir::verify(&prog).map_err(|e| e.to_string())?;
     Ok((prog, r))
 }
@@ -369,9 +375,7 @@ pub fn packed_kernel(
         if straight && e.insns > PACKED_KERNEL_MAX_STRAIGHT_INSNS {
             // (where `--loops auto` unrolls nothing it kept every loop it could already, so a
             // kernel with loops kept would be this straight program twice)
-            let mut ocfg = cfg.opt.clone();
-            ocfg.arch = cfg.arch;
-            if !crate::opt::auto_may_unroll(prog.slicing, &ocfg) {
+            if !crate::opt::auto_may_unroll(prog.slicing, &opt_config(cfg)) {
                 return None;
             }
             keep_loops = true;
@@ -452,10 +456,8 @@ pub fn packed_consts_program(
     kernel: Option<&ir::Program>,
     cfg: &Config,
 ) -> Option<ir::Program> {
-    let mut ocfg = cfg.opt.clone();
-    ocfg.arch = cfg.arch;
     if kernel.is_some()
-        || !crate::opt::may_unroll_const_fed(prog.slicing, &ocfg)
+        || !crate::opt::may_unroll_const_fed(prog.slicing, &opt_config(cfg))
         || !packed_compact_consts(prog, cfg)
     {
         return None;
