@@ -286,6 +286,95 @@ fn y_rows<'a>(
     base
 }
 
+/// The columns of a memory-form loop's gathered per-iteration inputs (`LoopArg::Each` arguments
+/// the body reads as `memloop::In::Each`), in the order of `nk_x`'s slots.
+fn gathered_cols<'a>(
+    args: &'a [LoopArg],
+    ml: &'a memloop::MemLoop,
+) -> impl Iterator<Item = &'a Vec<VarId>> {
+    args.iter().zip(&ml.ins).filter_map(|(a, w)| match (a, w) {
+        (LoopArg::Each(vs), memloop::In::Each(_)) => Some(vs),
+        _ => None,
+    })
+}
+
+/// Per instruction of `node`: whether it is a memory-form loop that reads its gathered inputs
+/// in place in an earlier memory-form loop's output buffer ([`y_rows`]), as `emit_function`
+/// decides it (the same `y_src`, built in the same order, with the instruction index as the
+/// loop's key). The C then never reads the atoms of those columns, so their locals (the earlier
+/// loop's results copied out of `nk_l{k}_y`) are not declared where nothing else reads them:
+/// AES `-B` declared 1152 such round-key bits, each an unused-variable warning.
+fn gathers_in_place(node: &Node, memloops: &[Option<memloop::MemLoop>]) -> Vec<bool> {
+    let mut y_src = YSrc::new();
+    let mut r = vec![false; node.body.len()];
+    for (i, ins) in node.body.iter().enumerate() {
+        let Instr::Loop {
+            callee,
+            count,
+            args,
+            results,
+            ..
+        } = ins
+        else {
+            continue;
+        };
+        let Some(ml) = memloops[callee.0 as usize].as_ref() else {
+            continue;
+        };
+        r[i] = ml.n_each > 0
+            && ml.each_src == memloop::EachSrc::Gather
+            && y_rows(&y_src, *count as usize, ml.n_each, gathered_cols(args, ml)).is_some();
+        let mut q = 0;
+        for res in results {
+            let vs = match res {
+                LoopResult::State { each, .. } if each.is_empty() => continue,
+                LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => vs,
+            };
+            for (j, v) in vs.iter().enumerate() {
+                y_src.insert(*v, (i, j, q, ml.n_y));
+            }
+            q += 1;
+        }
+    }
+    r
+}
+
+/// `f` of each atom the C of instruction `ins` reads: [`Instr::for_each_use`], except, in a
+/// memory-form loop, the gathered columns when it reads them in place (`in_place`,
+/// [`gathers_in_place`]) and the constant bits it reads from its `nk_kb` table
+/// (`memloop::In::ConstBit`): their locals were declared and never read (a `(void)` each).
+fn for_each_c_use(
+    ins: &Instr,
+    in_place: bool,
+    memloops: &[Option<memloop::MemLoop>],
+    mut f: impl FnMut(VarId),
+) {
+    if let Instr::Loop {
+        callee,
+        state,
+        args,
+        ..
+    } = ins
+    {
+        if let Some(ml) = memloops[callee.0 as usize]
+            .as_ref()
+            .filter(|ml| ml.ins.len() == args.len())
+        {
+            state.iter().for_each(|s| f(s.0));
+            for (a, w) in args.iter().zip(&ml.ins) {
+                match (a, w) {
+                    (LoopArg::Each(_), memloop::In::Each(_)) if in_place => {}
+                    (LoopArg::Each(_), memloop::In::ConstBit(_)) | (LoopArg::State(_), _) => {}
+                    (LoopArg::Same(x), _) => f(*x),
+                    (LoopArg::Each(xs), _) => xs.iter().for_each(|&v| f(v)),
+                }
+            }
+            return;
+        }
+    }
+    ins.for_each_use(f);
+}
+
 /// Local arrays of registers (kept loops' state, per-round inputs and outputs, call arguments
 /// and results, spill slots and homes) carry `NK_ALIGN64`: a cache-line alignment on
 /// AVX2 and AVX-512, nothing elsewhere. gcc aligns an AVX2 frame to 32 bytes only, and where it
@@ -312,7 +401,7 @@ fn align64_c(arch: Arch) -> &'static str {
 /// registers and `vpternlog`, as gcc emits the avx2 build under `-march=native` on such a CPU).
 fn halves_macros(slicing: Slicing) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
-    for l in runtime::prelude(Arch::Avx2, slicing, 1).lines() {
+    for l in runtime::prelude(Arch::Avx2, slicing, 1, false).lines() {
         if let Some(rest) = l.trim_start().strip_prefix("#define ") {
             let name: String = rest
                 .chars()
@@ -341,7 +430,7 @@ fn halves_section(slicing: Slicing, entry_fn: &str, h_entry: &str, body: &str) -
     for m in &macros {
         s.push_str(&format!("#pragma push_macro(\"{m}\")\n#undef {m}\n"));
     }
-    s.push_str(&runtime::prelude(Arch::Avx2, slicing, 1));
+    s.push_str(&runtime::prelude(Arch::Avx2, slicing, 1, false));
     // (the AVX-512 program's ternlogs at 256 bits: AVX-512VL, which `NK_TARGET` enables)
     s.push_str(
         "#define NK_TERNLOG(a, b, c, imm) _mm256_ternarylogic_epi64((a), (b), (c), (imm))\n",
@@ -1015,7 +1104,11 @@ pub fn generate_over(
     } else {
         sh.word
     };
-    c.push_str(&runtime::prelude(arch, slicing, lane_word));
+    // (the multiply helper only when some function multiplies: `NK_MUL<w>(`)
+    let mul = funcs.contains("NK_MUL")
+        || packed_c.contains("NK_MUL")
+        || helpers.defs.iter().any(|d| d.contains("NK_MUL"));
+    c.push_str(&runtime::prelude(arch, slicing, lane_word, mul));
     if cfg.opaque_not && matches!(arch, Arch::Sse | Arch::Avx2) {
         c.push_str(
             "#undef NK_NOT\n#define NK_NOT(a) NK_XOR((a), NK_ONES_OPAQUE) /* --opaque-not */\n",
@@ -1244,11 +1337,11 @@ fn emit_function(
 
     // Atoms read by an instruction or written to an output (unused input array elements are
     // not loaded, so the C compiles warning-free).
+    // (The gathered inputs a loop reads in place in an earlier loop's buffer are not read.)
+    let in_place = gathers_in_place(node, memloops);
     let mut used = vec![false; node.vars.len()];
-    for ins in &node.body {
-        for u in ins.uses() {
-            used[u.0 as usize] = true;
-        }
+    for (i, ins) in node.body.iter().enumerate() {
+        for_each_c_use(ins, in_place[i], memloops, |u| used[u.0 as usize] = true);
     }
     for a in node.flat_outputs() {
         used[a.0 as usize] = true;
@@ -1262,13 +1355,11 @@ fn emit_function(
                 used[a.0 as usize] = true;
             }
         }
-        for ins in node.body.iter().rev() {
+        for (i, ins) in node.body.iter().enumerate().rev() {
             if matches!(ins, Instr::Assign { dst, .. } if !used[dst.0 as usize]) {
                 continue;
             }
-            for u in ins.uses() {
-                used[u.0 as usize] = true;
-            }
+            for_each_c_use(ins, in_place[i], memloops, |u| used[u.0 as usize] = true);
         }
     }
     if is_entry {
@@ -1720,7 +1811,9 @@ fn emit_function(
             }
         }
         match ins {
-            Instr::Assign { dst, .. } if memory_form.is_some() && !used[dst.0 as usize] => {}
+            // (what the C does not read: in a memory-form body, what only unstored outputs
+            // needed; elsewhere the constant bits kept loops read from their tables)
+            Instr::Assign { dst, .. } if !used[dst.0 as usize] => {}
             Instr::Assign { dst, op } => {
                 let m = node.bits(*dst);
                 let e = ops::op_expr(t, helpers, node, m, op, &nm)?;
@@ -1955,17 +2048,16 @@ fn emit_function(
                                 &y_src,
                                 *count as usize,
                                 ml.n_each,
-                                args.iter().zip(&ml.ins).filter_map(|(a, w)| match (a, w) {
-                                    (LoopArg::Each(vs), memloop::In::Each(_)) => Some(vs),
-                                    _ => None,
-                                }),
+                                gathered_cols(args, ml),
                             ) =>
                         {
                             // every row is a row of an earlier loop's output buffer: read it
                             // there (AES's round keys from its key-schedule loop), no copy
+                            debug_assert!(in_place[at], "gathers_in_place disagrees");
                             call.push(format!("nk_l{}_y[nk_i + {}]", yk, off));
                         }
                         memloop::EachSrc::Gather => {
+                            debug_assert!(!in_place[at], "gathers_in_place disagrees");
                             let rows: Vec<String> = (0..*count as usize)
                                 .map(|i| {
                                     let xs: Vec<String> = args
@@ -2088,18 +2180,8 @@ fn emit_function(
                         kb[0].len(),
                         table(rows)
                     ));
+                    // (the constants' locals are not read: `for_each_c_use`)
                     call.push(format!("nk_l{}_kb[nk_i]", k));
-                    // (the constants' locals are read through the table now)
-                    let mut seen = std::collections::HashSet::new();
-                    for (p, a) in args.iter().enumerate() {
-                        if let (memloop::In::ConstBit(_), LoopArg::Each(vs)) = (ml.ins[p], a) {
-                            for v in vs {
-                                if seen.insert(*v) {
-                                    body.push(format!("(void){};", nm(*v)));
-                                }
-                            }
-                        }
-                    }
                 }
                 // the slots kept in registers (`memloop::register_slots`): locals, loaded from
                 // the buffer before the loop and stored back after it (two buffers: each slot's

@@ -18,12 +18,15 @@ use crate::ir::Slicing;
 use crate::target::Arch;
 
 /// The runtime text for `arch`, `slicing` and the programs' word size (`word_bits`; 0 when
-/// words have mixed sizes, which only `std` vslice allows).
-pub fn prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
+/// words have mixed sizes, which only `std` vslice allows). `mul`: whether the C multiplies
+/// (`NK_MUL<w>`); the `static` function behind a multiply that has no instruction of its own
+/// (`nk_mul8`, `nk_mul64`) is emitted only then, so no unused function is left for `-Wall`
+/// (the `#define` is there either way).
+pub fn prelude(arch: Arch, slicing: Slicing, word_bits: u32, mul: bool) -> String {
     match arch {
         Arch::Std => std_prelude(),
-        Arch::Sse | Arch::Avx2 | Arch::Avx512 => x86_prelude(arch, slicing, word_bits),
-        Arch::Neon => neon_prelude(slicing, word_bits),
+        Arch::Sse | Arch::Avx2 | Arch::Avx512 => x86_prelude(arch, slicing, word_bits, mul),
+        Arch::Neon => neon_prelude(slicing, word_bits, mul),
     }
 }
 
@@ -138,7 +141,7 @@ const X86_SET1: &str = "\
 #define NK_SET1_32(c) @P_set1_epi32((int)(uint32_t)(c))
 ";
 
-fn x86_vslice(arch: Arch, w: u32) -> String {
+fn x86_vslice(arch: Arch, w: u32, mul: bool) -> String {
     let mut s = String::new();
     s.push_str(X86_SET1);
     if arch == Arch::Avx512 {
@@ -164,7 +167,9 @@ fn x86_vslice(arch: Arch, w: u32) -> String {
             );
             s.push_str("/* arithmetic shift: ((x >> k) ^ s) - s with s the shifted sign bit */\n");
             s.push_str("#define NK_SAR8(a, k) NK_SUB8(NK_XOR(NK_SHR8((a), (k)), NK_SET1_8(0x80 >> (k))), NK_SET1_8(0x80 >> (k)))\n");
-            s.push_str(
+            s.push_str(if !mul {
+                "#define NK_MUL8(a, b) nk_mul8((a), (b))\n"
+            } else {
                 "static inline NK_TARGET @T nk_mul8(@T a, @T b)
 {
     @T even = NK_AND(@P_mullo_epi16(a, b), NK_SET1_16(0x00FF));
@@ -172,8 +177,8 @@ fn x86_vslice(arch: Arch, w: u32) -> String {
     return NK_OR(even, odd);
 }
 #define NK_MUL8(a, b) nk_mul8((a), (b))
-",
-            );
+"
+            });
         }
         16 => {
             s.push_str("#define NK_SHL16(a, k) @P_slli_epi16((a), (k))\n");
@@ -196,7 +201,9 @@ fn x86_vslice(arch: Arch, w: u32) -> String {
                 s.push_str("/* no 64-bit arithmetic shift before AVX-512: ((x >> k) ^ s) - s */\n");
                 s.push_str("#define NK_SAR64(a, k) NK_SUB64(NK_XOR(NK_SHR64((a), (k)), NK_SET1_64(UINT64_C(1) << (63 - (k)))), NK_SET1_64(UINT64_C(1) << (63 - (k))))\n");
             }
-            s.push_str(
+            s.push_str(if !mul {
+                "#define NK_MUL64(a, b) nk_mul64((a), (b))\n"
+            } else {
                 "/* 64-bit multiply (no AVX-512DQ needed): lo*lo + ((hi*lo + lo*hi) << 32) */
 static inline NK_TARGET @T nk_mul64(@T a, @T b)
 {
@@ -206,8 +213,8 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
     return @P_add_epi64(lo, @P_slli_epi64(@P_add_epi64(t1, t2), 32));
 }
 #define NK_MUL64(a, b) nk_mul64((a), (b))
-",
-            );
+"
+            });
         }
     }
     // Rotations as two shifts and an OR: where no one-instruction form is known to exist.
@@ -290,7 +297,7 @@ fn x86_pshufb(arch: Arch) -> String {
     t
 }
 
-fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
+fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32, mul: bool) -> String {
     let mut s = header(arch);
     let mut t = String::from(X86_LOGIC);
     if arch == Arch::Avx512 {
@@ -303,7 +310,7 @@ fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
         Slicing::B => {}
         Slicing::V if word_bits == 1 => {} // 1-bit lanes: logic only
         Slicing::V => {
-            t.push_str(&x86_vslice(arch, word_bits));
+            t.push_str(&x86_vslice(arch, word_bits, mul));
             if word_bits >= 16 {
                 t.push_str(&x86_pshufb(arch));
             }
@@ -320,7 +327,7 @@ fn x86_prelude(arch: Arch, slicing: Slicing, word_bits: u32) -> String {
     s
 }
 
-fn neon_prelude(slicing: Slicing, word_bits: u32) -> String {
+fn neon_prelude(slicing: Slicing, word_bits: u32, mul: bool) -> String {
     let mut s = header(Arch::Neon);
     // All logic goes through the lane type of DATATYPE.
     let (sfx, ty) = match slicing {
@@ -356,7 +363,9 @@ fn neon_prelude(slicing: Slicing, word_bits: u32) -> String {
             s.push_str(&format!("#define NK_SET1_{w}(c) vdupq_n_{sfx}(c)\n"));
             s.push_str(&format!("#define NK_ADD{w}(a, b) vaddq_{sfx}((a), (b))\n"));
             s.push_str(&format!("#define NK_SUB{w}(a, b) vsubq_{sfx}((a), (b))\n"));
-            if w == 64 {
+            if w == 64 && !mul {
+                s.push_str("#define NK_MUL64(a, b) nk_mul64((a), (b))\n");
+            } else if w == 64 {
                 s.push_str(&format!(
                     "/* 64-bit multiply: lo*lo + ((hi*lo + lo*hi) << 32) */
 static inline {ty} nk_mul64({ty} a, {ty} b)

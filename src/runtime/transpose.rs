@@ -235,10 +235,11 @@ static __attribute__((noinline)) void nkp_scrub_stack(void) {
 #endif
 
 /* Plain instances are read and written through memcpy: the packed API works on buffers of
-   any alignment (an odd address is fine), at no measured cost (README). */
+   any alignment (an odd address is fine), at no measured cost (README). Which widths a file
+   reads or writes depends on its routines, so they are NKP_UNUSED like the rest of this part. */
 #define NKP_LDST(UB) \
-static inline uint##UB##_t nkp_ld_u##UB(const void *p) { uint##UB##_t v; memcpy(&v, p, sizeof v); return v; } \
-static inline void nkp_st_u##UB(void *p, uint##UB##_t v) { memcpy(p, &v, sizeof v); }
+static inline NKP_UNUSED uint##UB##_t nkp_ld_u##UB(const void *p) { uint##UB##_t v; memcpy(&v, p, sizeof v); return v; } \
+static inline NKP_UNUSED void nkp_st_u##UB(void *p, uint##UB##_t v) { memcpy(p, &v, sizeof v); }
 NKP_LDST(8)
 NKP_LDST(16)
 NKP_LDST(32)
@@ -302,42 +303,6 @@ static NKP_UNUSED void nkp_words_to_bits(const uint64_t *src, size_t W, unsigned
             }
     }
 }
-
-/* Reverses the order of the UB-bit units of a 64-bit value (host little endian: the units
-   loaded as one uint64_t come least significant first; a group wants the first unit on top). */
-static inline uint64_t nkp_unit_rev_u8(uint64_t x) { return __builtin_bswap64(x); }
-static inline uint64_t nkp_unit_rev_u16(uint64_t x) {
-    x = (x >> 32) | (x << 32);
-    return ((x & 0xFFFF0000FFFF0000ULL) >> 16) | ((x & 0x0000FFFF0000FFFFULL) << 16);
-}
-static inline uint64_t nkp_unit_rev_u32(uint64_t x) { return (x >> 32) | (x << 32); }
-static inline uint64_t nkp_unit_rev_u64(uint64_t x) { return x; }
-
-/* Group g of a bit string stored as `units` native words of UB bits (MSB-first concatenation):
-   the big-endian 64 bits starting at bit 64g, zero past the end. */
-#define NKP_GRP_FUNS(T, UB) \
-static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
-    const size_t per = 64 / UB, u0 = g * per; \
-    uint64_t r = 0; \
-    if (u0 + per <= units) { \
-        /* whole group: one 8-byte load, then the units reversed (a byte swap for bytes) */ \
-        r = nkp_unit_rev_u##UB(nkp_ld_u64(p + u0)); \
-    } else { \
-        for (size_t q = 0; q < per; q++) \
-            r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)nkp_ld_u##UB(p + u0 + q) : 0); \
-    } \
-    return r; \
-} \
-static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
-    const size_t per = 64 / UB, u0 = g * per; \
-    if (u0 + per <= units) { nkp_st_u64(p + u0, nkp_unit_rev_u##UB(v)); return; } \
-    for (size_t q = 0; q < per; q++) \
-        if (u0 + q < units) nkp_st_u##UB(p + u0 + q, (T)(v >> ((64 - UB * (q + 1)) & 63))); \
-}
-NKP_GRP_FUNS(uint8_t, 8)
-NKP_GRP_FUNS(uint16_t, 16)
-NKP_GRP_FUNS(uint32_t, 32)
-NKP_GRP_FUNS(uint64_t, 64)
 
 /* Broadcasts of one plain instance (every instance equal, e.g. a const input) straight into
    registers of rbytes bytes, with no transposition. B: register a is all ones where bit a of
@@ -417,6 +382,50 @@ NKP_BCAST_FUNS(uint64_t, 64)
 #endif /* NKP_COMMON_DEFINED */
 "#;
 
+/// The bitslice group loads and stores (`nkp_ldgrp_uU`, `nkp_stgrp_uU`, and the unit
+/// reversals `nkp_unit_rev_uU` they use), which only the
+/// 64x64-transposition paths of [`b_routines`] read (bitslice, and hslice through them): emitted
+/// with those routines, once per file, not in [`common`], where a vslice program's C had them
+/// unused (8 `-Wunused-function` warnings from clang per file).
+const GRP_FUNS: &str = r#"#ifndef NKP_GRP_DEFINED
+#define NKP_GRP_DEFINED
+/* Reverses the order of the UB-bit units of a 64-bit value (host little endian: the units
+   loaded as one uint64_t come least significant first; a group wants the first unit on top). */
+static inline uint64_t nkp_unit_rev_u8(uint64_t x) { return __builtin_bswap64(x); }
+static inline uint64_t nkp_unit_rev_u16(uint64_t x) {
+    x = (x >> 32) | (x << 32);
+    return ((x & 0xFFFF0000FFFF0000ULL) >> 16) | ((x & 0x0000FFFF0000FFFFULL) << 16);
+}
+static inline uint64_t nkp_unit_rev_u32(uint64_t x) { return (x >> 32) | (x << 32); }
+static inline uint64_t nkp_unit_rev_u64(uint64_t x) { return x; }
+/* Group g of a bit string stored as `units` native words of UB bits (MSB-first concatenation):
+   the big-endian 64 bits starting at bit 64g, zero past the end. */
+#define NKP_GRP_FUNS(T, UB) \
+static inline uint64_t nkp_ldgrp_u##UB(const T *p, size_t units, size_t g) { \
+    const size_t per = 64 / UB, u0 = g * per; \
+    uint64_t r = 0; \
+    if (u0 + per <= units) { \
+        /* whole group: one 8-byte load, then the units reversed (a byte swap for bytes) */ \
+        r = nkp_unit_rev_u##UB(nkp_ld_u64(p + u0)); \
+    } else { \
+        for (size_t q = 0; q < per; q++) \
+            r = (UB == 64 ? 0 : r << (UB & 63)) | (u0 + q < units ? (uint64_t)nkp_ld_u##UB(p + u0 + q) : 0); \
+    } \
+    return r; \
+} \
+static inline void nkp_stgrp_u##UB(T *p, size_t units, size_t g, uint64_t v) { \
+    const size_t per = 64 / UB, u0 = g * per; \
+    if (u0 + per <= units) { nkp_st_u64(p + u0, nkp_unit_rev_u##UB(v)); return; } \
+    for (size_t q = 0; q < per; q++) \
+        if (u0 + q < units) nkp_st_u##UB(p + u0 + q, (T)(v >> ((64 - UB * (q + 1)) & 63))); \
+}
+NKP_GRP_FUNS(uint8_t, 8)
+NKP_GRP_FUNS(uint16_t, 16)
+NKP_GRP_FUNS(uint32_t, 32)
+NKP_GRP_FUNS(uint64_t, 64)
+#endif /* NKP_GRP_DEFINED */
+"#;
+
 /// The generic bitslice outbound (any target): 64x64 transposes and group stores.
 const B_OUT_GENERIC: &str = r#"static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, size_t natoms, uint$UB_t *dst) {
     NKP_VT_$A x[64];
@@ -489,6 +498,7 @@ static NKP_UNUSED $ATTR void nkp_B_out_u$UB_$A(const void *regs, size_t units, s
 pub fn b_routines(arch: Arch) -> String {
     let a = suffix(arch);
     let mut s = String::new();
+    s.push_str(GRP_FUNS);
     s.push_str(&format!(
         "#ifndef NKP_B_DEFINED_{a}\n#define NKP_B_DEFINED_{a}\n"
     ));
@@ -1040,6 +1050,21 @@ fn h_routines_small_slots(arch: Arch, m: u32) -> String {
         .rev()
         .map(|&(sh, mk)| format!("    x = nkp_sk_dswap(x, {sh}, 0x{mk:016X}ull);\n"))
         .collect();
+    // (64-bit words, one 1-bit slot per word: no index swap, and no delta-swap helper, which
+    // would be an unused function)
+    let dswap = if swaps.is_empty() {
+        ""
+    } else {
+        "#ifndef NKP_H_SK_DSWAP
+#define NKP_H_SK_DSWAP
+/* swap bit p with bit p + s for every p in mask */
+static inline uint64_t nkp_sk_dswap(uint64_t x, unsigned s, uint64_t mask) {
+    const uint64_t t = ((x >> s) ^ x) & mask;
+    return x ^ t ^ (t << s);
+}
+#endif
+"
+    };
     let t = r#"#ifndef NKP_H_DEFINED_$A_$M
 #define NKP_H_DEFINED_$A_$M
 #ifndef NKP_H_SK_HELPERS
@@ -1050,13 +1075,8 @@ static inline uint64_t nkp_sk_rev64(uint64_t x) {
     x = ((x >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((x & 0x0F0F0F0F0F0F0F0Full) << 4);
     return __builtin_bswap64(x);
 }
-/* swap bit p with bit p + s for every p in mask */
-static inline uint64_t nkp_sk_dswap(uint64_t x, unsigned s, uint64_t mask) {
-    const uint64_t t = ((x >> s) ^ x) & mask;
-    return x ^ t ^ (t << s);
-}
 #endif
-/* index transposition m*i + j -> $S*j + i of the reversed gathered words, and back */
+$DSWAP/* index transposition m*i + j -> $S*j + i of the reversed gathered words, and back */
 static inline uint64_t nkp_sk_fwd_m$M(uint64_t x) {
 $FWD    return x;
 }
@@ -1092,7 +1112,8 @@ static NKP_UNUSED void nkp_H_out_u$M_$A_m$M(const void *regs, size_t units, size
 }
 #endif /* NKP_H_DEFINED_$A_$M */
 "#;
-    t.replace("$FWD", &fwd)
+    t.replace("$DSWAP", dswap)
+        .replace("$FWD", &fwd)
         .replace("$BWD", &bwd)
         .replace("$A", a)
         .replace("$M", &m.to_string())
@@ -2111,8 +2132,10 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     s.push_str(&format!(
         "        for (int j = 0; j < 14; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n        t7[7 - 2 * p] = x[14]; t7[6 - 2 * p] = x[15];\n    }}\n"
     ));
+    // (`(size_t)(63 - c)`: the conversion C made implicitly, written out for -Wsign-compare;
+    // a `size_t c` changed gcc's instruction order in the AVX-512 routine)
     s.push_str(&format!(
-        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = B < 7 ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : t7[7 - k];\n        {bits}        for (int c = 0; c < 8; c++) if (B < 7 || 63 - c < lim) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n    nkp_wipe(t7, sizeof t7);\n}}\n"
+        "    for (size_t B = 0; B < 8; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = B < 7 ? NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt})) : t7[7 - k];\n        {bits}        for (int c = 0; c < 8; c++) if (B < 7 || (size_t)(63 - c) < lim) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n    }}\n    nkp_wipe(t7, sizeof t7);\n}}\n"
     ));
     // Pairs of whole groups from one 16-byte chunk of the instance (`nkp_Bq16x2_in`, AVX-512
     // with VBMI and GFNI): returns the first group not done.
