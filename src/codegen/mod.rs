@@ -1372,6 +1372,12 @@ fn emit_function(
             if direct_array_param(t, abi, p) {
                 param_names[pi] = Some(pname.clone());
             }
+            let whole_param = !(p.c_dims.is_empty() || abi.no_arr_entry || abi.entry_bit_params)
+                || abi.lf && p.is_const;
+            if whole_param && !p.atoms.iter().any(|a| used[a.0 as usize]) {
+                // (an array parameter of the ABI the program never reads)
+                prologue.push(format!("(void){};", pname));
+            }
             if abi.lf && p.is_const {
                 // -lf (C7): the const input is passed as uintN_t words and broadcast here.
                 let m = p.word_bits;
@@ -1419,6 +1425,10 @@ fn emit_function(
                     let n =
                         atom_param_name(&mut names, abi, "a", &mut bit_param, &pname, &p.c_dims, i);
                     params.push(format!("DATATYPE {}", n));
+                    if !used[a.0 as usize] {
+                        // (a parameter of the ABI the program never reads: -Wunused-parameter)
+                        prologue.push(format!("(void){};", n));
+                    }
                     let m = node.bits(a);
                     if std_v && m < dt_bits && used[a.0 as usize] {
                         prologue.push(format!(
