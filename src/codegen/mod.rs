@@ -324,19 +324,24 @@ fn gathers_in_place(node: &Node, memloops: &[Option<memloop::MemLoop>]) -> Vec<b
         r[i] = ml.n_each > 0
             && ml.each_src == memloop::EachSrc::Gather
             && y_rows(&y_src, *count as usize, ml.n_each, gathered_cols(args, ml)).is_some();
-        let mut q = 0;
-        for res in results {
-            let vs = match res {
-                LoopResult::State { each, .. } if each.is_empty() => continue,
-                LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => vs,
-            };
-            for (j, v) in vs.iter().enumerate() {
-                y_src.insert(*v, (i, j, q, ml.n_y));
-            }
-            q += 1;
+        for (q, j, v) in y_result_rows(results) {
+            y_src.insert(v, (i, j, q, ml.n_y));
         }
     }
     r
+}
+
+/// The per-iteration results of a memory-form loop as rows of its output buffer `nk_l{k}_y`:
+/// (column q, row i, atom) for each result with rows, columns numbered in order.
+fn y_result_rows(results: &[LoopResult]) -> impl Iterator<Item = (usize, usize, VarId)> + '_ {
+    results
+        .iter()
+        .filter_map(|res| match res {
+            LoopResult::State { each, .. } if each.is_empty() => None,
+            LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => Some(vs),
+        })
+        .enumerate()
+        .flat_map(|(q, vs)| vs.iter().enumerate().map(move |(i, &v)| (q, i, v)))
 }
 
 /// `f` of each atom the C of instruction `ins` reads: [`Instr::for_each_use`], except, in a
@@ -2237,26 +2242,18 @@ fn emit_function(
                         ));
                     }
                 }
-                let mut q = 0;
-                for res in results {
-                    let vs = match res {
-                        LoopResult::State { each, .. } if each.is_empty() => continue,
-                        LoopResult::State { each: vs, .. } | LoopResult::Each(vs) => vs,
-                    };
-                    for (i, v) in vs.iter().enumerate() {
-                        y_src.insert(*v, (k, i, q, ml.n_y));
-                        if used[v.0 as usize] {
-                            body.push(format!(
-                                "{} {} = nk_l{}_y[{}][{}];",
-                                ty(*v),
-                                nm(*v),
-                                k,
-                                i,
-                                t.at(q)
-                            ));
-                        }
+                for (q, i, v) in y_result_rows(results) {
+                    y_src.insert(v, (k, i, q, ml.n_y));
+                    if used[v.0 as usize] {
+                        body.push(format!(
+                            "{} {} = nk_l{}_y[{}][{}];",
+                            ty(v),
+                            nm(v),
+                            k,
+                            i,
+                            t.at(q)
+                        ));
                     }
-                    q += 1;
                 }
             }
             Instr::Loop {
