@@ -37,14 +37,6 @@ pub fn cc() -> String {
     std::env::var("CC").unwrap_or_else(|_| "cc".to_string())
 }
 
-/// Writes `files` (name, contents) into a scratch dir, compiles every `.c` among them with
-/// `cc -O0 <extra flags>` (tests check behaviour, not speed; -O0 keeps gcc fast on huge straight-line code) into one executable, runs it with `stdin`, returns stdout.
-/// Panics with the compiler's or program's stderr on failure. The C is built with `-Wall
-/// -Wextra`, and a warning located in a generated file (one carrying nakiri's banner) fails the
-/// test too: every program a test compiles (the corpus under each configuration, the ciphers)
-/// checks that the generated C is warning-free (stop 51; before, the tests passed
-/// `-Wno-unused-function -Wno-unused-variable` and warnings did not fail them). Warnings in the
-/// tests' own drivers do not count.
 /// The optimisation level a test program's C file is compiled at: what compiles it fastest
 /// (the tests check results, not speed). At `-O0` gcc keeps every inlined intrinsic of the
 /// packed API's SIMD transpositions unsimplified: a small program's AVX-512 C took 2-11 s to
@@ -174,6 +166,12 @@ int main(void) {{
 /// Writes `files` into a scratch dir, compiles each `.c` file on its own at the level
 /// [`test_opt_level`] picks for it (a later `-O` in `extra_flags` wins), links them and runs
 /// the program with `stdin`; returns its stdout.
+/// Panics with the compiler's or program's stderr on failure. The C is built with `-Wall
+/// -Wextra`, and a warning located in a generated file (one carrying nakiri's banner) fails the
+/// test too: every program a test compiles (the corpus under each configuration, the ciphers)
+/// checks that the generated C is warning-free (stop 51; before, the tests passed
+/// `-Wno-unused-function -Wno-unused-variable` and warnings did not fail them). Warnings in the
+/// tests' own drivers do not count.
 pub fn build_and_run(
     tag: &str,
     files: &[(&str, &str)],
