@@ -1602,6 +1602,9 @@ fn emit_function(
                 (j, name)
             })
             .collect();
+        // which state buffers the body reads and writes (a slot kept in a register is not)
+        let mut s_read = vec![false; s_in.len()];
+        let mut s_written = false;
         for (&a, w) in node.flat_inputs().iter().zip(&ml.ins) {
             if used[a.0 as usize] {
                 cname[a.0 as usize] = Some(match w {
@@ -1609,6 +1612,7 @@ fn emit_function(
                         format!("(*{})", reg_slot[slot])
                     }
                     memloop::In::State { back, slot } => {
+                        s_read[*back] = true;
                         let e = format!("{}[{}]", s_in[*back], t.at(*slot));
                         if t.state_loads != Some(false) {
                             state_src[a.0 as usize] = Some(e.clone());
@@ -1633,15 +1637,6 @@ fn emit_function(
                 });
             }
         }
-        for (b, name) in s_in.iter().enumerate() {
-            if !ml
-                .ins
-                .iter()
-                .any(|w| matches!(w, memloop::In::State { back, .. } if *back == b))
-            {
-                prologue.push(format!("(void){};", name));
-            }
-        }
         for (&a, ws) in node.flat_outputs().iter().zip(&ml.outs) {
             for w in ws {
                 epilogue.push((
@@ -1649,7 +1644,10 @@ fn emit_function(
                         memloop::Out::State(j) if reg_slot.contains_key(j) => {
                             format!("*{}", reg_next.get(j).unwrap_or(&reg_slot[j]))
                         }
-                        memloop::Out::State(j) => format!("{}[{}]", s_out, t.at(*j)),
+                        memloop::Out::State(j) => {
+                            s_written = true;
+                            format!("{}[{}]", s_out, t.at(*j))
+                        }
                         memloop::Out::Each(k) => format!("{}[{}]", y_out, t.at(*k)),
                     },
                     a,
@@ -1659,6 +1657,17 @@ fn emit_function(
                     _ => None,
                 });
             }
+        }
+        // State buffers the body never touches (every slot it reads or writes kept in a
+        // register, or none): marked used, so the C compiles warning-free with -Wextra.
+        let single = ml.single.is_some();
+        for (b, name) in s_in.iter().enumerate() {
+            if !s_read[b] && !(single && s_written) {
+                prologue.push(format!("(void){};", name));
+            }
+        }
+        if !single && ml.n_slots > 0 && !s_written {
+            prologue.push(format!("(void){};", s_out));
         }
     } else if let Some(elem) = array_abi_type(node, t) {
         // Array ABI: `const T in[N], T out[M]` (far cheaper for C compilers than hundreds of
