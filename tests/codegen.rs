@@ -2144,19 +2144,9 @@ fn generated_c_draws_no_wall_wextra_warning_from_gcc_or_clang() {
             }
         }
     };
-    let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                if i >= cases.len() {
-                    break;
-                }
-                check(i, &failures);
-            });
-        }
-    });
+    let indices: Vec<usize> = (0..cases.len()).collect();
+    common::on_two_threads(&indices, |&i| check(i, &failures));
     let failures = failures.into_inner().unwrap();
     assert!(
         failures.is_empty(),

@@ -266,23 +266,13 @@ fn compat_corpus() {
         "the compatibility corpus has one program per example of compat.md"
     );
     let cases: Vec<Case> = files.iter().map(|p| parse_case(p)).collect();
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|s| {
-        for _ in 0..2 {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let Some(c) = cases.get(i) else { break };
-                let mut log = Vec::new();
-                let f = run_case(c, &mut log);
-                results.lock().unwrap().push((i, log, f));
-            });
-        }
+    let results = common::on_two_threads(&cases, |c| {
+        let mut log = Vec::new();
+        let f = run_case(c, &mut log);
+        (log, f)
     });
-    let mut results = results.into_inner().unwrap();
-    results.sort_by_key(|r| r.0);
     let mut failures = Vec::new();
-    for (_, log, f) in results {
+    for (log, f) in results {
         for l in log {
             println!("{}", l);
         }

@@ -282,6 +282,26 @@ pub fn generated_c_warning(err: &str, files: &[(&str, &str)]) -> Option<String> 
         .map(str::to_string)
 }
 
+/// `f` of every item, on two threads (the machines that run the suite have two cores), taking
+/// items in turn; the results in the items' order.
+pub fn on_two_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let next = AtomicUsize::new(0);
+    let results = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                let Some(item) = items.get(i) else { break };
+                let r = f(item);
+                results.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    results.sort_by_key(|r| r.0);
+    results.into_iter().map(|(_, r)| r).collect()
+}
+
 /// Removes a scratch dir whose program ran successfully, unless `NAKIRI_KEEP_SCRATCH` is set.
 /// A full test run builds several hundred programs (about 400 MB of C and executables): kept,
 /// they filled the disk of a machine that runs the suite over and over.
