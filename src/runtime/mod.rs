@@ -167,18 +167,18 @@ fn x86_vslice(arch: Arch, w: u32, mul: bool) -> String {
             );
             s.push_str("/* arithmetic shift: ((x >> k) ^ s) - s with s the shifted sign bit */\n");
             s.push_str("#define NK_SAR8(a, k) NK_SUB8(NK_XOR(NK_SHR8((a), (k)), NK_SET1_8(0x80 >> (k))), NK_SET1_8(0x80 >> (k)))\n");
-            s.push_str(if !mul {
-                "#define NK_MUL8(a, b) nk_mul8((a), (b))\n"
-            } else {
-                "static inline NK_TARGET @T nk_mul8(@T a, @T b)
+            if mul {
+                s.push_str(
+                    "static inline NK_TARGET @T nk_mul8(@T a, @T b)
 {
     @T even = NK_AND(@P_mullo_epi16(a, b), NK_SET1_16(0x00FF));
     @T odd = @P_slli_epi16(@P_mullo_epi16(@P_srli_epi16(a, 8), @P_srli_epi16(b, 8)), 8);
     return NK_OR(even, odd);
 }
-#define NK_MUL8(a, b) nk_mul8((a), (b))
-"
-            });
+",
+                );
+            }
+            s.push_str("#define NK_MUL8(a, b) nk_mul8((a), (b))\n");
         }
         16 => {
             s.push_str("#define NK_SHL16(a, k) @P_slli_epi16((a), (k))\n");
@@ -201,10 +201,9 @@ fn x86_vslice(arch: Arch, w: u32, mul: bool) -> String {
                 s.push_str("/* no 64-bit arithmetic shift before AVX-512: ((x >> k) ^ s) - s */\n");
                 s.push_str("#define NK_SAR64(a, k) NK_SUB64(NK_XOR(NK_SHR64((a), (k)), NK_SET1_64(UINT64_C(1) << (63 - (k)))), NK_SET1_64(UINT64_C(1) << (63 - (k))))\n");
             }
-            s.push_str(if !mul {
-                "#define NK_MUL64(a, b) nk_mul64((a), (b))\n"
-            } else {
-                "/* 64-bit multiply (no AVX-512DQ needed): lo*lo + ((hi*lo + lo*hi) << 32) */
+            if mul {
+                s.push_str(
+                    "/* 64-bit multiply (no AVX-512DQ needed): lo*lo + ((hi*lo + lo*hi) << 32) */
 static inline NK_TARGET @T nk_mul64(@T a, @T b)
 {
     @T lo = @P_mul_epu32(a, b);
@@ -212,9 +211,10 @@ static inline NK_TARGET @T nk_mul64(@T a, @T b)
     @T t2 = @P_mul_epu32(a, @P_srli_epi64(b, 32));
     return @P_add_epi64(lo, @P_slli_epi64(@P_add_epi64(t1, t2), 32));
 }
-#define NK_MUL64(a, b) nk_mul64((a), (b))
-"
-            });
+",
+                );
+            }
+            s.push_str("#define NK_MUL64(a, b) nk_mul64((a), (b))\n");
         }
     }
     // Rotations as two shifts and an OR: where no one-instruction form is known to exist.
@@ -363,11 +363,10 @@ fn neon_prelude(slicing: Slicing, word_bits: u32, mul: bool) -> String {
             s.push_str(&format!("#define NK_SET1_{w}(c) vdupq_n_{sfx}(c)\n"));
             s.push_str(&format!("#define NK_ADD{w}(a, b) vaddq_{sfx}((a), (b))\n"));
             s.push_str(&format!("#define NK_SUB{w}(a, b) vsubq_{sfx}((a), (b))\n"));
-            if w == 64 && !mul {
-                s.push_str("#define NK_MUL64(a, b) nk_mul64((a), (b))\n");
-            } else if w == 64 {
-                s.push_str(&format!(
-                    "/* 64-bit multiply: lo*lo + ((hi*lo + lo*hi) << 32) */
+            if w == 64 {
+                if mul {
+                    s.push_str(&format!(
+                        "/* 64-bit multiply: lo*lo + ((hi*lo + lo*hi) << 32) */
 static inline {ty} nk_mul64({ty} a, {ty} b)
 {{
     uint32x2_t al = vmovn_u64(a), bl = vmovn_u64(b);
@@ -375,9 +374,10 @@ static inline {ty} nk_mul64({ty} a, {ty} b)
     uint64x2_t cross = vmlal_u32(vmull_u32(ah, bl), al, bh);
     return vaddq_u64(vmull_u32(al, bl), vshlq_n_u64(cross, 32));
 }}
-#define NK_MUL64(a, b) nk_mul64((a), (b))
 "
-                ));
+                    ));
+                }
+                s.push_str("#define NK_MUL64(a, b) nk_mul64((a), (b))\n");
             } else {
                 s.push_str(&format!("#define NK_MUL{w}(a, b) vmulq_{sfx}((a), (b))\n"));
             }

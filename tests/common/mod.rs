@@ -210,12 +210,7 @@ pub fn build_and_run(
         );
         let obj = dir.join(format!("{}.o", name));
         let mut cmd = Command::new(cc());
-        cmd.args([
-            test_opt_level(&unit),
-            "-std=gnu11",
-            "-Wall",
-            "-Wextra",
-        ]);
+        cmd.args([test_opt_level(&unit), "-std=gnu11", "-Wall", "-Wextra"]);
         if let Some(h) = precompiled_header() {
             cmd.arg("-include").arg(h);
         }
@@ -293,7 +288,10 @@ pub fn on_two_threads<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync)
                 let i = next.fetch_add(1, Ordering::SeqCst);
                 let Some(item) = items.get(i) else { break };
                 let r = f(item);
-                results.lock().unwrap_or_else(|e| e.into_inner()).push((i, r));
+                results
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push((i, r));
             });
         }
     });
