@@ -266,7 +266,7 @@ pub const PACKED_KERNEL_MAX_EXCESS: f64 = 0.15;
 /// (no kept loop) may have for the rule to take a 2-way kernel: two copies at about 6.5 bytes
 /// per AVX-512 instruction must fit the 32 KiB L1 instruction cache. AES const rk `-V` on
 /// avx512 (2963: a 66 KB kernel) was 1.12x slower through the kernel once its MixColumns
-/// took two shuffles instead of three (README "Stop 30"); the programs that gain
+/// took two shuffles instead of three (docs/history.md, "Stop 30"); the programs that gain
 /// stay under it (Pyjamask 1586, ACE 1617 on avx512).
 pub const PACKED_KERNEL_MAX_STRAIGHT_INSNS: f64 = 2520.0;
 
@@ -419,7 +419,7 @@ fn has_loops(p: &ir::Program) -> bool {
 /// Sliced in full, a const bit costs a whole register of memory (RECTANGLE's 26 round keys:
 /// 104 KiB per call on AVX-512, AES's 11: 88 KiB), streamed from L2 on every call; compact,
 /// 8 bytes, but each read becomes a broadcast load of its own instead of a memory operand.
-/// The rule, measured on Zen 4 (`bench compare`, packed entry): compact on AVX-512 (README
+/// The rule, measured on Zen 4 (`bench compare`, packed entry): compact on AVX-512 (docs/history.md,
 /// "Stop 29": RECTANGLE 1.18x, AES const rk 1.08x faster) and on AVX2 (README "Stop 44":
 /// RECTANGLE 1.07-1.12x, Serpent 1.00-1.06x, AES const rk 0.97-1.05x, also when built without
 /// AVX-512VL; at stop 29 AVX2 had measured 0.87x for AES, when gcc kept the broadcasts in

@@ -1007,7 +1007,7 @@ fn xor_kernel_text(lay: &PackedLayout, kl: &PackedLayout, o: &PackedParam) -> St
 /// entry is then called in place, as it allows (its loads come before its output stores, and a
 /// state kept in the output array skips its copy when the output is the input: codegen
 /// `state_in_output`). One array fewer per output in the step's working set: Ascon `-B` on
-/// AVX-512 keeps 20 KB of registers instead of 40 (README "One register array in place").
+/// AVX-512 keeps 20 KB of registers instead of 40 (docs/history.md, "One register array in place").
 /// Pairs of (output, input) parameter indices of `lay.params`, each input used once.
 fn shared_register_arrays(lay: &PackedLayout) -> Vec<(usize, usize)> {
     let mut pairs = Vec::new();
@@ -1329,7 +1329,7 @@ fn raw_call_args(
 /// compiler keeps them in registers rather than in a stack array nobody wipes. With interleaved
 /// copies (k > 1) the copies' inputs together must also leave registers free: ChaCha20's
 /// 2 x 16 state rows on AVX-512 (32 registers) spilled 182 times in the fused step and lost 5%
-/// (Clyde's 2 x 12 on AVX2 2%), while 2 x 12 on AVX-512 (Xoodoo, Gimli) gained 3-5% (README,
+/// (Clyde's 2 x 12 on AVX2 2%), while 2 x 12 on AVX-512 (Xoodoo, Gimli) gained 3-5% (docs/history.md,
 /// "Stop 27").
 fn fused_step(lay: &PackedLayout) -> bool {
     let nregs = match lay.arch {

@@ -45,7 +45,7 @@ pub const PAIR_BUDGET: u64 = 200_000_000;
 
 pub fn run(prog: &mut Program) -> Stats {
     let mut st = Stats::default();
-    // Measured in bitslice only (README "Stop 30"); vsliced and hsliced XOR trees are left
+    // Measured in bitslice only (docs/history.md, "Stop 30"); vsliced and hsliced XOR trees are left
     // as written.
     if prog.slicing != crate::ir::Slicing::B {
         return st;
