@@ -187,7 +187,7 @@ OPTIONS:
                           opaque negations)
     --packed-interleave K the packed entry runs whole steps through a K-way interleaved copy
                           of the kernel (1-4; the raw entry is unchanged); default: auto,
-                          the measured rule (README, packed interleaved kernel)
+                          the measured rule (README, Interleaving behind the packed entry)
     --packed-consts compact|full|auto
                           bitslice with const inputs: the packed API keeps them prepared as
                           one uint64_t per register and calls E__with_consts (compact), or
