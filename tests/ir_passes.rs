@@ -1375,8 +1375,16 @@ fn every_cipher_with_each_pass_off() {
     use nakiri::cli::bench::ciphers::CIPHERS;
     use nakiri::opt::{OptConfig, PassId};
     use nakiri::target::Arch;
+    /// One cipher in one slicing: its checked IR, random inputs and the interpreter's outputs.
+    struct Case {
+        file: &'static str,
+        s: Slicing,
+        checked: nakiri::sema::elab::Checked,
+        inputs: Vec<common::Instance>,
+        expect: Vec<common::Instance>,
+    }
     let mut rng = Rng(21);
-    let mut checked_cases = 0;
+    let mut cases = Vec::new();
     for c in CIPHERS {
         let src = std::fs::read_to_string(common::root().join(c.file)).unwrap();
         for &s in c.slicings {
@@ -1394,111 +1402,125 @@ fn every_cipher_with_each_pass_off() {
                 .unwrap_or_else(|| panic!("{} -{} does not check", c.file, s));
             let inputs = random_inputs(&checked.ir, &mut rng, 3);
             let expect = common::run_interp(&checked.ir, &inputs);
-            // avx512: every pass fires there (inline-all in bitslice, ternlog) but `sched-pairs`;
-            // std: the GP defaults.
-            let mut configs: Vec<(String, OptConfig)> = vec![
-                (
-                    "all passes, std".into(),
-                    OptConfig {
-                        arch: Arch::Std,
-                        verify_each: true,
-                        ..Default::default()
-                    },
-                ),
-                (
-                    "all passes, avx512".into(),
-                    OptConfig {
-                        arch: Arch::Avx512,
-                        verify_each: true,
-                        ..Default::default()
-                    },
-                ),
-                // avx2: where `sched-pairs` fires (kept loop bodies with spills on 16 registers;
-                // AMD's rule keeps vsliced loops there, Intel's unrolls most).
-                (
-                    "all passes, avx2".into(),
-                    OptConfig {
-                        arch: Arch::Avx2,
-                        uarch: nakiri::target::Uarch::Amd,
-                        verify_each: true,
-                        ..Default::default()
-                    },
-                ),
-                (
-                    "interleave 2, std".into(),
-                    OptConfig {
-                        arch: Arch::Std,
-                        verify_each: true,
-                        interleave: 2,
-                        ..Default::default()
-                    },
-                ),
-            ];
-            // (`interleave` does nothing at factor 1: the factor-2 configuration covers it.)
-            configs.extend(each_pass_toggled(&[PassId::Interleave]));
-            for (what, cfg) in configs {
-                let mut prog = checked.ir.clone();
-                nakiri::opt::optimize(&mut prog, &checked.loop_hints, &cfg)
-                    .unwrap_or_else(|e| panic!("{} -{} ({}): {}", c.file, s, what, e));
-                if what == "all passes, avx2" && c.file.contains("chacha20") && s == Slicing::V {
-                    assert!(
-                        prog.nodes.iter().any(|n| n.lockstep),
-                        "sched-pairs fired on ChaCha20 -V avx2 (so it is validated here)"
-                    );
-                }
-                let got: Vec<common::Instance> = if cfg.interleave > 1 {
-                    // K copies on the same instance (usubac's C7 order: each non-const input K
-                    // times in a row, const inputs once); every copy must give the outputs.
-                    let k = cfg.interleave as usize;
-                    let e0 = checked.ir.entry();
-                    inputs
-                        .iter()
-                        .map(|inst| {
-                            let mut args = Vec::new();
-                            for (p, param) in e0.inputs.iter().enumerate() {
-                                for _ in 0..if param.is_const { 1 } else { k } {
-                                    args.push(inst[p].clone());
-                                }
-                            }
-                            let o = nakiri::interp::run_entry(&prog, &args);
-                            assert_eq!(
-                                o.len(),
-                                e0.outputs.len() * k,
-                                "{} -{} ({}): outputs",
-                                c.file,
-                                s,
-                                what
-                            );
-                            (0..e0.outputs.len())
-                                .map(|j| {
-                                    for copy in 1..k {
-                                        assert_eq!(
-                                            o[j * k + copy],
-                                            o[j * k],
-                                            "{} -{} ({}): copy {} differs",
-                                            c.file,
-                                            s,
-                                            what,
-                                            copy
-                                        );
-                                    }
-                                    o[j * k].clone()
-                                })
-                                .collect()
-                        })
-                        .collect()
-                } else {
-                    common::run_interp(&prog, &inputs)
-                };
-                assert_eq!(
-                    got, expect,
-                    "{} -{} ({}): the pipeline changed the meaning",
-                    c.file, s, what
-                );
-                checked_cases += 1;
-            }
+            cases.push(Case {
+                file: c.file,
+                s,
+                checked,
+                inputs,
+                expect,
+            });
         }
     }
+    // avx512: every pass fires there (inline-all in bitslice, ternlog) but `sched-pairs`;
+    // std: the GP defaults.
+    let mut configs: Vec<(String, OptConfig)> = vec![
+        (
+            "all passes, std".into(),
+            OptConfig {
+                arch: Arch::Std,
+                verify_each: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "all passes, avx512".into(),
+            OptConfig {
+                arch: Arch::Avx512,
+                verify_each: true,
+                ..Default::default()
+            },
+        ),
+        // avx2: where `sched-pairs` fires (kept loop bodies with spills on 16 registers;
+        // AMD's rule keeps vsliced loops there, Intel's unrolls most).
+        (
+            "all passes, avx2".into(),
+            OptConfig {
+                arch: Arch::Avx2,
+                uarch: nakiri::target::Uarch::Amd,
+                verify_each: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "interleave 2, std".into(),
+            OptConfig {
+                arch: Arch::Std,
+                verify_each: true,
+                interleave: 2,
+                ..Default::default()
+            },
+        ),
+    ];
+    // (`interleave` does nothing at factor 1: the factor-2 configuration covers it.)
+    configs.extend(each_pass_toggled(&[PassId::Interleave]));
+    // Every (case, configuration) pair, spread over two threads: this is the suite's longest
+    // test, and run on one thread it was the tail of its binary.
+    let jobs: Vec<(&Case, &(String, OptConfig))> = cases
+        .iter()
+        .flat_map(|case| configs.iter().map(move |cfg| (case, cfg)))
+        .collect();
+    let checked_cases = common::on_two_threads(&jobs, |&(case, (what, cfg))| {
+        let (file, s, checked, inputs) = (case.file, case.s, &case.checked, &case.inputs);
+        let mut prog = checked.ir.clone();
+        nakiri::opt::optimize(&mut prog, &checked.loop_hints, cfg)
+            .unwrap_or_else(|e| panic!("{} -{} ({}): {}", file, s, what, e));
+        if what == "all passes, avx2" && file.contains("chacha20") && s == Slicing::V {
+            assert!(
+                prog.nodes.iter().any(|n| n.lockstep),
+                "sched-pairs fired on ChaCha20 -V avx2 (so it is validated here)"
+            );
+        }
+        let got: Vec<common::Instance> = if cfg.interleave > 1 {
+            // K copies on the same instance (usubac's C7 order: each non-const input K
+            // times in a row, const inputs once); every copy must give the outputs.
+            let k = cfg.interleave as usize;
+            let e0 = checked.ir.entry();
+            inputs
+                .iter()
+                .map(|inst| {
+                    let mut args = Vec::new();
+                    for (p, param) in e0.inputs.iter().enumerate() {
+                        for _ in 0..if param.is_const { 1 } else { k } {
+                            args.push(inst[p].clone());
+                        }
+                    }
+                    let o = nakiri::interp::run_entry(&prog, &args);
+                    assert_eq!(
+                        o.len(),
+                        e0.outputs.len() * k,
+                        "{} -{} ({}): outputs",
+                        file,
+                        s,
+                        what
+                    );
+                    (0..e0.outputs.len())
+                        .map(|j| {
+                            for copy in 1..k {
+                                assert_eq!(
+                                    o[j * k + copy],
+                                    o[j * k],
+                                    "{} -{} ({}): copy {} differs",
+                                    file,
+                                    s,
+                                    what,
+                                    copy
+                                );
+                            }
+                            o[j * k].clone()
+                        })
+                        .collect()
+                })
+                .collect()
+        } else {
+            common::run_interp(&prog, inputs)
+        };
+        assert_eq!(
+            got, case.expect,
+            "{} -{} ({}): the pipeline changed the meaning",
+            file, s, what
+        );
+    })
+    .len();
     assert!(
         checked_cases > 300,
         "every cipher x slicing x configuration checked ({})",
