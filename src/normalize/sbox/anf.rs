@@ -4,7 +4,7 @@
 
 use super::builder::Builder;
 use super::{Circuit, Wire};
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 /// Bit `j` (counted from the MSB of an `n_out`-bit entry) of every entry.
 pub fn output_column(n_out: usize, table: &[u64], j: usize) -> Vec<bool> {
@@ -43,7 +43,7 @@ const XOR_SHARE_BUDGET: u64 = 30_000_000;
 pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
     // Terms are numbered in order of first appearance.
     let mut terms: Vec<Wire> = Vec::new();
-    let mut index: HashMap<Wire, u32> = HashMap::new();
+    let mut index: HashMap<Wire, u32> = HashMap::default();
     let mut sets: Vec<Vec<u32>> = Vec::new();
     let mut constant = Vec::new();
     for s in sums {
@@ -75,6 +75,8 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
         constant.push(c);
     }
     let mut work: u64 = 0;
+    // Pair counts keyed (x << 32) | y, x < y; the table is reused from one step to the next.
+    let mut counts: HashMap<u64, u32> = HashMap::default();
     loop {
         let cost: u64 = sets
             .iter()
@@ -84,15 +86,15 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
             break;
         }
         work += cost;
-        let mut counts: HashMap<(u32, u32), u32> = HashMap::new();
+        counts.clear();
         for s in &sets {
             for i in 0..s.len() {
                 for k in i + 1..s.len() {
-                    *counts.entry((s[i], s[k])).or_insert(0) += 1;
+                    *counts.entry(((s[i] as u64) << 32) | s[k] as u64).or_insert(0) += 1;
                 }
             }
         }
-        let mut best: Option<((u32, u32), u32)> = None;
+        let mut best: Option<(u64, u32)> = None;
         for (&p, &c) in &counts {
             if c < 2 {
                 continue;
@@ -108,7 +110,8 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
                 }
             };
         }
-        let Some(((x, y), _)) = best else { break };
+        let Some((pair, _)) = best else { break };
+        let (x, y) = ((pair >> 32) as u32, pair as u32);
         let w = b.xor(terms[x as usize], terms[y as usize]);
         let id = match index.get(&w) {
             Some(&id) => id,
@@ -154,7 +157,7 @@ pub fn anf_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
     let size = 1usize << n_in;
     let mut used: Vec<usize> = (0..size).filter(|&m| coeffs.iter().any(|c| c[m])).collect();
     used.sort_by_key(|&m| (m.count_ones(), m));
-    let mut mono: HashMap<usize, Wire> = HashMap::new();
+    let mut mono: HashMap<usize, Wire> = HashMap::default();
     mono.insert(0, Wire::Const(true));
     for p in 0..n_in {
         mono.insert(1 << p, var(n_in, p));
@@ -222,7 +225,7 @@ pub fn dd_circuit(
             col[y] = (entry >> (n_out - 1 - j)) & 1 == 1;
         }
     }
-    let mut memo: HashMap<Vec<bool>, Wire> = HashMap::new();
+    let mut memo: HashMap<Vec<bool>, Wire> = HashMap::default();
     fn go(
         tt: &[bool],
         level: usize,
