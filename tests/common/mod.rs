@@ -757,9 +757,21 @@ pub fn run_native_out_flags(
 /// Runs `insts` through the interpreter and natively on every arch this CPU runs; asserts that
 /// all agree, and returns the interpreter's outputs. `what` names the case in messages.
 pub fn run_everywhere(what: &str, prog: &Program, insts: &[Instance]) -> Vec<Instance> {
-    let reference = run_interp(prog, insts);
-    for arch in native_archs(what) {
-        let got = run_native(prog, arch, insts);
+    // The interpreter on a thread of its own and the targets two at a time: a test of a big
+    // program (ACE `-B`: 3 MB of C per SIMD target, ~50 s of gcc) is often the last one its
+    // binary runs, and would otherwise leave the second core idle.
+    let archs = native_archs(what);
+    let (reference, native) = std::thread::scope(|s| {
+        let reference = s.spawn(|| run_interp(prog, insts));
+        let native = on_two_threads(&archs, |&arch| run_native(prog, arch, insts));
+        (
+            reference
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            native,
+        )
+    });
+    for (arch, got) in archs.into_iter().zip(native) {
         for (k, (g, r)) in got.iter().zip(&reference).enumerate() {
             assert_eq!(
                 g, r,
