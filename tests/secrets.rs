@@ -144,14 +144,18 @@ fn packed_entry_is_clean_under_asan_ubsan_at_any_n_and_alignment() {
         .into_iter()
         .find(|a| a.runs_here())
         .unwrap_or(Arch::Std);
-    for (file, s, simd) in [
+    // The cases two at a time (this test is its binary's longest), each in its own dir.
+    let cases = [
         ("ciphers/rectangle/rectangle.ua", Slicing::B, false),
         ("ciphers/chacha20/chacha20.ua", Slicing::V, false),
         ("ciphers/ascon/ascon.ua", Slicing::H, false),
         ("ciphers/subterranean/subterranean.ua", Slicing::B, false),
         ("ciphers/subterranean/subterranean.ua", Slicing::B, true),
         ("ciphers/gimli/gimli.ua", Slicing::H, true),
-    ] {
+    ];
+    common::remove_scratch(&dir);
+    common::on_two_threads(&cases, |&(file, s, simd)| {
+        let dir = common::scratch_dir("asan");
         let arch = if simd { widest } else { Arch::Std };
         let (out, lay) = generated_for(file, s, "entry.h", arch);
         let inst = lay.step();
@@ -205,7 +209,8 @@ fn packed_entry_is_clean_under_asan_ubsan_at_any_n_and_alignment() {
         assert_eq!(sums[0], sums[1], "{}: results depend on alignment", file);
         assert_eq!(sums[0], sums[2], "{}: results depend on alignment", file);
         assert_eq!(sums[0].lines().count(), ns.len());
-    }
+        common::remove_scratch(&dir);
+    });
 }
 
 #[test]
