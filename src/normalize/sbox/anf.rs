@@ -90,7 +90,9 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
         for s in &sets {
             for i in 0..s.len() {
                 for k in i + 1..s.len() {
-                    *counts.entry(((s[i] as u64) << 32) | s[k] as u64).or_insert(0) += 1;
+                    *counts
+                        .entry(((s[i] as u64) << 32) | s[k] as u64)
+                        .or_insert(0) += 1;
                 }
             }
         }
