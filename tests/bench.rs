@@ -472,11 +472,20 @@ fn bench_limits_counts_operations_per_byte() {
     assert!((tsc / raw - frac).abs() < 0.02 && frac < 1.0, "{:?}", r[0]);
     // Compile flags after `--` apply to every row: without ternary-logic fusion, bitsliced
     // DES on AVX-512 executes more instructions per byte.
+    // (`--only des`: DES's rows alone.)
     let des = |flags: &[&str]| -> f64 {
-        let mut a = vec!["bench", "limits", "--arch", "avx512"];
+        let mut a = vec!["bench", "limits", "--arch", "avx512", "--only", "des"];
         a.extend_from_slice(flags);
         let (code, out, err) = nakiri(&a);
         assert_eq!(code, 0, "{err}");
+        let table: Vec<&str> = out
+            .lines()
+            .filter(|l| l.starts_with("| ") && !l.starts_with("| cipher"))
+            .collect();
+        assert!(
+            !table.is_empty() && table.iter().all(|l| l.starts_with("| DES |")),
+            "--only des:\n{out}"
+        );
         positive(rows(&out, "| DES | -B | avx512 |")[0][3])
     };
     let (with, without) = (des(&[]), des(&["--", "--disable", "ternlog"]));
@@ -489,7 +498,7 @@ fn bench_limits_counts_operations_per_byte() {
     // From another directory too: AES const rk includes `aes_planes.ua`, found next to it
     // (it read "FAILED: cannot find included file" outside the repository until stop 42).
     let out = Command::new(env!("CARGO_BIN_EXE_nakiri"))
-        .args(["bench", "limits", "--arch", "std"])
+        .args(["bench", "limits", "--arch", "std", "--only", "aes"])
         .current_dir(std::env::temp_dir())
         .output()
         .unwrap();

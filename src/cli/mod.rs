@@ -110,7 +110,7 @@ USAGE:
     nakiri bench modes [--arch A] [--quick]
                                           chacha20_xor and aes128_ctr_xor on 16 KiB and 1 MiB
                                           next to OpenSSL
-    nakiri bench limits [--arch A] [--from FILE.json]... [-- FLAGS]
+    nakiri bench limits [--arch A] [--only NAMES] [--from FILE.json]... [-- FLAGS]
                                           the physical limit of every cipher x slicing x target
                                           (ALU operations per byte / issue width, static) and,
                                           from a bench ciphers JSON run, how close raw gets

@@ -387,6 +387,24 @@ pub fn machine() -> String {
     format!("{}, {} cores", model, cores)
 }
 
+/// `--only W1,W2,..` (lower-cased words): whether `c`'s name or file contains one of them
+/// (`None`: every cipher). `bench ciphers` and `bench limits` share it.
+pub fn selected(c: &Cipher, only: &Option<Vec<String>>) -> bool {
+    only.as_ref().is_none_or(|o| {
+        let (n, f) = (c.name.to_lowercase(), c.file.to_lowercase());
+        o.iter()
+            .any(|w| n.contains(w.as_str()) || f.contains(w.as_str()))
+    })
+}
+
+/// Parses `--only`'s value: comma-separated words, lower-cased, empty ones dropped.
+pub fn parse_only(v: &str) -> Vec<String> {
+    v.split(',')
+        .map(|w| w.trim().to_lowercase())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
 pub fn run(args: &[String]) -> i32 {
     let (opts, rest) = match take_bench_opts(args) {
         Ok(v) => v,
@@ -445,12 +463,7 @@ pub fn run(args: &[String]) -> i32 {
             "--scaling" => scaling = true,
             "--only" => match next {
                 Some(v) => {
-                    only = Some(
-                        v.split(',')
-                            .map(|w| w.trim().to_lowercase())
-                            .filter(|w| !w.is_empty())
-                            .collect(),
-                    );
+                    only = Some(parse_only(&v));
                     i += 1;
                 }
                 None => {
@@ -473,14 +486,8 @@ pub fn run(args: &[String]) -> i32 {
     let table = !matches!(json, Some(None));
     let mut rows: Vec<Row> = Vec::new();
     for c in CIPHERS {
-        if let Some(o) = &only {
-            let (n, f) = (c.name.to_lowercase(), c.file.to_lowercase());
-            if !o
-                .iter()
-                .any(|w| n.contains(w.as_str()) || f.contains(w.as_str()))
-            {
-                continue;
-            }
+        if !selected(c, &only) {
+            continue;
         }
         for &s in c.slicings {
             if slicings.as_ref().is_some_and(|v| !v.contains(&s)) {

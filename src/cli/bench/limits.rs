@@ -1,4 +1,4 @@
-//! `nakiri bench limits [--arch A] [--from FILE.json]... [-- COMPILE-FLAGS]`: the physical limit of every shipped
+//! `nakiri bench limits [--arch A] [--only NAMES] [--from FILE.json]... [-- COMPILE-FLAGS]`: the physical limit of every shipped
 //! cipher × slicing × target, and how close the measured raw kernel gets to it.
 //!
 //! The limit is the issue bound of the optimised program's ALU operations: the instructions
@@ -140,6 +140,7 @@ fn measured(json: &str, cipher: &str, slicing: Slicing, arch: Arch) -> Option<(f
 pub fn run(args: &[String]) -> i32 {
     let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
     let mut from: Vec<String> = Vec::new();
+    let mut only: Option<Vec<String>> = None;
     let mut flags: Vec<String> = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -158,12 +159,16 @@ pub fn run(args: &[String]) -> i32 {
                 }
                 i += 1;
             }
+            "--only" if i + 1 < args.len() => {
+                only = Some(super::ciphers::parse_only(&args[i + 1]));
+                i += 1;
+            }
             "--from" if i + 1 < args.len() => {
                 from.push(args[i + 1].clone());
                 i += 1;
             }
             a => {
-                eprintln!("error: unknown option `{a}` for `bench limits` (usage: nakiri bench limits [--arch A] [--from FILE.json]... [-- COMPILE-FLAGS])");
+                eprintln!("error: unknown option `{a}` for `bench limits` (usage: nakiri bench limits [--arch A] [--only NAMES] [--from FILE.json]... [-- COMPILE-FLAGS])");
                 return 2;
             }
         }
@@ -203,6 +208,7 @@ pub fn run(args: &[String]) -> i32 {
     let archs = &archs;
     let rows: Vec<(&super::ciphers::Cipher, Slicing, Arch)> = super::ciphers::CIPHERS
         .iter()
+        .filter(|c| super::ciphers::selected(c, &only))
         .flat_map(|c| {
             c.slicings
                 .iter()
