@@ -1288,8 +1288,12 @@ impl<'a> Ctx<'a> {
         let n_vars = inst.node.vars.len();
         let mut def_of: Vec<Option<usize>> = vec![None; n_vars];
         let mut failed = false;
+        // One buffer for every instruction's atoms (`Instr::defs`/`uses` allocate each time).
+        let mut buf: Vec<VarId> = Vec::new();
         for (i, (ins, span)) in inst.instrs.iter().enumerate() {
-            for d in ins.defs() {
+            buf.clear();
+            ins.for_each_def(|d| buf.push(d));
+            for &d in &buf {
                 if let Some(prev) = def_of[d.0 as usize] {
                     let pspan = inst.instrs[prev].1;
                     let what = inst.describe(d);
@@ -1308,7 +1312,9 @@ impl<'a> Ctx<'a> {
         // Uses of atoms that are never defined.
         let mut reported: HashSet<VarId> = HashSet::default();
         for (ins, span) in &inst.instrs {
-            for u in ins.uses() {
+            buf.clear();
+            ins.for_each_use(|u| buf.push(u));
+            for &u in &buf {
                 if def_of[u.0 as usize].is_none()
                     && !inst.input_ids.contains(&u)
                     && reported.insert(u)
@@ -1348,21 +1354,39 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         // Kahn's algorithm, preferring source order.
+        // The edges (instruction that defines an operand -> instruction that reads it, once per
+        // pair) in one flat list per defining instruction, in reader order (`users_at`).
         let n = inst.instrs.len();
         let mut indeg = vec![0usize; n];
-        let mut users: Vec<Vec<usize>> = vec![vec![]; n];
+        let mut deps: Vec<(u32, u32)> = Vec::new();
+        let mut last_reader = vec![usize::MAX; n];
         for (i, (ins, _)) in inst.instrs.iter().enumerate() {
-            let mut seen_dep: Vec<usize> = Vec::new();
-            for u in ins.uses() {
+            ins.for_each_use(|u| {
                 if let Some(d) = def_of[u.0 as usize] {
-                    if !seen_dep.contains(&d) {
-                        seen_dep.push(d);
+                    if last_reader[d] != i {
+                        last_reader[d] = i;
                         indeg[i] += 1;
-                        users[d].push(i);
+                        deps.push((d as u32, i as u32));
                     }
                 }
-            }
+            });
         }
+        drop(last_reader);
+        let mut users_at = vec![0usize; n + 1];
+        for &(d, _) in &deps {
+            users_at[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            users_at[i + 1] += users_at[i];
+        }
+        let mut fill = users_at.clone();
+        let mut users = vec![0u32; deps.len()];
+        for &(d, i) in &deps {
+            users[fill[d as usize]] = i;
+            fill[d as usize] += 1;
+        }
+        drop(deps);
+        drop(fill);
         let mut heap: BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
             .filter(|&i| indeg[i] == 0)
             .map(std::cmp::Reverse)
@@ -1370,7 +1394,8 @@ impl<'a> Ctx<'a> {
         let mut order = Vec::with_capacity(n);
         while let Some(std::cmp::Reverse(i)) = heap.pop() {
             order.push(i);
-            for &u in &users[i] {
+            for &u in &users[users_at[i]..users_at[i + 1]] {
+                let u = u as usize;
                 indeg[u] -= 1;
                 if indeg[u] == 0 {
                     heap.push(std::cmp::Reverse(u));
