@@ -20,12 +20,13 @@ mod values;
 use super::types::Ty;
 use crate::diag::{Diagnostic, Span};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use crate::ir::{self, mask, Instr, NodeId, Op, Slicing, VarId};
+use crate::ir::{self, mask, AtomName, Instr, NodeId, Op, Slicing, VarId};
 use crate::normalize::sbox;
 use crate::syntax::ast::{
     self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec,
 };
 use std::collections::{BTreeMap, BinaryHeap};
+use std::fmt::Write as _;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -474,7 +475,9 @@ struct Inst {
     /// Atoms that hold a source variable (version 0 or a `:=` version), indexed by `VarId`.
     source_atom: Vec<bool>,
     consts: HashMap<(u32, u64), VarId>,
-    names: HashSet<String>,
+    names: HashSet<AtomName>,
+    /// How many of `names` start with `_t` (only then can a temporary's name be taken).
+    t_names: usize,
     suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
@@ -529,6 +532,7 @@ impl Inst {
             source_atom: Vec::new(),
             consts: HashMap::default(),
             names: HashSet::default(),
+            t_names: 0,
             suffix: HashMap::default(),
             tmp: 0,
             slicing,
@@ -548,34 +552,37 @@ impl Inst {
 
     fn fresh(&mut self, base: &str, bits: u32) -> VarId {
         let base = c_ident(base);
-        let mut name = base.to_string();
-        if self.taken(&name) {
+        let mut name = AtomName::from(&*base);
+        // Taken: an atom of the node has this name. Temporaries (`_t1`, `_t2`, ...) are not in
+        // `names` (they are most atoms of a bitsliced node): they are the `_t<k>` with k <= `tmp`.
+        let t_name = base.starts_with("_t");
+        if self.names.contains(&name) || is_temp_name(&base, self.tmp) {
             // Per-base counter: amortised O(1) even for millions of versions of one variable.
             let k = self.suffix.entry(base.to_string()).or_insert(0);
             loop {
                 *k += 1;
                 let cand = format!("{}_{}", base, k);
-                if !self.names.contains(&cand) && !is_temp_name(&cand, self.tmp) {
-                    name = cand;
-                    break;
+                if !is_temp_name(&cand, self.tmp) {
+                    let cand = AtomName::from(cand);
+                    if !self.names.contains(&cand) {
+                        name = cand;
+                        break;
+                    }
                 }
             }
+        }
+        if t_name {
+            self.t_names += 1;
         }
         self.names.insert(name.clone());
         self.node.new_var(name, bits)
     }
 
-    /// Whether an atom of the node has this name. Temporaries (`_t1`, `_t2`, ...) are not in
-    /// `names` (they are most atoms of a bitsliced node): they are the `_t<k>` with k <= `tmp`.
-    fn taken(&self, name: &str) -> bool {
-        self.names.contains(name) || is_temp_name(name, self.tmp)
-    }
-
     fn temp(&mut self, bits: u32) -> VarId {
         loop {
             self.tmp += 1;
-            let n = format!("_t{}", self.tmp);
-            if !self.names.contains(&n) {
+            let n = AtomName::numbered("_t", self.tmp);
+            if self.t_names == 0 || !self.names.contains(&n) {
                 return self.node.new_var(n, bits);
             }
         }
@@ -625,7 +632,7 @@ impl Inst {
                 };
             }
         }
-        self.node.var(id).name.clone()
+        self.node.var(id).name.to_string()
     }
 
     /// Declares a source variable with its atoms.
@@ -645,14 +652,19 @@ impl Inst {
             Ty::Words { shape, .. } => shape.clone(),
             Ty::Nat => vec![],
         };
+        // `name`, then `__i` per index, then `__b<bit>` in B: one buffer for every atom.
+        let mut base = String::new();
+        self.names.reserve(n_words * apw);
         for w in 0..n_words {
-            let idx = index_suffix(&shape, w);
+            base.clear();
+            base.push_str(name);
+            push_index_suffix(&mut base, &shape, w);
+            let word_len = base.len();
             for b in 0..apw {
-                let base = if apw > 1 {
-                    format!("{}{}__b{}", name, idx, b)
-                } else {
-                    format!("{}{}", name, idx)
-                };
+                base.truncate(word_len);
+                if apw > 1 {
+                    let _ = write!(base, "__b{}", b);
+                }
                 let id = self.fresh(&base, ab);
                 self.mark_source(id);
                 atoms.push(id);
@@ -673,17 +685,26 @@ impl Inst {
     }
 }
 
-/// `__3__1` for word 7 of shape [4, 2] (C-friendly suffix).
-fn index_suffix(shape: &[usize], mut w: usize) -> String {
+/// Appends `__3__1` for word 7 of shape [4, 2] (C-friendly suffix).
+fn push_index_suffix(s: &mut String, shape: &[usize], mut w: usize) {
     if shape.is_empty() {
-        return String::new();
+        return;
     }
-    let mut idx = vec![0; shape.len()];
+    let mut idx = [0usize; 8];
+    let mut heap_idx = Vec::new();
+    let idx: &mut [usize] = if shape.len() <= idx.len() {
+        &mut idx[..shape.len()]
+    } else {
+        heap_idx.resize(shape.len(), 0);
+        &mut heap_idx
+    };
     for (i, d) in shape.iter().enumerate().rev() {
         idx[i] = w % d;
         w /= d;
     }
-    idx.iter().map(|i| format!("__{}", i)).collect()
+    for i in idx.iter() {
+        let _ = write!(s, "__{}", i);
+    }
 }
 
 /// `[3][1]` for word 7 of shape [4, 2] (for messages).
