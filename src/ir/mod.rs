@@ -68,9 +68,184 @@ pub struct NodeId(pub u32);
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Var {
     /// Human-readable, unique within the node, a valid C identifier (e.g. `x__3`, `tmp12`).
-    pub name: String,
+    pub name: AtomName,
     /// Word size m of the value (1 in bitslice).
     pub bits: u32,
+}
+
+/// An atom's name: a string kept inline up to [`AtomName::INLINE`] bytes (nearly every name:
+/// `_t123`, `x__3__b15`), on the heap beyond. A bitsliced program has hundreds of thousands of
+/// atoms; a `String` each was one allocation each. Reads as a `&str` (`Deref`); compares and
+/// hashes by its bytes (no UTF-8 check: a set of names is asked with an `AtomName`, not a `str`).
+#[derive(Clone)]
+pub struct AtomName(NameRepr);
+
+#[derive(Clone)]
+enum NameRepr {
+    Inline {
+        len: u8,
+        buf: [u8; AtomName::INLINE],
+    },
+    Heap(Box<str>),
+}
+
+impl AtomName {
+    /// The longest name stored without an allocation (the type is as big as a `String`).
+    pub const INLINE: usize = 22;
+
+    fn as_bytes(&self) -> &[u8] {
+        match &self.0 {
+            NameRepr::Inline { len, buf } => &buf[..*len as usize],
+            NameRepr::Heap(s) => s.as_bytes(),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        match &self.0 {
+            // The bytes are a prefix of a `&str` copied in `from`, so valid UTF-8.
+            NameRepr::Inline { len, buf } => {
+                std::str::from_utf8(&buf[..*len as usize]).expect("inline name is UTF-8")
+            }
+            NameRepr::Heap(s) => s,
+        }
+    }
+
+    /// The name `prefix` followed by the decimal digits of `k` (`_t42`), without a `format!`.
+    pub fn numbered(prefix: &str, k: usize) -> AtomName {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        let mut k = k;
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (k % 10) as u8;
+            k /= 10;
+            if k == 0 {
+                break;
+            }
+        }
+        let digits = &digits[i..];
+        let len = prefix.len() + digits.len();
+        if len > AtomName::INLINE {
+            let mut s = String::with_capacity(len);
+            s.push_str(prefix);
+            s.push_str(std::str::from_utf8(digits).expect("ASCII digits"));
+            return AtomName::from(s);
+        }
+        let mut buf = [0u8; AtomName::INLINE];
+        buf[..prefix.len()].copy_from_slice(prefix.as_bytes());
+        buf[prefix.len()..len].copy_from_slice(digits);
+        AtomName(NameRepr::Inline {
+            len: len as u8,
+            buf,
+        })
+    }
+}
+
+impl From<&str> for AtomName {
+    fn from(s: &str) -> AtomName {
+        if s.len() <= AtomName::INLINE {
+            let mut buf = [0u8; AtomName::INLINE];
+            buf[..s.len()].copy_from_slice(s.as_bytes());
+            AtomName(NameRepr::Inline {
+                len: s.len() as u8,
+                buf,
+            })
+        } else {
+            AtomName(NameRepr::Heap(s.into()))
+        }
+    }
+}
+
+impl From<String> for AtomName {
+    fn from(s: String) -> AtomName {
+        if s.len() <= AtomName::INLINE {
+            AtomName::from(s.as_str())
+        } else {
+            AtomName(NameRepr::Heap(s.into_boxed_str()))
+        }
+    }
+}
+
+impl From<&String> for AtomName {
+    fn from(s: &String) -> AtomName {
+        AtomName::from(s.as_str())
+    }
+}
+
+impl From<AtomName> for String {
+    fn from(n: AtomName) -> String {
+        n.as_str().to_string()
+    }
+}
+
+impl std::ops::Deref for AtomName {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl AsRef<str> for AtomName {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl PartialEq for AtomName {
+    fn eq(&self, other: &AtomName) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for AtomName {}
+
+impl PartialEq<str> for AtomName {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for AtomName {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<String> for AtomName {
+    fn eq(&self, other: &String) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl std::hash::Hash for AtomName {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write(self.as_bytes());
+        h.write_u8(0xff);
+    }
+}
+
+impl PartialOrd for AtomName {
+    fn partial_cmp(&self, other: &AtomName) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for AtomName {
+    fn cmp(&self, other: &AtomName) -> std::cmp::Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+impl fmt::Display for AtomName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.as_str(), f)
+    }
+}
+
+impl fmt::Debug for AtomName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.as_str(), f)
+    }
 }
 
 /// A source-level parameter of a node, kept for the C signature and the packed API.
@@ -298,9 +473,12 @@ impl Node {
             .collect()
     }
     /// Adds a fresh atom and returns its id.
-    pub fn new_var(&mut self, name: String, bits: u32) -> VarId {
+    pub fn new_var(&mut self, name: impl Into<AtomName>, bits: u32) -> VarId {
         let id = VarId(self.vars.len() as u32);
-        self.vars.push(Var { name, bits });
+        self.vars.push(Var {
+            name: name.into(),
+            bits,
+        });
         id
     }
 }
@@ -507,5 +685,49 @@ pub fn mask(bits: u32) -> u64 {
         u64::MAX
     } else {
         (1u64 << bits) - 1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::AtomName;
+    use crate::fxhash::FxHashSet;
+
+    #[test]
+    fn atom_names_read_back_inline_and_on_the_heap() {
+        let short = "x__3__b15";
+        let edge = "a".repeat(AtomName::INLINE);
+        let long = "a".repeat(AtomName::INLINE + 1);
+        for s in [short, "", edge.as_str(), long.as_str(), "x_q\u{e9}"] {
+            assert_eq!(AtomName::from(s).as_str(), s);
+            assert_eq!(&*AtomName::from(s.to_string()), s);
+            assert_eq!(String::from(AtomName::from(s)), s);
+            assert_eq!(format!("{}", AtomName::from(s)), s);
+            assert_eq!(format!("{:?}", AtomName::from(s)), format!("{:?}", s));
+        }
+        // One name, however made, is one set element.
+        let mut set = FxHashSet::default();
+        set.insert(AtomName::from(long.as_str()));
+        assert!(set.contains(&AtomName::from(long.clone())));
+        assert!(!set.contains(&AtomName::from(edge.as_str())));
+        // Ordered as the strings are.
+        assert_eq!(
+            AtomName::from("_t9").cmp(&AtomName::from("_t10".to_string())),
+            "_t9".cmp("_t10")
+        );
+    }
+
+    #[test]
+    fn numbered_names_are_the_formatted_ones() {
+        for k in [0usize, 1, 9, 10, 12345, usize::MAX] {
+            assert_eq!(
+                AtomName::numbered("_t", k),
+                AtomName::from(format!("_t{}", k))
+            );
+            assert_eq!(AtomName::numbered("_t", k).as_str(), format!("_t{}", k));
+        }
+        let p = "p".repeat(AtomName::INLINE - 1);
+        assert_eq!(AtomName::numbered(&p, 7).as_str(), format!("{}7", p));
+        assert_eq!(AtomName::numbered(&p, 42).as_str(), format!("{}42", p));
     }
 }

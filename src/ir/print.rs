@@ -120,7 +120,7 @@ pub fn node_to_string(prog: &Program, node: &Node) -> String {
                 args,
                 results,
             } => {
-                let n = |v: &VarId| node.var(*v).name.clone();
+                let n = |v: &VarId| node.var(*v).name.to_string();
                 let list =
                     |vs: &[VarId]| format!("[{}]", vs.iter().map(n).collect::<Vec<_>>().join(" "));
                 let st: Vec<String> = state

@@ -62,8 +62,12 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
             ));
         }
     }
+    // One buffer for every instruction's atoms (`Instr::uses`/`defs` allocate each time).
+    let mut buf: Vec<VarId> = Vec::new();
     for (i, ins) in node.body.iter().enumerate() {
-        for u in ins.uses() {
+        buf.clear();
+        ins.for_each_use(|u| buf.push(u));
+        for &u in &buf {
             check_id(u)?;
             if !defined[u.0 as usize] {
                 return Err(format!(
@@ -121,7 +125,9 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                     .map_err(|e| format!("instruction {}: {}", i, e))?;
             }
         }
-        for d in ins.defs() {
+        buf.clear();
+        ins.for_each_def(|d| buf.push(d));
+        for &d in &buf {
             check_id(d)?;
             if defined[d.0 as usize] {
                 return Err(format!("atom `{}` defined twice", node.var(d).name));

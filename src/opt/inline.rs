@@ -143,7 +143,7 @@ pub fn run_bounded(
             inline.push(should_inline(node, policy, loop_bodies));
             continue;
         }
-        let mut names: HashSet<String> = node.vars.iter().map(|v| v.name.clone()).collect();
+        let mut names: HashSet<String> = node.vars.iter().map(|v| v.name.to_string()).collect();
         let mut next_suffix = 0usize;
         let old_body = std::mem::take(&mut node.body);
         let mut body = Vec::with_capacity(old_body.len());
@@ -218,7 +218,10 @@ pub fn run_bounded(
                                         name = format!("{}_i{}_{}", stem, site, next_suffix);
                                     }
                                     names.insert(name.clone());
-                                    node.vars.push(crate::ir::Var { name, bits: v.bits });
+                                    node.vars.push(crate::ir::Var {
+                                        name: name.into(),
+                                        bits: v.bits,
+                                    });
                                     VarId(node.vars.len() as u32 - 1)
                                 }
                             };

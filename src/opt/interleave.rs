@@ -123,7 +123,7 @@ fn interleave_node(
     };
     let new_var = |node: &mut Node, v: &Var, c: usize| -> VarId {
         node.vars.push(Var {
-            name: copy_name(&v.name, c),
+            name: copy_name(&v.name, c).into(),
             bits: v.bits,
         });
         VarId(node.vars.len() as u32 - 1)

@@ -240,7 +240,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         return;
     }
     let mut fresh = Fresh {
-        names: node.vars.iter().map(|v| v.name.clone()).collect(),
+        names: node.vars.iter().map(|v| v.name.to_string()).collect(),
         added: Vec::new(),
         base: n,
     };
@@ -339,7 +339,10 @@ impl Fresh {
             k += 1;
         };
         self.names.insert(name.clone());
-        self.added.push(Var { name, bits });
+        self.added.push(Var {
+            name: name.into(),
+            bits,
+        });
         VarId(id as u32)
     }
 }

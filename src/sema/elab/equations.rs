@@ -199,12 +199,13 @@ impl<'a> Ctx<'a> {
             }
         }
         let rhs_atoms = val.atoms();
-        let mut lhs_slots = Vec::new();
-        for (name, words, _) in &places {
+        // (index in `places`, atom index in the variable) of each atom written.
+        let mut lhs_slots: Vec<(usize, usize)> = Vec::new();
+        for (pi, (name, words, _)) in places.iter().enumerate() {
             let apw = inst.vars[name].atoms_per_word;
             for w in words {
                 for b in 0..apw {
-                    lhs_slots.push((name.clone(), w * apw + b));
+                    lhs_slots.push((pi, w * apw + b));
                 }
             }
         }
@@ -233,36 +234,54 @@ impl<'a> Ctx<'a> {
             );
             return Err(());
         }
-        for ((name, k), a) in lhs_slots.iter().zip(&rhs_atoms) {
-            let target_bits = inst.node.bits(inst.vars[name].slots[*k]);
-            if target_bits != inst.node.bits(*a) {
-                self.err(
-                    inst,
-                    Diagnostic::error(
-                        rhs.span,
-                        format!(
-                            "word size mismatch: {}-bit value assigned to {}-bit `{}`",
-                            inst.node.bits(*a),
-                            target_bits,
-                            name
-                        ),
-                    )
-                    .label("wrong word size"),
-                );
-                return Err(());
-            }
+        // One variable lookup per place, not per atom.
+        let mut ai = 0;
+        for (name, words, _) in &places {
+            let v = &inst.vars[name];
+            let apw = v.atoms_per_word;
+            let a = &rhs_atoms[ai..ai + words.len() * apw];
+            ai += a.len();
+            let ks = words
+                .iter()
+                .flat_map(|w| (0..apw).map(move |b| w * apw + b));
+            let Some((k, a)) = ks
+                .zip(a)
+                .find(|&(k, a)| inst.node.bits(v.slots[k]) != inst.node.bits(*a))
+            else {
+                continue;
+            };
+            let target_bits = inst.node.bits(v.slots[k]);
+            self.err(
+                inst,
+                Diagnostic::error(
+                    rhs.span,
+                    format!(
+                        "word size mismatch: {}-bit value assigned to {}-bit `{}`",
+                        inst.node.bits(*a),
+                        target_bits,
+                        name
+                    ),
+                )
+                .label("wrong word size"),
+            );
+            return Err(());
         }
         let mut warned = false;
-        for ((name, k), a) in lhs_slots.into_iter().zip(rhs_atoms) {
+        for ((pi, k), a) in lhs_slots.into_iter().zip(rhs_atoms) {
+            let name = &places[pi].0;
+            let v = &inst.vars[name];
+            let (first, slot) = (v.first[k], v.slots[k]);
+            // Whether atom `k` already holds a value: an input, or an atom an earlier equation
+            // defined (in elaboration order).
+            let defined =
+                v.role == Role::Input || slot != first || inst.def_span_of(first).is_some();
             let dst = match kind {
-                AssignKind::Def if !Self::defined_already(inst, &name, k) => {
-                    inst.vars[&name].first[k]
-                }
+                AssignKind::Def if !defined => first,
                 AssignKind::Def | AssignKind::Redef => {
                     if kind == AssignKind::Def && !warned {
                         // R4 / R1.2 (quirk): a repeated `=` (or `=` on an input) is a new version.
                         warned = true;
-                        let v = &inst.vars[&name];
+                        let v = &inst.vars[name];
                         let what = inst.describe(v.first[k]);
                         let prev = inst
                             .def_span_of(v.slots[k])
@@ -270,13 +289,13 @@ impl<'a> Ctx<'a> {
                         let is_input = v.role == Role::Input;
                         self.repeated_def_warning(inst, span, &what, prev, is_input);
                     }
-                    let bits = inst.node.bits(inst.vars[&name].slots[k]);
-                    let base = inst.node.var(inst.vars[&name].first[k]).name.clone();
+                    let bits = inst.node.bits(inst.vars[name].slots[k]);
+                    let base = inst.node.var(inst.vars[name].first[k]).name.clone();
                     let id = inst.fresh(&format!("{}_v", base), bits);
-                    let f = inst.vars[&name].first[k];
+                    let f = inst.vars[name].first[k];
                     inst.first_of.insert(id, f);
                     inst.mark_source(id);
-                    inst.vars.get_mut(&name).unwrap().slots[k] = id;
+                    inst.vars.get_mut(name).unwrap().slots[k] = id;
                     id
                 }
             };
@@ -291,13 +310,6 @@ impl<'a> Ctx<'a> {
             ));
         }
         Ok(())
-    }
-
-    /// Whether atom `k` of `name` already holds a value: an input, or an atom an earlier
-    /// equation defined (in elaboration order).
-    fn defined_already(inst: &Inst, name: &str, k: usize) -> bool {
-        let v = &inst.vars[name];
-        v.role == Role::Input || v.slots[k] != v.first[k] || inst.def_span_of(v.first[k]).is_some()
     }
 
     /// The one-line warning of R4/R1.2: under `--compat usubac` it names the quirk; under

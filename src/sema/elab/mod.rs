@@ -20,12 +20,13 @@ mod values;
 use super::types::Ty;
 use crate::diag::{Diagnostic, Span};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
-use crate::ir::{self, mask, Instr, NodeId, Op, Slicing, VarId};
+use crate::ir::{self, mask, AtomName, Instr, NodeId, Op, Slicing, VarId};
 use crate::normalize::sbox;
 use crate::syntax::ast::{
     self, AssignKind, BaseType, BinOp, DeclKind, DirSpec, Expr, ExprKind, ShiftOp, SizeSpec,
 };
 use std::collections::{BTreeMap, BinaryHeap};
+use std::fmt::Write as _;
 
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -474,7 +475,9 @@ struct Inst {
     /// Atoms that hold a source variable (version 0 or a `:=` version), indexed by `VarId`.
     source_atom: Vec<bool>,
     consts: HashMap<(u32, u64), VarId>,
-    names: HashSet<String>,
+    names: HashSet<AtomName>,
+    /// How many of `names` start with `_t` (only then can a temporary's name be taken).
+    t_names: usize,
     suffix: HashMap<String, usize>,
     tmp: usize,
     slicing: Slicing,
@@ -529,6 +532,7 @@ impl Inst {
             source_atom: Vec::new(),
             consts: HashMap::default(),
             names: HashSet::default(),
+            t_names: 0,
             suffix: HashMap::default(),
             tmp: 0,
             slicing,
@@ -548,34 +552,37 @@ impl Inst {
 
     fn fresh(&mut self, base: &str, bits: u32) -> VarId {
         let base = c_ident(base);
-        let mut name = base.to_string();
-        if self.taken(&name) {
+        let mut name = AtomName::from(&*base);
+        // Taken: an atom of the node has this name. Temporaries (`_t1`, `_t2`, ...) are not in
+        // `names` (they are most atoms of a bitsliced node): they are the `_t<k>` with k <= `tmp`.
+        let t_name = base.starts_with("_t");
+        if self.names.contains(&name) || is_temp_name(&base, self.tmp) {
             // Per-base counter: amortised O(1) even for millions of versions of one variable.
             let k = self.suffix.entry(base.to_string()).or_insert(0);
             loop {
                 *k += 1;
                 let cand = format!("{}_{}", base, k);
-                if !self.names.contains(&cand) && !is_temp_name(&cand, self.tmp) {
-                    name = cand;
-                    break;
+                if !is_temp_name(&cand, self.tmp) {
+                    let cand = AtomName::from(cand);
+                    if !self.names.contains(&cand) {
+                        name = cand;
+                        break;
+                    }
                 }
             }
+        }
+        if t_name {
+            self.t_names += 1;
         }
         self.names.insert(name.clone());
         self.node.new_var(name, bits)
     }
 
-    /// Whether an atom of the node has this name. Temporaries (`_t1`, `_t2`, ...) are not in
-    /// `names` (they are most atoms of a bitsliced node): they are the `_t<k>` with k <= `tmp`.
-    fn taken(&self, name: &str) -> bool {
-        self.names.contains(name) || is_temp_name(name, self.tmp)
-    }
-
     fn temp(&mut self, bits: u32) -> VarId {
         loop {
             self.tmp += 1;
-            let n = format!("_t{}", self.tmp);
-            if !self.names.contains(&n) {
+            let n = AtomName::numbered("_t", self.tmp);
+            if self.t_names == 0 || !self.names.contains(&n) {
                 return self.node.new_var(n, bits);
             }
         }
@@ -625,7 +632,7 @@ impl Inst {
                 };
             }
         }
-        self.node.var(id).name.clone()
+        self.node.var(id).name.to_string()
     }
 
     /// Declares a source variable with its atoms.
@@ -645,14 +652,19 @@ impl Inst {
             Ty::Words { shape, .. } => shape.clone(),
             Ty::Nat => vec![],
         };
+        // `name`, then `__i` per index, then `__b<bit>` in B: one buffer for every atom.
+        let mut base = String::new();
+        self.names.reserve(n_words * apw);
         for w in 0..n_words {
-            let idx = index_suffix(&shape, w);
+            base.clear();
+            base.push_str(name);
+            push_index_suffix(&mut base, &shape, w);
+            let word_len = base.len();
             for b in 0..apw {
-                let base = if apw > 1 {
-                    format!("{}{}__b{}", name, idx, b)
-                } else {
-                    format!("{}{}", name, idx)
-                };
+                base.truncate(word_len);
+                if apw > 1 {
+                    let _ = write!(base, "__b{}", b);
+                }
                 let id = self.fresh(&base, ab);
                 self.mark_source(id);
                 atoms.push(id);
@@ -673,17 +685,26 @@ impl Inst {
     }
 }
 
-/// `__3__1` for word 7 of shape [4, 2] (C-friendly suffix).
-fn index_suffix(shape: &[usize], mut w: usize) -> String {
+/// Appends `__3__1` for word 7 of shape [4, 2] (C-friendly suffix).
+fn push_index_suffix(s: &mut String, shape: &[usize], mut w: usize) {
     if shape.is_empty() {
-        return String::new();
+        return;
     }
-    let mut idx = vec![0; shape.len()];
+    let mut idx = [0usize; 8];
+    let mut heap_idx = Vec::new();
+    let idx: &mut [usize] = if shape.len() <= idx.len() {
+        &mut idx[..shape.len()]
+    } else {
+        heap_idx.resize(shape.len(), 0);
+        &mut heap_idx
+    };
     for (i, d) in shape.iter().enumerate().rev() {
         idx[i] = w % d;
         w /= d;
     }
-    idx.iter().map(|i| format!("__{}", i)).collect()
+    for i in idx.iter() {
+        let _ = write!(s, "__{}", i);
+    }
 }
 
 /// `[3][1]` for word 7 of shape [4, 2] (for messages).
@@ -1288,8 +1309,12 @@ impl<'a> Ctx<'a> {
         let n_vars = inst.node.vars.len();
         let mut def_of: Vec<Option<usize>> = vec![None; n_vars];
         let mut failed = false;
+        // One buffer for every instruction's atoms (`Instr::defs`/`uses` allocate each time).
+        let mut buf: Vec<VarId> = Vec::new();
         for (i, (ins, span)) in inst.instrs.iter().enumerate() {
-            for d in ins.defs() {
+            buf.clear();
+            ins.for_each_def(|d| buf.push(d));
+            for &d in &buf {
                 if let Some(prev) = def_of[d.0 as usize] {
                     let pspan = inst.instrs[prev].1;
                     let what = inst.describe(d);
@@ -1308,7 +1333,9 @@ impl<'a> Ctx<'a> {
         // Uses of atoms that are never defined.
         let mut reported: HashSet<VarId> = HashSet::default();
         for (ins, span) in &inst.instrs {
-            for u in ins.uses() {
+            buf.clear();
+            ins.for_each_use(|u| buf.push(u));
+            for &u in &buf {
                 if def_of[u.0 as usize].is_none()
                     && !inst.input_ids.contains(&u)
                     && reported.insert(u)
@@ -1348,21 +1375,39 @@ impl<'a> Ctx<'a> {
             return Err(());
         }
         // Kahn's algorithm, preferring source order.
+        // The edges (instruction that defines an operand -> instruction that reads it, once per
+        // pair) in one flat list per defining instruction, in reader order (`users_at`).
         let n = inst.instrs.len();
         let mut indeg = vec![0usize; n];
-        let mut users: Vec<Vec<usize>> = vec![vec![]; n];
+        let mut deps: Vec<(u32, u32)> = Vec::new();
+        let mut last_reader = vec![usize::MAX; n];
         for (i, (ins, _)) in inst.instrs.iter().enumerate() {
-            let mut seen_dep: Vec<usize> = Vec::new();
-            for u in ins.uses() {
+            ins.for_each_use(|u| {
                 if let Some(d) = def_of[u.0 as usize] {
-                    if !seen_dep.contains(&d) {
-                        seen_dep.push(d);
+                    if last_reader[d] != i {
+                        last_reader[d] = i;
                         indeg[i] += 1;
-                        users[d].push(i);
+                        deps.push((d as u32, i as u32));
                     }
                 }
-            }
+            });
         }
+        drop(last_reader);
+        let mut users_at = vec![0usize; n + 1];
+        for &(d, _) in &deps {
+            users_at[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            users_at[i + 1] += users_at[i];
+        }
+        let mut fill = users_at.clone();
+        let mut users = vec![0u32; deps.len()];
+        for &(d, i) in &deps {
+            users[fill[d as usize]] = i;
+            fill[d as usize] += 1;
+        }
+        drop(deps);
+        drop(fill);
         let mut heap: BinaryHeap<std::cmp::Reverse<usize>> = (0..n)
             .filter(|&i| indeg[i] == 0)
             .map(std::cmp::Reverse)
@@ -1370,7 +1415,8 @@ impl<'a> Ctx<'a> {
         let mut order = Vec::with_capacity(n);
         while let Some(std::cmp::Reverse(i)) = heap.pop() {
             order.push(i);
-            for &u in &users[i] {
+            for &u in &users[users_at[i]..users_at[i + 1]] {
+                let u = u as usize;
                 indeg[u] -= 1;
                 if indeg[u] == 0 {
                     heap.push(std::cmp::Reverse(u));
