@@ -86,7 +86,7 @@ pub fn loop_align_c(k: u32) -> Vec<String> {
 
 /// The values `--loop-align` takes: a multiple of 8 below 64.
 pub fn loop_align_valid(k: u32) -> bool {
-    k < 64 && k % 8 == 0
+    k < 64 && k.is_multiple_of(8)
 }
 
 /// Memory-form loop bodies leave state reads to the C compiler unless told, which folds them
@@ -723,7 +723,7 @@ fn shape(prog: &Program, arch: Arch) -> Result<Shape, CodegenError> {
             }
             let l = arch.hslice_lane_bits();
             let s = arch.hslice_slot_bits(word);
-            if s == 0 || (arch != Arch::Std && l % word != 0 && s % 8 != 0) {
+            if s == 0 || (arch != Arch::Std && !l.is_multiple_of(word) && !s.is_multiple_of(8)) {
                 return Err(CodegenError(format!(
                     "hslice on {} cannot hold {}-bit words: the word size must divide the {}-bit lane (1, 2, 4, 8, 16, 32, 64)",
                     arch, word, l

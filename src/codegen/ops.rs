@@ -730,7 +730,7 @@ fn simd_v(
             let mut p5 = "";
             if t.arch == Arch::Avx512 && w == 64 && helpers.rot64_p5 {
                 helpers.rot64 += 1;
-                if helpers.rot64 % ROT64_P5_EVERY == 0 {
+                if helpers.rot64.is_multiple_of(ROT64_P5_EVERY) {
                     p5 = "_P5";
                 }
             }
@@ -841,11 +841,11 @@ fn simd_h(
             if let Some(e) = lane_funnel(s, m, op, &nm(a)) {
                 return Ok(e);
             }
-            if s % 8 != 0 && 8 % s == 0 {
+            if !s.is_multiple_of(8) && 8 % s == 0 {
                 let name = sub_byte_slot_helper(helpers, m, s, &map);
                 return Ok(format!("{}({})", name, nm(a)));
             }
-            if s % 8 != 0 {
+            if !s.is_multiple_of(8) {
                 return Err(format!(
                     "hslice on {} cannot permute the bits of {}-bit words: each bit is a {}-bit slot of a 128-bit lane and byte shuffles need slots of whole bytes (word sizes up to 16); use -V or -B, or --arch std",
                     t.arch, m, s
@@ -881,7 +881,7 @@ fn simd_h(
 /// instead of swapped (zeros coming in). `None` otherwise (whole bytes: one byte shuffle;
 /// other operations and layouts: the helper).
 fn lane_funnel(s: u32, m: u32, op: &Op, x: &str) -> Option<String> {
-    if s * m != 128 || s % 8 == 0 {
+    if s * m != 128 || s.is_multiple_of(8) {
         return None;
     }
     // (amount in bits toward the LSB (right) or toward the MSB (left), rotate?)

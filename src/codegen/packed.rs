@@ -298,7 +298,7 @@ pub fn layout(prog: &Program, arch: Arch) -> Result<PackedLayout, CodegenError> 
             }
             Slicing::H => {
                 let l = arch.hslice_lane_bits();
-                if m == 0 || m > 64 || l % m != 0 {
+                if m == 0 || m > 64 || !l.is_multiple_of(m) {
                     return err(format!(
                         "packed API: hslice on {} needs a word size dividing {}, not {}",
                         arch, l, m

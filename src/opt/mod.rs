@@ -214,17 +214,12 @@ pub struct OptConfig {
 /// Where `sched-bits` runs. Bitsliced bodies always; hsliced ones by default too (their
 /// S-box circuits are the same boolean DAGs, on 8-16 registers instead of 128: AES `-H`
 /// avx2 1.1x faster, spills halved — README "The optimiser"); vsliced ones only on request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SchedBitsIn {
     B,
+    #[default]
     BH,
     BHV,
-}
-
-impl Default for SchedBitsIn {
-    fn default() -> SchedBitsIn {
-        SchedBitsIn::BH
-    }
 }
 
 impl SchedBitsIn {

@@ -103,7 +103,7 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
                     continue;
                 }
             }
-            if best.as_ref().map_or(true, |(be, _)| e < *be) {
+            if best.as_ref().is_none_or(|(be, _)| e < *be) {
                 best = Some((e, order));
             }
         }

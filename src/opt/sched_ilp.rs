@@ -165,7 +165,7 @@ pub fn schedule(node: &Node, lat: &[u64], window: usize) -> Vec<usize> {
                         .unwrap_or(0)
                         .max(cycle);
                     let key = (ready, std::cmp::Reverse(height[j]), j);
-                    if best.map_or(true, |b| key < b) {
+                    if best.is_none_or(|b| key < b) {
                         best = Some(key);
                     }
                 }

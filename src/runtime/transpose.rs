@@ -2315,7 +2315,7 @@ fn b_gfni_avx512(ub: u32) -> String {
     };
     let mut s = String::new();
     s.push_str("#if defined(__AVX512VBMI__) && defined(__GFNI__)\n");
-    s.push_str(&format!("#ifndef NKP_GF2P8AFF_avx512\n#define NKP_GF2P8AFF_avx512(x, a) _mm512_gf2p8affine_epi64_epi8(x, a, 0)\n#endif\n"));
+    s.push_str("#ifndef NKP_GF2P8AFF_avx512\n#define NKP_GF2P8AFF_avx512(x, a) _mm512_gf2p8affine_epi64_epi8(x, a, 0)\n#endif\n");
     // Instances of 16k bytes (k > 1): the 16 bytes at the same offset of 4 instances `bpi`
     // apart, in and out of one vector (the XOR operand `x` read per piece, or NULL).
     s.push_str(&format!(

@@ -967,7 +967,7 @@ fn parse_word_type(w: &str) -> Option<BaseType> {
             Some((m, k)) => (m, Some(k)),
             None => (rest, None),
         };
-        if !digits(m) || k.map_or(false, |k| !digits(k)) {
+        if !digits(m) || k.is_some_and(|k| !digits(k)) {
             return None;
         }
         let m: u32 = m.parse().ok()?;

@@ -75,7 +75,7 @@ impl Arch {
     /// `std`, and whole bytes, S = 8*floor(16/m), on SIMD for m < 16 (byte shuffles).
     pub fn hslice_slot_bits(self, m: u32) -> u32 {
         let l = self.hslice_lane_bits();
-        if m == 0 || l % m == 0 || self == Arch::Std || m >= 16 {
+        if m == 0 || l.is_multiple_of(m) || self == Arch::Std || m >= 16 {
             l / m.max(1)
         } else {
             8 * (16 / m)

@@ -172,7 +172,7 @@ pub fn parse(text: &str) -> Vec<Func> {
         });
     }
     for f in &mut funcs {
-        while f.insns.last().is_some_and(|i| is_padding(i)) {
+        while f.insns.last().is_some_and(is_padding) {
             f.insns.pop();
         }
     }

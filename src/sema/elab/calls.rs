@@ -292,7 +292,7 @@ impl<'a> Ctx<'a> {
             if let BaseType::Word { size, count, .. } = &p.ty.base {
                 let mut n = count.unwrap_or(1) as usize;
                 for dim in &p.ty.dims {
-                    let k = self.eval_nat(&mut tmp, dim)?;
+                    let k = self.eval_nat(&tmp, dim)?;
                     n = n.saturating_mul(k.max(0) as usize);
                 }
                 params.push((size.clone(), n));
@@ -376,7 +376,7 @@ impl<'a> Ctx<'a> {
                     return Ok(sizes);
                 }
             } else if total > known
-                && (total - known) % poly_words == 0
+                && (total - known).is_multiple_of(poly_words)
                 && poly.iter().all(|v| *v == poly[0])
             {
                 let m = (total - known) / poly_words;

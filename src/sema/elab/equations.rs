@@ -185,7 +185,7 @@ impl<'a> Ctx<'a> {
                 Ty::Words { bits, .. } => bits,
                 Ty::Nat => 1,
             };
-            expect.extend(std::iter::repeat(bits).take(words.len()));
+            expect.extend(std::iter::repeat_n(bits, words.len()));
             places.push((name, words, l.span));
         }
         let val = self.eval(inst, rhs, Some(&expect), decl_idx)?;

@@ -495,7 +495,7 @@ fn is_temp_name(name: &str, tmp: usize) -> bool {
         Some(d)
             if !d.is_empty() && !d.starts_with('0') && d.bytes().all(|b| b.is_ascii_digit()) =>
         {
-            d.parse::<usize>().map_or(false, |k| k <= tmp)
+            d.parse::<usize>().is_ok_and(|k| k <= tmp)
         }
         _ => false,
     }

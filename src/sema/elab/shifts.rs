@@ -137,7 +137,7 @@ impl<'a> Ctx<'a> {
                 }
                 ShiftOp::Sar if self.opts.slicing == Slicing::H => {
                     let kk = k.min(m as u64) as u32;
-                    let perm: Vec<u32> = (0..m).map(|j| if j < kk { 0 } else { j - kk }).collect();
+                    let perm: Vec<u32> = (0..m).map(|j| j.saturating_sub(kk)).collect();
                     self.emit(inst, Op::Shuffle(a, perm), m, span)?
                 }
                 ShiftOp::Sar => {

@@ -196,7 +196,7 @@ impl<'a> Ctx<'a> {
             ExprKind::Tuple(items) => self.eval_tuple(inst, items, expect, decl_idx),
             ExprKind::Not(a) => {
                 let v = self.eval(inst, a, expect, decl_idx)?;
-                self.map_atoms(inst, &v, e.span, |x| Op::Not(x))
+                self.map_atoms(inst, &v, e.span, Op::Not)
             }
             ExprKind::Bin(op, a, b) => {
                 if self.is_static(inst, e) {
