@@ -33,25 +33,31 @@ pub fn generated_program(lines: usize) -> String {
     );
     let mut k = 0;
     let mut prev: Option<String> = None;
-    while s.lines().count() < lines {
+    // Lines counted as they are added (every piece ends with a newline): recounting the
+    // whole text per node was quadratic.
+    let mut count = s.lines().count();
+    while count < lines {
         let name = format!("n{}", k);
-        s.push_str(&format!(
+        let mut node = String::new();
+        node.push_str(&format!(
             "node {} (x:u16x4, key:u16x4) returns (y:u16x4)\nvars t:u16x4[4]\nlet\n",
             name
         ));
-        s.push_str("  t[0] = x ^ key;\n");
-        s.push_str("  forall i in [1, 3] {\n    t[i] = sb(t[i-1]) <<< 1;\n  }\n");
+        node.push_str("  t[0] = x ^ key;\n");
+        node.push_str("  forall i in [1, 3] {\n    t[i] = sb(t[i-1]) <<< 1;\n  }\n");
         for j in 0..8 {
-            s.push_str(&format!(
+            node.push_str(&format!(
                 "  # filler {} keeps the line count realistic\n",
                 j
             ));
         }
         match &prev {
-            Some(p) => s.push_str(&format!("  y = {}(t[3], key ^ (t[2] <<< 2))\n", p)),
-            None => s.push_str("  y = t[3] ^ (t[2] <<< 2)\n"),
+            Some(p) => node.push_str(&format!("  y = {}(t[3], key ^ (t[2] <<< 2))\n", p)),
+            None => node.push_str("  y = t[3] ^ (t[2] <<< 2)\n"),
         }
-        s.push_str("tel\n\n");
+        node.push_str("tel\n\n");
+        count += node.lines().count();
+        s.push_str(&node);
         prev = Some(name);
         k += 1;
     }
