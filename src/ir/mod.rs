@@ -587,6 +587,17 @@ impl Instr {
             }
         }
     }
+    /// [`Instr::uses`] into `buf` (cleared first): a loop over many instructions reuses one
+    /// buffer instead of allocating a list per instruction.
+    pub fn uses_into(&self, buf: &mut Vec<VarId>) {
+        buf.clear();
+        self.for_each_use(|u| buf.push(u));
+    }
+    /// [`Instr::defs`] into `buf` (cleared first), as [`Instr::uses_into`].
+    pub fn defs_into(&self, buf: &mut Vec<VarId>) {
+        buf.clear();
+        self.for_each_def(|d| buf.push(d));
+    }
     pub fn defs(&self) -> Vec<VarId> {
         if let Instr::Call { dsts, .. } = self {
             return dsts.clone(); // one allocation for hundreds of results

@@ -62,11 +62,10 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
             ));
         }
     }
-    // One buffer for every instruction's atoms (`Instr::uses`/`defs` allocate each time).
+    // One buffer for every instruction's atoms (`Instr::uses_into`/`defs_into`).
     let mut buf: Vec<VarId> = Vec::new();
     for (i, ins) in node.body.iter().enumerate() {
-        buf.clear();
-        ins.for_each_use(|u| buf.push(u));
+        ins.uses_into(&mut buf);
         for &u in &buf {
             check_id(u)?;
             if !defined[u.0 as usize] {
@@ -125,8 +124,7 @@ fn verify_node(prog: &Program, idx: usize, node: &Node) -> Result<(), String> {
                     .map_err(|e| format!("instruction {}: {}", i, e))?;
             }
         }
-        buf.clear();
-        ins.for_each_def(|d| buf.push(d));
+        ins.defs_into(&mut buf);
         for &d in &buf {
             check_id(d)?;
             if defined[d.0 as usize] {

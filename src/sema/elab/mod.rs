@@ -1309,11 +1309,10 @@ impl<'a> Ctx<'a> {
         let n_vars = inst.node.vars.len();
         let mut def_of: Vec<Option<usize>> = vec![None; n_vars];
         let mut failed = false;
-        // One buffer for every instruction's atoms (`Instr::defs`/`uses` allocate each time).
+        // One buffer for every instruction's atoms (`Instr::defs_into`/`uses_into`).
         let mut buf: Vec<VarId> = Vec::new();
         for (i, (ins, span)) in inst.instrs.iter().enumerate() {
-            buf.clear();
-            ins.for_each_def(|d| buf.push(d));
+            ins.defs_into(&mut buf);
             for &d in &buf {
                 if let Some(prev) = def_of[d.0 as usize] {
                     let pspan = inst.instrs[prev].1;
@@ -1333,8 +1332,7 @@ impl<'a> Ctx<'a> {
         // Uses of atoms that are never defined.
         let mut reported: HashSet<VarId> = HashSet::default();
         for (ins, span) in &inst.instrs {
-            buf.clear();
-            ins.for_each_use(|u| buf.push(u));
+            ins.uses_into(&mut buf);
             for &u in &buf {
                 if def_of[u.0 as usize].is_none()
                     && !inst.input_ids.contains(&u)
