@@ -105,11 +105,6 @@ fn harness(lay: &packed::PackedLayout, header: &str, ns: &[usize]) -> String {
             "        blk{k} = realloc(blk{k}, len{k} + off); b{k} = blk{k} + off;\n"
         ));
     }
-    let args: Vec<String> = args
-        .iter()
-        .enumerate()
-        .map(|(k, a)| a.replace(&format!("b{k}"), &format!("b{k}")))
-        .collect();
     s.push_str(&format!(
         "        {e}__packed(n{}{});\n",
         if args.is_empty() { "" } else { ", " },
