@@ -1,6 +1,6 @@
 //! C text helpers: identifier sanitising and uniquing, literals, comments.
 
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// C keywords (C11 + common extensions) that cannot be identifiers.
 const C_KEYWORDS: &[&str] = &[
@@ -147,8 +147,8 @@ impl<'p> Namer<'p> {
     pub fn child(parent: &'p Namer<'p>) -> Namer<'p> {
         Namer {
             parent: Some(parent),
-            used: HashSet::new(),
-            suffix: HashMap::new(),
+            used: HashSet::default(),
+            suffix: HashMap::default(),
         }
     }
     fn taken(&self, n: &str) -> bool {

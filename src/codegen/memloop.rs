@@ -232,10 +232,10 @@ fn generations(
     let ins = body.flat_inputs();
     let outs = body.flat_outputs();
     // pass[j] = k: the body's output for state j is its input for state k, unchanged.
-    let input_at: std::collections::HashMap<crate::ir::VarId, usize> =
+    let input_at: crate::fxhash::FxHashMap<crate::ir::VarId, usize> =
         ins.iter().enumerate().map(|(p, a)| (*a, p)).collect();
     // (through copies: the body may return `out = copy in`)
-    let copy_of: std::collections::HashMap<crate::ir::VarId, crate::ir::VarId> = body
+    let copy_of: crate::fxhash::FxHashMap<crate::ir::VarId, crate::ir::VarId> = body
         .body
         .iter()
         .filter_map(|i| {
@@ -433,7 +433,7 @@ fn plan(
             .flat_map(|(p, par)| par.atoms.iter().enumerate().map(move |(i, a)| (*a, (p, i))))
             .collect()
     } else {
-        EntryAtoms::new()
+        EntryAtoms::default()
     };
     match in_place(&at, &eaches) {
         None => tables(&mut ml, caller, &at, count, &eaches, const_bits),
@@ -513,7 +513,7 @@ pub fn single_buffer(body: &Node, ml: &MemLoop, max_held: usize) -> Option<Vec<O
     let (last_use, def_at) = positions(body);
     // the last read of each slot's current value, and the slot each state input is
     let mut slot_read = vec![None::<usize>; ml.n_slots];
-    let mut input_slot = std::collections::HashMap::new();
+    let mut input_slot = crate::fxhash::FxHashMap::default();
     for (&a, w) in body.flat_inputs().iter().zip(&ml.ins) {
         if let In::State { back, slot } = *w {
             if back != 0 {
@@ -607,7 +607,7 @@ pub fn register_slots(body: &Node, ml: &MemLoop, after: &[Option<usize>], k: usi
 }
 
 /// The entry's input atoms read in place: atom -> (input parameter, flat element).
-type EntryAtoms = std::collections::HashMap<crate::ir::VarId, (usize, usize)>;
+type EntryAtoms = crate::fxhash::FxHashMap<crate::ir::VarId, (usize, usize)>;
 
 /// Moves the per-iteration inputs that a constant table can reach out of the gather: the
 /// elements of one entry input array (`In::Indexed` over `Base::Param`), constant bits
@@ -625,7 +625,7 @@ fn tables(
     eaches: &[&[crate::ir::VarId]],
     const_bits: bool,
 ) {
-    use std::collections::HashMap;
+    use crate::fxhash::FxHashMap as HashMap;
     if count == 0 {
         return;
     }
@@ -642,7 +642,7 @@ fn tables(
             })
             .collect()
     } else {
-        HashMap::new()
+        HashMap::default()
     };
     let is_const = |vs: &[crate::ir::VarId]| vs.iter().all(|v| consts.contains_key(v));
     // the one array read through an index table: that of the first list entirely in one
@@ -665,7 +665,7 @@ fn tables(
         .filter(|vs| !is_const(vs) && !in_param(vs))
         .collect();
     let mut pool: Vec<crate::ir::VarId> = Vec::new();
-    let mut slot: HashMap<crate::ir::VarId, usize> = HashMap::new();
+    let mut slot: HashMap<crate::ir::VarId, usize> = HashMap::default();
     if !rest.is_empty() {
         for it in 0..count {
             for vs in eaches.iter().filter(|vs| !is_const(vs)) {
@@ -675,7 +675,7 @@ fn tables(
                 });
             }
         }
-        let distinct_rest: std::collections::HashSet<_> =
+        let distinct_rest: crate::fxhash::FxHashSet<_> =
             rest.iter().flat_map(|vs| vs.iter()).collect();
         if 2 * distinct_rest.len() > rest.len() * count {
             pool.clear();

@@ -226,7 +226,7 @@ pub const PACKED_END: &str = "/* ---- end of packed API ---- */\n";
 
 /// (memory form) Atoms a kept loop stored in its per-iteration output buffer `nk_l{k}_y`:
 /// atom -> (k, iteration, slot, slots per iteration).
-type YSrc = std::collections::HashMap<VarId, (usize, usize, usize, usize)>;
+type YSrc = crate::fxhash::FxHashMap<VarId, (usize, usize, usize, usize)>;
 
 /// When the C expressions `xs` (one per iteration) are `A[a + i*d]R` for one array name `A`,
 /// one rest `R` and integers `a`, `d` (iteration `i`), the expression that reads them in place
@@ -305,7 +305,7 @@ fn gathered_cols<'a>(
 /// loop's results copied out of `nk_l{k}_y`) are not declared where nothing else reads them:
 /// AES `-B` declared 1152 such round-key bits, each an unused-variable warning.
 fn gathers_in_place(node: &Node, memloops: &[Option<memloop::MemLoop>]) -> Vec<bool> {
-    let mut y_src = YSrc::new();
+    let mut y_src = YSrc::default();
     let mut r = vec![false; node.body.len()];
     for (i, ins) in node.body.iter().enumerate() {
         let Instr::Loop {
@@ -1586,9 +1586,9 @@ fn emit_function(
         }
         // the state slots kept in registers (`memloop::register_slots`): one pointer each, to
         // a local of the caller (with two buffers, a second one for the slot's next value)
-        let mut reg_next: std::collections::HashMap<usize, String> =
-            std::collections::HashMap::new();
-        let reg_slot: std::collections::HashMap<usize, String> = ml
+        let mut reg_next: crate::fxhash::FxHashMap<usize, String> =
+            crate::fxhash::FxHashMap::default();
+        let reg_slot: crate::fxhash::FxHashMap<usize, String> = ml
             .reg_slots
             .iter()
             .map(|&j| {
@@ -1779,9 +1779,9 @@ fn emit_function(
         }
     };
     // (memory form) epilogue entries per atom, stored right after the atom is computed
-    let mut early: std::collections::HashMap<VarId, Vec<usize>> = std::collections::HashMap::new();
+    let mut early: crate::fxhash::FxHashMap<VarId, Vec<usize>> = crate::fxhash::FxHashMap::default();
     let mut stored = vec![false; epilogue.len()];
-    let mut held: std::collections::HashMap<usize, Vec<usize>> = std::collections::HashMap::new();
+    let mut held: crate::fxhash::FxHashMap<usize, Vec<usize>> = crate::fxhash::FxHashMap::default();
     if memory_form.is_some() {
         for (e, (_, a)) in epilogue.iter().enumerate() {
             early.entry(*a).or_default().push(e);
@@ -1803,7 +1803,7 @@ fn emit_function(
             state_src.iter_mut().for_each(|s| *s = None);
         }
     }
-    let mut y_src = YSrc::new();
+    let mut y_src = YSrc::default();
     for (k, ins) in node.body.iter().enumerate() {
         emit_actions(&mut body, k);
         for u in ins.uses() {
@@ -2702,7 +2702,7 @@ fn state_in_output(
     }
     let slot = |j: usize| ml.state_at[j].1;
     // an output atom is the loop's final state directly or through a copy
-    let copies: std::collections::HashMap<VarId, VarId> = node
+    let copies: crate::fxhash::FxHashMap<VarId, VarId> = node
         .body
         .iter()
         .filter_map(|i| match i {
@@ -2737,7 +2737,7 @@ fn state_in_output(
             return None;
         }
     }
-    let qset: std::collections::HashSet<VarId> = q.atoms.iter().copied().collect();
+    let qset: crate::fxhash::FxHashSet<VarId> = q.atoms.iter().copied().collect();
     for (i, ins) in node.body.iter().enumerate() {
         let reads_q = if i == at {
             args.iter().any(|a| match a {
@@ -2757,7 +2757,7 @@ fn state_in_output(
     }
     // each output atom is the state's, once (no output element written from elsewhere)
     let outs = &node.outputs[*po].atoms;
-    let distinct: std::collections::HashSet<VarId> = outs.iter().copied().collect();
+    let distinct: crate::fxhash::FxHashSet<VarId> = outs.iter().copied().collect();
     if distinct.len() != n {
         return None;
     }

@@ -9,7 +9,7 @@
 
 use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, VarId};
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 /// Stats: `copies` propagated, `constants` shared, `dead` instructions removed.
 pub fn run(prog: &mut Program) -> Stats {
@@ -29,7 +29,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
     }
     // 1. Replace uses of copies by their sources; share constants.
     let mut repl: Vec<VarId> = (0..n as u32).map(VarId).collect();
-    let mut consts: HashMap<(u32, u64), VarId> = HashMap::new();
+    let mut consts: HashMap<(u32, u64), VarId> = HashMap::default();
     let mut body = Vec::with_capacity(node.body.len());
     for mut ins in std::mem::take(&mut node.body) {
         match &mut ins {

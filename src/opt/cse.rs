@@ -29,7 +29,7 @@
 
 use super::{OptConfig, Stats};
 use crate::ir::{Instr, Node, NodeId, Op, Program, VarId};
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 pub fn run(prog: &mut Program, _cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
@@ -76,8 +76,8 @@ pub fn canonical(op: &Op) -> Op {
 }
 
 fn run_node(node: &mut Node, st: &mut Stats) {
-    let mut ops: HashMap<(Op, u32), VarId> = HashMap::new();
-    let mut calls: HashMap<(NodeId, Vec<VarId>), Vec<VarId>> = HashMap::new();
+    let mut ops: HashMap<(Op, u32), VarId> = HashMap::default();
+    let mut calls: HashMap<(NodeId, Vec<VarId>), Vec<VarId>> = HashMap::default();
     // The value each variable holds, as the first variable found to hold it: a copy (of the same
     // width) and a duplicate stand for their source, so duplicates of duplicates are found in
     // the same pass (two copies of an S-box circuit merge whole, not one level per run).

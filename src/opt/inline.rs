@@ -14,7 +14,7 @@
 
 use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, VarId};
-use std::collections::HashSet;
+use crate::fxhash::FxHashSet as HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InlinePolicy {

@@ -38,7 +38,7 @@
 
 use super::{OptConfig, Stats};
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Var, VarId};
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
@@ -49,7 +49,7 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let g = cfg.interleave_granularity.max(1);
     let entry = prog.nodes.len() - 1;
     let mut made: Vec<Node> = Vec::new();
-    let mut memo: HashMap<usize, NodeId> = HashMap::new();
+    let mut memo: HashMap<usize, NodeId> = HashMap::default();
     let first_new = entry; // new nodes are inserted before the entry
     let new_entry = interleave_node(prog, entry, k, g, true, &mut made, &mut memo, first_new);
     st.add("copies", k);

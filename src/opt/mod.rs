@@ -502,8 +502,8 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
         return Vec::new();
     }
     let passes_through = |n: &crate::ir::Node| {
-        let ins: std::collections::HashSet<_> = n.flat_inputs().into_iter().collect();
-        let copies: std::collections::HashMap<_, _> = n
+        let ins: crate::fxhash::FxHashSet<_> = n.flat_inputs().into_iter().collect();
+        let copies: crate::fxhash::FxHashMap<_, _> = n
             .body
             .iter()
             .filter_map(|i| match i {
@@ -532,7 +532,7 @@ pub fn auto_unrolled(prog: &Program, bodies: &[String], cfg: &OptConfig) -> Vec<
     // same holds in hslice (Zen 4, `bench compare`, time unrolled / kept, raw and packed:
     // RECTANGLE 1.04 / 1.20, AES const rk 1.03 / 1.04, gift_v 0.99 / 1.00; in vslice it does
     // not: AES const rk 0.88 / 1.02, gift_v 0.85 / 0.95).
-    let consts: std::collections::HashSet<crate::ir::VarId> = prog
+    let consts: crate::fxhash::FxHashSet<crate::ir::VarId> = prog
         .entry()
         .inputs
         .iter()
@@ -690,7 +690,7 @@ pub fn loop_reads_only_state(prog: &Program, id: usize, bodies: &[usize]) -> boo
 /// there; calls).
 fn loop_varying_inputs(prog: &Program, id: usize, bodies: &[usize]) -> Vec<(usize, usize, usize)> {
     use crate::ir::{Instr, Op, VarId};
-    use std::collections::HashSet;
+    use crate::fxhash::FxHashSet as HashSet;
     let entry = prog.nodes.len() - 1;
     prog.nodes
         .iter()
@@ -711,7 +711,7 @@ fn loop_varying_inputs(prog: &Program, id: usize, bodies: &[usize]) -> Vec<(usiz
             }
             // constants, and what is computed from constants only (round constants made by
             // calls, folded later)
-            let mut fine: HashSet<VarId> = HashSet::new();
+            let mut fine: HashSet<VarId> = HashSet::default();
             for i in &n.body {
                 let consts = match i {
                     Instr::Assign {

@@ -40,7 +40,7 @@
 use super::{OptConfig, Stats};
 use crate::ir::{truth, Instr, Node, Op, Program, VarId};
 use crate::target::Feature;
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
@@ -72,14 +72,14 @@ fn run_node(node: &mut Node) -> (usize, usize) {
             live_vars.extend(ins.uses());
         }
     }
-    let mut readers: HashMap<VarId, Vec<usize>> = HashMap::new();
+    let mut readers: HashMap<VarId, Vec<usize>> = HashMap::default();
     for (i, ins) in node.body.iter().enumerate() {
         if !live[i] {
             continue;
         }
         match ins {
             Instr::Assign { op, .. } => {
-                let mut seen = HashSet::new();
+                let mut seen = HashSet::default();
                 for u in op.operands() {
                     if seen.insert(u) {
                         readers.entry(u).or_default().push(i);

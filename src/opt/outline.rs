@@ -38,7 +38,7 @@
 //! ```
 
 use crate::ir::{Instr, LoopHint, LoopHints, Node, NodeId, Op, Param, Program, Var, VarId};
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// What the pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -263,7 +263,7 @@ fn outline_loop(
                 last: kept.iter().copied().max().unwrap_or(0),
                 positions: canonical_order(body, &kept),
                 outside: vec![],
-                defs: HashMap::new(),
+                defs: HashMap::default(),
             }
         })
         .collect();
@@ -279,7 +279,7 @@ fn outline_loop(
     let len = iters[0].positions.len();
     let mut roles0: Vec<Vec<Role>> = Vec::with_capacity(len);
     for (k, it) in iters.iter_mut().enumerate() {
-        let mut seen: HashMap<VarId, usize> = HashMap::new();
+        let mut seen: HashMap<VarId, usize> = HashMap::default();
         for j in 0..len {
             let ins = body[it.positions[j]].as_ref().unwrap();
             let mut roles = Vec::new();
@@ -351,8 +351,8 @@ fn outline_loop(
     // Results read outside their iteration (or node outputs), and where: each must be read
     // after its iteration's last instruction, where the call will stand.
     let end = body.len();
-    let mut iter_of_pos: HashMap<usize, usize> = HashMap::new();
-    let mut def_of: HashMap<VarId, (usize, (usize, usize))> = HashMap::new();
+    let mut iter_of_pos: HashMap<usize, usize> = HashMap::default();
+    let mut def_of: HashMap<VarId, (usize, (usize, usize))> = HashMap::default();
     for (k, it) in iters.iter().enumerate() {
         for &p in &it.positions {
             iter_of_pos.insert(p, k);
@@ -433,7 +433,7 @@ fn outline_loop(
             is_const: false,
         });
     }
-    let mut result_var: HashMap<(usize, usize), VarId> = HashMap::new();
+    let mut result_var: HashMap<(usize, usize), VarId> = HashMap::default();
     for (j, &p) in first.positions.iter().enumerate() {
         let mut ins = body[p].clone().unwrap();
         let mut roles = roles0[j].iter();

@@ -177,7 +177,7 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
     let mut epoch = 0u32;
     let mut order = Vec::with_capacity(n);
     // the instructions that define an output, in body order
-    let out_set: std::collections::HashSet<_> = outs.iter().copied().collect();
+    let out_set: crate::fxhash::FxHashSet<_> = outs.iter().copied().collect();
     let mut roots: Vec<usize> = (0..n)
         .filter(|&i| node.body[i].defs().iter().any(|d| out_set.contains(d)))
         .collect();

@@ -62,8 +62,8 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
             continue;
         }
         // The estimate counts the first load of every input read: not a spill.
-        let inputs: std::collections::HashSet<VarId> = node.flat_inputs().into_iter().collect();
-        let read: std::collections::HashSet<VarId> = node
+        let inputs: crate::fxhash::FxHashSet<VarId> = node.flat_inputs().into_iter().collect();
+        let read: crate::fxhash::FxHashSet<VarId> = node
             .body
             .iter()
             .flat_map(|i| i.uses())

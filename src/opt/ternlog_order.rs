@@ -49,7 +49,7 @@
 use super::{OptConfig, Stats};
 use crate::ir::{truth, Instr, Node, Op, Program, Slicing, VarId};
 use crate::target::Uarch;
-use std::collections::{HashMap, HashSet};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
@@ -96,7 +96,7 @@ struct Deaths {
 
 impl Deaths {
     fn of(node: &Node) -> Deaths {
-        let mut last: HashMap<VarId, usize> = HashMap::new();
+        let mut last: HashMap<VarId, usize> = HashMap::default();
         for (i, ins) in node.body.iter().enumerate() {
             for u in ins.uses() {
                 last.insert(u, i);
@@ -140,7 +140,7 @@ fn first_order(k: usize) -> [usize; 3] {
 
 fn run_node_latency(node: &mut Node) -> usize {
     let deaths = Deaths::of(node);
-    let mut ready: HashMap<VarId, u32> = HashMap::new();
+    let mut ready: HashMap<VarId, u32> = HashMap::default();
     let rd = |ready: &HashMap<VarId, u32>, v: VarId| ready.get(&v).copied().unwrap_or(0);
     let mut n = 0;
     for i in 0..node.body.len() {

@@ -34,7 +34,8 @@
 
 use super::Stats;
 use crate::ir::{Instr, Node, Op, Program, Var, VarId};
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+use crate::fxhash::FxHashMap as HashMap;
 
 /// Groups of more trees than this are left as written (pair counting is quadratic in a tree's
 /// size and runs once per new shared XOR).
@@ -137,7 +138,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         }
         x
     }
-    let mut first_row: HashMap<(u32, Sig), usize> = HashMap::new();
+    let mut first_row: HashMap<(u32, Sig), usize> = HashMap::default();
     for (r, (_, root, leaves)) in rows.iter().enumerate() {
         for &l in leaves {
             match first_row.get(&(bits(*root), l)) {
@@ -153,7 +154,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
             }
         }
     }
-    let mut groups: HashMap<usize, Vec<usize>> = HashMap::new();
+    let mut groups: HashMap<usize, Vec<usize>> = HashMap::default();
     for r in 0..rows.len() {
         let g = find(&mut parent, r);
         groups.entry(g).or_default().push(r);
@@ -170,7 +171,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         let w = bits(rows[g[0]].1);
         // Pair counts kept up to date as pairs are replaced (recounting every round cost
         // 1.6 s on PHOTON's 96 column groups).
-        let mut count: HashMap<(Sig, Sig), u32> = HashMap::new();
+        let mut count: HashMap<(Sig, Sig), u32> = HashMap::default();
         for &r in &g {
             let s = &rows[r].2;
             let k = s.len() as u64;
@@ -245,7 +246,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         base: n,
     };
     let mut new_var: Vec<Option<VarId>> = vec![None; news.len()];
-    let mut row_at: HashMap<usize, usize> = HashMap::new();
+    let mut row_at: HashMap<usize, usize> = HashMap::default();
     for (r, (i, _, _)) in rows.iter().enumerate() {
         row_at.insert(*i, r);
     }

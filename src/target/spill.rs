@@ -158,7 +158,7 @@ pub fn plan_for(
     let plan0 = plan0?;
     let ins = node.flat_inputs();
     let outs = node.flat_outputs();
-    let defined: std::collections::HashSet<VarId> =
+    let defined: crate::fxhash::FxHashSet<VarId> =
         node.body.iter().flat_map(|i| i.defs()).collect();
     let homes: Vec<Home> = carried
         .iter()
@@ -379,7 +379,7 @@ pub fn plan(node: &Node, arch: Arch, regs: usize, homes: &[Home]) -> (Option<Pla
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = crate::fxhash::FxHashSet::default();
     for (o, &a) in flat_outs.iter().enumerate() {
         if !homed_out(o) && !r.live.contains(&a) && seen.insert(a) {
             if let Some(s) = r.slot[a.0 as usize] {

@@ -1,7 +1,7 @@
 //! A hash-consing circuit builder with constant folding, and circuit clean-up.
 
 use super::{Circuit, Gate, Wire};
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 
 /// Builds a circuit gate by gate; structurally equal gates are shared and
 /// constants are folded, so no gate ever reads a constant.
@@ -31,7 +31,7 @@ impl Builder {
         Builder {
             n_inputs,
             gates: Vec::new(),
-            memo: HashMap::new(),
+            memo: HashMap::default(),
         }
     }
 

@@ -7,7 +7,7 @@
 use super::builder::Builder;
 use super::Circuit;
 use super::Wire;
-use std::collections::HashMap;
+use crate::fxhash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 /// One database entry.
@@ -27,7 +27,7 @@ pub struct Entry {
 /// the database is fixed and fully tested).
 pub fn parse(n_in: usize, inputs: &[&str], program: &str, outputs: &[&str]) -> Circuit {
     let mut b = Builder::new(n_in);
-    let mut env: HashMap<String, Wire> = HashMap::new();
+    let mut env: HashMap<String, Wire> = HashMap::default();
     for (i, name) in inputs.iter().enumerate() {
         env.insert(name.to_string(), Wire::Input(i));
     }
