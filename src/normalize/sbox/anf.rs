@@ -5,6 +5,8 @@
 use super::builder::Builder;
 use super::{Circuit, Wire};
 use crate::fxhash::FxHashMap as HashMap;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// Bit `j` (counted from the MSB of an `n_out`-bit entry) of every entry.
 pub fn output_column(n_out: usize, table: &[u64], j: usize) -> Vec<bool> {
@@ -35,13 +37,41 @@ pub fn anf_coeffs(col: &[bool]) -> Vec<bool> {
     a
 }
 
-/// Maximum number of pair-counting steps spent sharing XOR sums.
-const XOR_SHARE_BUDGET: u64 = 30_000_000;
+/// Bound on the work of sharing XOR sums, in pair-counting steps. Each step is charged
+/// `len * len / 2` per sum (what recounting every pair takes, as the implementation did
+/// before its counts were incremental), whatever the incremental count actually spends:
+/// the step at which a large table stops sharing, hence its circuit, is fixed by that
+/// arithmetic.
+pub(super) const XOR_SHARE_BUDGET: u64 = 30_000_000;
 
 /// Shares common XOR pairs among several sums (greedy, most frequent pair
 /// first, ties broken by smallest pair) and returns one wire per sum.
+///
+/// Terms are numbered in order of first appearance and each sum is a sorted set of
+/// term numbers (duplicates cancel). A step takes the pair `(x, y)`, `x < y`, held by
+/// the most sums (at least two; ties: the smallest key `(x << 32) | y`), builds
+/// `w = x ^ y` and rewrites every sum holding both: `x` and `y` leave it and `w`'s
+/// number is toggled (the builder hash-conses, so `w` may be a term already, even one
+/// of that sum, which then loses it). Sharing stops when no pair is held twice or when
+/// the next step would exceed [`XOR_SHARE_BUDGET`] (charged as a full recount, see
+/// there).
+///
+/// The counts are incremental ([`PairIndex`]): each term has a bit set of the sums
+/// holding it, so a pair's count is the population count of the intersection, and the
+/// sums a step rewrites are the bits of `x`'s set and `y`'s. Pairs are counted once, at
+/// the first step; after that a step recounts only the pairs of one of `x`, `y`, `w` with
+/// another term of a rewritten sum (the only counts it can change), and the best pair
+/// comes from per-count min-heaps of keys with stale entries dropped when met.
 pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
-    // Terms are numbered in order of first appearance.
+    shared_xor_sums_within(b, sums, XOR_SHARE_BUDGET)
+}
+
+/// The terms of `sums` numbered in order of first appearance, the numbering, each sum
+/// as a sorted set of term numbers (duplicates cancel: x ^ x = 0), and each sum's
+/// constant.
+type NumberedSums = (Vec<Wire>, HashMap<Wire, u32>, Vec<Vec<u32>>, Vec<bool>);
+
+fn number_terms(sums: Vec<Vec<Wire>>) -> NumberedSums {
     let mut terms: Vec<Wire> = Vec::new();
     let mut index: HashMap<Wire, u32> = HashMap::default();
     let mut sets: Vec<Vec<u32>> = Vec::new();
@@ -61,7 +91,6 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
                 }
             }
         }
-        // Cancel duplicates (x ^ x = 0).
         set.sort_unstable();
         let mut dedup: Vec<u32> = Vec::new();
         for id in set {
@@ -74,67 +103,11 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
         sets.push(dedup);
         constant.push(c);
     }
-    let mut work: u64 = 0;
-    // Pair counts keyed (x << 32) | y, x < y; the table is reused from one step to the next.
-    let mut counts: HashMap<u64, u32> = HashMap::default();
-    loop {
-        let cost: u64 = sets
-            .iter()
-            .map(|s| (s.len() as u64) * (s.len() as u64) / 2)
-            .sum();
-        if work + cost > XOR_SHARE_BUDGET {
-            break;
-        }
-        work += cost;
-        counts.clear();
-        for s in &sets {
-            for i in 0..s.len() {
-                for k in i + 1..s.len() {
-                    *counts
-                        .entry(((s[i] as u64) << 32) | s[k] as u64)
-                        .or_insert(0) += 1;
-                }
-            }
-        }
-        let mut best: Option<(u64, u32)> = None;
-        for (&p, &c) in &counts {
-            if c < 2 {
-                continue;
-            }
-            best = match best {
-                None => Some((p, c)),
-                Some((bp, bc)) => {
-                    if c > bc || (c == bc && p < bp) {
-                        Some((p, c))
-                    } else {
-                        Some((bp, bc))
-                    }
-                }
-            };
-        }
-        let Some((pair, _)) = best else { break };
-        let (x, y) = ((pair >> 32) as u32, pair as u32);
-        let w = b.xor(terms[x as usize], terms[y as usize]);
-        let id = match index.get(&w) {
-            Some(&id) => id,
-            None => {
-                terms.push(w);
-                index.insert(w, (terms.len() - 1) as u32);
-                (terms.len() - 1) as u32
-            }
-        };
-        for s in sets.iter_mut() {
-            if s.binary_search(&x).is_ok() && s.binary_search(&y).is_ok() {
-                s.retain(|&t| t != x && t != y);
-                match s.binary_search(&id) {
-                    Ok(pos) => {
-                        s.remove(pos);
-                    }
-                    Err(pos) => s.insert(pos, id),
-                }
-            }
-        }
-    }
+    (terms, index, sets, constant)
+}
+
+/// One wire per sum: its terms XORed in increasing number, then its constant.
+fn xor_sets(b: &mut Builder, terms: &[Wire], sets: &[Vec<u32>], constant: Vec<bool>) -> Vec<Wire> {
     sets.iter()
         .zip(constant)
         .map(|(s, c)| {
@@ -147,10 +120,242 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
         .collect()
 }
 
+/// The pair key of terms `a != b`: `(min << 32) | max`.
+fn pair_key(a: u32, b: u32) -> u64 {
+    let (x, y) = if a < b { (a, b) } else { (b, a) };
+    ((x as u64) << 32) | y as u64
+}
+
+/// What a full recount charges for one sum.
+fn half_square(len: usize) -> u64 {
+    (len as u64) * (len as u64) / 2
+}
+
+/// Which sums hold which terms, and the pairs of terms by the number of sums holding
+/// both, for [`shared_xor_sums`].
+struct PairIndex {
+    /// 64-bit words per term in `member`.
+    words: usize,
+    /// Term `t`'s bit set of sums: `member[t * words..(t + 1) * words]`, bit `s` set
+    /// when sum `s` holds `t`.
+    member: Vec<u64>,
+    /// `by_count[c]` (`c >= 2`): a min-heap of the keys of pairs that were held by `c`
+    /// sums when pushed. Every pair held by `c >= 2` sums now has an entry there; an
+    /// entry whose pair's count has changed since is stale and dropped when it comes
+    /// to the top.
+    by_count: Vec<BinaryHeap<Reverse<u64>>>,
+}
+
+impl PairIndex {
+    /// No terms yet; `n_sets` sums.
+    fn new(n_sets: usize) -> PairIndex {
+        PairIndex {
+            words: n_sets.div_ceil(64),
+            member: Vec::new(),
+            by_count: (0..=n_sets).map(|_| BinaryHeap::new()).collect(),
+        }
+    }
+
+    /// Adds a term held by no sum (the next number).
+    fn add_term(&mut self) {
+        self.member.resize(self.member.len() + self.words, 0);
+    }
+
+    fn row(&self, t: u32) -> &[u64] {
+        let start = t as usize * self.words;
+        &self.member[start..start + self.words]
+    }
+
+    /// Sum `s` gains term `t` if it lacked it, else loses it.
+    fn toggle(&mut self, t: u32, s: usize) {
+        self.member[t as usize * self.words + s / 64] ^= 1 << (s % 64);
+    }
+
+    /// The number of sums holding both `x` and `y`.
+    fn count(&self, x: u32, y: u32) -> usize {
+        self.row(x)
+            .iter()
+            .zip(self.row(y))
+            .map(|(a, b)| (a & b).count_ones() as usize)
+            .sum()
+    }
+
+    /// The sums holding both `x` and `y`, in increasing order, into `out`.
+    fn sums_with_both(&self, x: u32, y: u32, out: &mut Vec<usize>) {
+        out.clear();
+        for (i, (a, b)) in self.row(x).iter().zip(self.row(y)).enumerate() {
+            let mut bits = a & b;
+            while bits != 0 {
+                out.push(i * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Fills the heaps with every pair held by two sums or more (the heaps must be
+    /// empty; `sets` must agree with `member`). A row at a time: the pairs `(x, y > x)`
+    /// are counted in a dense array indexed by `y`, `O(sum of len * len / 2)` in all.
+    fn count_all(&mut self, sets: &[Vec<u32>]) {
+        let n = self.member.len() / self.words.max(1);
+        let mut firsts: Vec<Vec<Reverse<u64>>> = vec![Vec::new(); self.by_count.len()];
+        let mut cnt = vec![0u32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut holding: Vec<usize> = Vec::new();
+        for x in 0..n as u32 {
+            holding.clear();
+            for (i, &word) in self.row(x).iter().enumerate() {
+                let mut bits = word;
+                while bits != 0 {
+                    holding.push(i * 64 + bits.trailing_zeros() as usize);
+                    bits &= bits - 1;
+                }
+            }
+            if holding.len() < 2 {
+                continue;
+            }
+            for &s in &holding {
+                let set = &sets[s];
+                let pos = set.partition_point(|&t| t <= x);
+                for &y in &set[pos..] {
+                    if cnt[y as usize] == 0 {
+                        touched.push(y);
+                    }
+                    cnt[y as usize] += 1;
+                }
+            }
+            // Ascending `y`: scan the row where it is dense, else sort what was touched.
+            if touched.len() * 16 < n - x as usize {
+                touched.sort_unstable();
+            } else {
+                touched.clear();
+                touched.extend((x + 1..n as u32).filter(|&y| cnt[y as usize] != 0));
+            }
+            for &y in &touched {
+                let c = std::mem::take(&mut cnt[y as usize]) as usize;
+                if c >= 2 {
+                    firsts[c].push(Reverse(((x as u64) << 32) | y as u64));
+                }
+            }
+            touched.clear();
+        }
+        for (heap, keys) in self.by_count.iter_mut().zip(firsts) {
+            // Keys are pushed in increasing order: already a min-heap.
+            *heap = BinaryHeap::from(keys);
+        }
+    }
+
+    /// Records pair `key`'s current count (after a change).
+    fn push(&mut self, key: u64) {
+        let c = self.count((key >> 32) as u32, key as u32);
+        if c >= 2 {
+            self.by_count[c].push(Reverse(key));
+        }
+    }
+
+    /// The key of the pair held by the most sums (at least two), ties broken by the
+    /// smallest key.
+    fn best(&mut self) -> Option<u64> {
+        for c in (2..self.by_count.len()).rev() {
+            while let Some(&Reverse(key)) = self.by_count[c].peek() {
+                if self.count((key >> 32) as u32, key as u32) == c {
+                    return Some(key);
+                }
+                self.by_count[c].pop();
+            }
+        }
+        None
+    }
+}
+
+/// [`shared_xor_sums`] with the work bound `budget`.
+pub(super) fn shared_xor_sums_within(
+    b: &mut Builder,
+    sums: Vec<Vec<Wire>>,
+    budget: u64,
+) -> Vec<Wire> {
+    let (mut terms, mut index, mut sets, constant) = number_terms(sums);
+    let mut pairs = PairIndex::new(sets.len());
+    for _ in 0..terms.len() {
+        pairs.add_term();
+    }
+    for (s, set) in sets.iter().enumerate() {
+        for &t in set {
+            pairs.toggle(t, s);
+        }
+    }
+    // What a full recount of the current sums would charge, kept up to date.
+    let mut cost: u64 = sets.iter().map(|s| half_square(s.len())).sum();
+    let mut work: u64 = 0;
+    let mut counted = false;
+    let mut rewritten: Vec<usize> = Vec::new();
+    let mut changed: Vec<u64> = Vec::new();
+    loop {
+        if work + cost > budget {
+            break;
+        }
+        work += cost;
+        if !counted {
+            pairs.count_all(&sets);
+            counted = true;
+        }
+        let Some(pair) = pairs.best() else { break };
+        let (x, y) = ((pair >> 32) as u32, pair as u32);
+        let w = b.xor(terms[x as usize], terms[y as usize]);
+        let id = match index.get(&w) {
+            Some(&id) => id,
+            None => {
+                terms.push(w);
+                index.insert(w, (terms.len() - 1) as u32);
+                pairs.add_term();
+                (terms.len() - 1) as u32
+            }
+        };
+        pairs.sums_with_both(x, y, &mut rewritten);
+        changed.clear();
+        for &s in &rewritten {
+            let set = &mut sets[s];
+            cost -= half_square(set.len());
+            // Only the counts of x, y and id with another term of the sum can change; the
+            // rewritten sum holds no term that the sum did not hold before, except id.
+            for &z in set.iter() {
+                for t in [x, y, id] {
+                    if z != t {
+                        changed.push(pair_key(t, z));
+                    }
+                }
+            }
+            set.retain(|&t| t != x && t != y);
+            pairs.toggle(x, s);
+            pairs.toggle(y, s);
+            match set.binary_search(&id) {
+                Ok(pos) => {
+                    set.remove(pos);
+                }
+                Err(pos) => set.insert(pos, id),
+            }
+            pairs.toggle(id, s);
+            cost += half_square(set.len());
+        }
+        changed.sort_unstable();
+        changed.dedup();
+        for &key in &changed {
+            pairs.push(key);
+        }
+    }
+    xor_sets(b, &terms, &sets, constant)
+}
+
 /// ANF synthesis: monomials are built incrementally (each from an already
 /// built sub-monomial and one variable) and shared across output bits; the
 /// XOR sums share common pairs.
 pub fn anf_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
+    let (mut b, sums) = anf_sums(n_in, n_out, table);
+    let outs = shared_xor_sums(&mut b, sums);
+    b.finish(outs)
+}
+
+/// The monomials of [`anf_circuit`], built, and the sum of monomials of each output bit.
+pub(super) fn anf_sums(n_in: usize, n_out: usize, table: &[u64]) -> (Builder, Vec<Vec<Wire>>) {
     let mut b = Builder::new(n_in);
     let coeffs: Vec<Vec<bool>> = (0..n_out)
         .map(|j| anf_coeffs(&output_column(n_out, table, j)))
@@ -189,8 +394,7 @@ pub fn anf_circuit(n_in: usize, n_out: usize, table: &[u64]) -> Circuit {
         .iter()
         .map(|c| used.iter().filter(|&&m| c[m]).map(|m| mono[m]).collect())
         .collect();
-    let outs = shared_xor_sums(&mut b, sums);
-    b.finish(outs)
+    (b, sums)
 }
 
 /// How a node of the decision diagram is decomposed.
@@ -279,4 +483,118 @@ pub fn dd_circuit(
         .map(|c| go(c, 0, order, how, &mut b, &mut memo))
         .collect();
     b.finish(outs)
+}
+
+/// The first implementation of [`shared_xor_sums_within`], which recounted every pair at
+/// every step: the tests check that both build the same circuits.
+#[cfg(test)]
+pub(super) fn shared_xor_sums_reference(
+    b: &mut Builder,
+    sums: Vec<Vec<Wire>>,
+    budget: u64,
+) -> Vec<Wire> {
+    // Terms are numbered in order of first appearance.
+    let mut terms: Vec<Wire> = Vec::new();
+    let mut index: HashMap<Wire, u32> = HashMap::default();
+    let mut sets: Vec<Vec<u32>> = Vec::new();
+    let mut constant = Vec::new();
+    for s in sums {
+        let mut set = Vec::new();
+        let mut c = false;
+        for w in s {
+            match w {
+                Wire::Const(v) => c ^= v,
+                _ => {
+                    let id = *index.entry(w).or_insert_with(|| {
+                        terms.push(w);
+                        (terms.len() - 1) as u32
+                    });
+                    set.push(id);
+                }
+            }
+        }
+        // Cancel duplicates (x ^ x = 0).
+        set.sort_unstable();
+        let mut dedup: Vec<u32> = Vec::new();
+        for id in set {
+            if dedup.last() == Some(&id) {
+                dedup.pop();
+            } else {
+                dedup.push(id);
+            }
+        }
+        sets.push(dedup);
+        constant.push(c);
+    }
+    let mut work: u64 = 0;
+    // Pair counts keyed (x << 32) | y, x < y; the table is reused from one step to the next.
+    let mut counts: HashMap<u64, u32> = HashMap::default();
+    loop {
+        let cost: u64 = sets
+            .iter()
+            .map(|s| (s.len() as u64) * (s.len() as u64) / 2)
+            .sum();
+        if work + cost > budget {
+            break;
+        }
+        work += cost;
+        counts.clear();
+        for s in &sets {
+            for i in 0..s.len() {
+                for k in i + 1..s.len() {
+                    *counts
+                        .entry(((s[i] as u64) << 32) | s[k] as u64)
+                        .or_insert(0) += 1;
+                }
+            }
+        }
+        let mut best: Option<(u64, u32)> = None;
+        for (&p, &c) in &counts {
+            if c < 2 {
+                continue;
+            }
+            best = match best {
+                None => Some((p, c)),
+                Some((bp, bc)) => {
+                    if c > bc || (c == bc && p < bp) {
+                        Some((p, c))
+                    } else {
+                        Some((bp, bc))
+                    }
+                }
+            };
+        }
+        let Some((pair, _)) = best else { break };
+        let (x, y) = ((pair >> 32) as u32, pair as u32);
+        let w = b.xor(terms[x as usize], terms[y as usize]);
+        let id = match index.get(&w) {
+            Some(&id) => id,
+            None => {
+                terms.push(w);
+                index.insert(w, (terms.len() - 1) as u32);
+                (terms.len() - 1) as u32
+            }
+        };
+        for s in sets.iter_mut() {
+            if s.binary_search(&x).is_ok() && s.binary_search(&y).is_ok() {
+                s.retain(|&t| t != x && t != y);
+                match s.binary_search(&id) {
+                    Ok(pos) => {
+                        s.remove(pos);
+                    }
+                    Err(pos) => s.insert(pos, id),
+                }
+            }
+        }
+    }
+    sets.iter()
+        .zip(constant)
+        .map(|(s, c)| {
+            let mut acc = Wire::Const(false);
+            for &t in s {
+                acc = b.xor(acc, terms[t as usize]);
+            }
+            b.xor(acc, Wire::Const(c))
+        })
+        .collect()
 }

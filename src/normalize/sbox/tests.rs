@@ -352,3 +352,149 @@ fn search_beats_plain_synthesis_on_random_small_tables() {
         "search never helped: {s_total} vs {g_total}"
     );
 }
+
+/// A builder holding some gates over `n_in` inputs and sums drawn from its wires, for
+/// comparing the XOR sharing with its reference: the pool has ANDs (like monomials),
+/// NOTs (a term and its complement XOR to a constant, which then becomes a term), XORs
+/// of pool wires (built before, so a step can meet a term already in its sum) and
+/// constants; sums repeat wires (duplicates cancel).
+fn random_sums(seed: u64) -> (builder::Builder, Vec<Vec<Wire>>) {
+    let mut rng = Rng(seed);
+    let n_in = 2 + (rng.next() % 11) as usize;
+    let mut b = builder::Builder::new(n_in);
+    let mut pool: Vec<Wire> = (0..n_in).map(Wire::Input).collect();
+    for _ in 0..rng.next() % 40 {
+        let (i, j) = (rng.next() as usize, rng.next() as usize);
+        let (u, v) = (pool[i % pool.len()], pool[j % pool.len()]);
+        let w = match rng.next() % 4 {
+            0 | 1 => b.and(u, v),
+            2 => b.not(u),
+            _ => b.xor(u, v),
+        };
+        if !matches!(w, Wire::Const(_)) && !pool.contains(&w) {
+            pool.push(w);
+        }
+    }
+    pool.push(Wire::Const(true));
+    pool.push(Wire::Const(false));
+    let n_sets = match rng.next() % 8 {
+        0 => (rng.next() % 3) as usize,
+        1 => 60 + (rng.next() % 20) as usize,
+        _ => 2 + (rng.next() % 12) as usize,
+    };
+    let max_len = 1 + (rng.next() % 60) as usize;
+    let sums = (0..n_sets)
+        .map(|_| {
+            let len = (rng.next() as usize) % (max_len + 1);
+            (0..len)
+                .map(|_| pool[(rng.next() as usize) % pool.len()])
+                .collect()
+        })
+        .collect();
+    (b, sums)
+}
+
+#[test]
+fn xor_sharing_matches_reference_on_random_sums() {
+    let mut rng = Rng(0x5eed_0f5a_7e00);
+    for case in 0..3000u64 {
+        let seed = rng.next() | 1;
+        let (b0, sums) = random_sums(seed);
+        // A budget that stops at the first step, part-way or never.
+        let full: u64 = sums.iter().map(|s| (s.len() * s.len()) as u64 / 2).sum();
+        let budget = match case % 4 {
+            0 => anf::XOR_SHARE_BUDGET,
+            _ => rng.next() % (3 * full + 2),
+        };
+        let (mut b1, mut b2) = (b0, random_sums(seed).0);
+        let got = anf::shared_xor_sums_within(&mut b1, sums.clone(), budget);
+        let want = anf::shared_xor_sums_reference(&mut b2, sums, budget);
+        assert_eq!(got, want, "seed {seed:#x}, budget {budget}");
+        assert_eq!(b1.gates, b2.gates, "seed {seed:#x}, budget {budget}");
+    }
+}
+
+#[test]
+fn xor_sharing_matches_reference_on_random_tables() {
+    let mut rng = Rng(0x7ab1e);
+    let cases: &[(usize, usize, &[u64])] = &[
+        (3, 3, &[anf::XOR_SHARE_BUDGET]),
+        (4, 4, &[anf::XOR_SHARE_BUDGET, 20]),
+        (5, 5, &[anf::XOR_SHARE_BUDGET, 100]),
+        (6, 4, &[anf::XOR_SHARE_BUDGET, 1_000]),
+        (6, 6, &[anf::XOR_SHARE_BUDGET, 3_000]),
+        (7, 7, &[anf::XOR_SHARE_BUDGET, 40_000]),
+        (8, 8, &[anf::XOR_SHARE_BUDGET, 300_000, 2_000_000]),
+        (9, 3, &[anf::XOR_SHARE_BUDGET]),
+        (10, 4, &[2_000_000]),
+        (10, 10, &[1_400_000, 6_000_000]),
+    ];
+    for &(n_in, n_out, budgets) in cases {
+        for _ in 0..2 {
+            let t = random_table(&mut rng, n_in, n_out);
+            for &budget in budgets {
+                let (mut b1, sums) = anf::anf_sums(n_in, n_out, &t);
+                let (mut b2, _) = anf::anf_sums(n_in, n_out, &t);
+                let got = anf::shared_xor_sums_within(&mut b1, sums.clone(), budget);
+                let want = anf::shared_xor_sums_reference(&mut b2, sums, budget);
+                let (got, want) = (b1.finish(got), b2.finish(want));
+                assert_eq!(got, want, "{n_in}->{n_out}, budget {budget}");
+                check(&got, n_in, n_out, &t);
+            }
+        }
+    }
+}
+
+/// A table whose output bits have random ANFs of degree at most `d`, each monomial
+/// present with probability `1 / 2^sparse` (ANF wins for low degrees; denser ones make
+/// long sums that run into the sharing budget).
+fn low_degree_table(rng: &mut Rng, n: usize, d: u32, sparse: u32) -> Vec<u64> {
+    let size = 1usize << n;
+    let mut table = vec![0u64; size];
+    for j in 0..n {
+        let coeffs: Vec<bool> = (0..size)
+            .map(|m| m.count_ones() <= d && rng.next().is_multiple_of(1 << sparse))
+            .collect();
+        // The Möbius transform is its own inverse: coefficients to truth table.
+        let col = anf::anf_coeffs(&coeffs);
+        for (e, &bit) in table.iter_mut().zip(&col) {
+            *e |= (bit as u64) << (n - 1 - j);
+        }
+    }
+    table
+}
+
+/// The XOR sharing against its reference at full scale and the real budget: random
+/// 10- and 12-input tables (a 12 -> 12 one stops after the first step) and low-degree
+/// ones that stop on the budget part-way. Slow without optimisation: run with
+/// `cargo test --release --lib sbox -- --ignored`.
+#[test]
+#[ignore]
+fn xor_sharing_matches_reference_at_full_scale() {
+    let mut rng = Rng(0xf011);
+    let mut tables: Vec<(usize, usize, Vec<u64>)> = Vec::new();
+    for (n_in, n_out) in [(10, 10), (10, 4), (12, 12), (12, 4)] {
+        tables.push((n_in, n_out, random_table(&mut rng, n_in, n_out)));
+    }
+    for (n, d, sparse) in [(10, 4, 1), (11, 4, 1), (12, 3, 1), (12, 4, 2)] {
+        tables.push((n, n, low_degree_table(&mut rng, n, d, sparse)));
+    }
+    for (n_in, n_out, t) in tables {
+        let (mut b1, sums) = anf::anf_sums(n_in, n_out, &t);
+        let (mut b2, _) = anf::anf_sums(n_in, n_out, &t);
+        let t0 = std::time::Instant::now();
+        let got = anf::shared_xor_sums(&mut b1, sums.clone());
+        let t1 = std::time::Instant::now();
+        let want = anf::shared_xor_sums_reference(&mut b2, sums, anf::XOR_SHARE_BUDGET);
+        let t2 = std::time::Instant::now();
+        let (got, want) = (b1.finish(got), b2.finish(want));
+        assert_eq!(got, want, "{n_in}->{n_out}");
+        check(&got, n_in, n_out, &t);
+        eprintln!(
+            "{n_in}->{n_out}: {} gates, sharing {:?} (reference {:?})",
+            got.gates.len(),
+            t1 - t0,
+            t2 - t1
+        );
+    }
+}
