@@ -12,7 +12,7 @@
 //! iteration order; searches are bounded by counted work. Malformed tables
 //! never panic: a short table is padded with zeros, bits above `n_out` are
 //! ignored. Work is roughly `O(2^n_in * n_out)` times small factors for the
-//! generic constructions (12-input tables take well under a second).
+//! generic constructions (a random 12-input table: ~0.2 s, release, stop 53).
 //! [`eval`] evaluates a circuit on one index.
 //!
 //! # Construction (in order)
