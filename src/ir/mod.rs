@@ -549,6 +549,117 @@ impl Op {
     }
 }
 
+/// The atoms one instruction reads or writes ([`Instr::uses`], [`Instr::defs`]): up to three
+/// inline (every `Assign`: one result, at most three operands), more on the heap (calls and
+/// loops). Reads as a slice; iterates by value when owned. The passes ask every instruction
+/// for these many times (the schedulers' estimates, once per candidate order); a `Vec` each
+/// was an allocation per question.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Atoms {
+    Inline { len: u8, a: [VarId; 3] },
+    Heap(Vec<VarId>),
+}
+
+impl std::ops::Deref for Atoms {
+    type Target = [VarId];
+    fn deref(&self) -> &[VarId] {
+        match self {
+            Atoms::Inline { len, a } => &a[..*len as usize],
+            Atoms::Heap(v) => v,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Atoms {
+    fn deref_mut(&mut self) -> &mut [VarId] {
+        match self {
+            Atoms::Inline { len, a } => &mut a[..*len as usize],
+            Atoms::Heap(v) => v,
+        }
+    }
+}
+
+impl Atoms {
+    /// Removes consecutive repeats, as `Vec::dedup`.
+    pub fn dedup(&mut self) {
+        match self {
+            Atoms::Inline { len, a } => {
+                let mut k = 0;
+                for i in 0..*len as usize {
+                    if k == 0 || a[k - 1] != a[i] {
+                        a[k] = a[i];
+                        k += 1;
+                    }
+                }
+                *len = k as u8;
+            }
+            Atoms::Heap(v) => v.dedup(),
+        }
+    }
+    /// The atoms as a `Vec` (no copy for the heap form).
+    pub fn into_vec(self) -> Vec<VarId> {
+        match self {
+            Atoms::Inline { len, a } => a[..len as usize].to_vec(),
+            Atoms::Heap(v) => v,
+        }
+    }
+}
+
+/// By-value iterator over [`Atoms`].
+pub struct AtomsIter {
+    atoms: Atoms,
+    front: usize,
+    back: usize,
+}
+
+impl Iterator for AtomsIter {
+    type Item = VarId;
+    fn next(&mut self) -> Option<VarId> {
+        if self.front == self.back {
+            return None;
+        }
+        self.front += 1;
+        Some(self.atoms[self.front - 1])
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl DoubleEndedIterator for AtomsIter {
+    fn next_back(&mut self) -> Option<VarId> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.atoms[self.back])
+    }
+}
+
+impl ExactSizeIterator for AtomsIter {}
+
+impl IntoIterator for Atoms {
+    type Item = VarId;
+    type IntoIter = AtomsIter;
+    fn into_iter(self) -> AtomsIter {
+        let back = self.len();
+        AtomsIter {
+            atoms: self,
+            front: 0,
+            back,
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Atoms {
+    type Item = &'a VarId;
+    type IntoIter = std::slice::Iter<'a, VarId>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 impl Instr {
     /// `f` of each atom [`Instr::uses`] lists, in its order, without allocating.
     pub fn for_each_use(&self, mut f: impl FnMut(VarId)) {
@@ -598,21 +709,35 @@ impl Instr {
         buf.clear();
         self.for_each_def(|d| buf.push(d));
     }
-    pub fn defs(&self) -> Vec<VarId> {
-        if let Instr::Call { dsts, .. } = self {
-            return dsts.clone(); // one allocation for hundreds of results
+    /// The atoms the instruction writes, in order (an `Assign`'s without allocating).
+    pub fn defs(&self) -> Atoms {
+        match self {
+            Instr::Assign { dst, .. } => Atoms::Inline {
+                len: 1,
+                a: [*dst, VarId(0), VarId(0)],
+            },
+            Instr::Call { dsts, .. } => Atoms::Heap(dsts.clone()), // one allocation for hundreds
+            Instr::Loop { .. } => {
+                let mut v = Vec::new();
+                self.for_each_def(|d| v.push(d));
+                Atoms::Heap(v)
+            }
         }
-        let mut v = Vec::new();
-        self.for_each_def(|d| v.push(d));
-        v
     }
-    pub fn uses(&self) -> Vec<VarId> {
-        if let Instr::Call { args, .. } = self {
-            return args.clone();
+    /// The atoms the instruction reads, in order (an `Assign`'s without allocating).
+    pub fn uses(&self) -> Atoms {
+        match self {
+            Instr::Assign { op, .. } => {
+                let (a, n) = op.operand_array();
+                Atoms::Inline { len: n as u8, a }
+            }
+            Instr::Call { args, .. } => Atoms::Heap(args.clone()),
+            Instr::Loop { .. } => {
+                let mut v = Vec::new();
+                self.for_each_use(|u| v.push(u));
+                Atoms::Heap(v)
+            }
         }
-        let mut v = Vec::new();
-        self.for_each_use(|u| v.push(u));
-        v
     }
     /// The node this instruction calls, if any.
     pub fn callee(&self) -> Option<NodeId> {
