@@ -1779,7 +1779,8 @@ fn emit_function(
         }
     };
     // (memory form) epilogue entries per atom, stored right after the atom is computed
-    let mut early: crate::fxhash::FxHashMap<VarId, Vec<usize>> = crate::fxhash::FxHashMap::default();
+    let mut early: crate::fxhash::FxHashMap<VarId, Vec<usize>> =
+        crate::fxhash::FxHashMap::default();
     let mut stored = vec![false; epilogue.len()];
     let mut held: crate::fxhash::FxHashMap<usize, Vec<usize>> = crate::fxhash::FxHashMap::default();
     if memory_form.is_some() {

@@ -10,10 +10,10 @@
 
 use super::c_emit::lit;
 use super::Arch;
+use crate::fxhash::FxHashMap as HashMap;
 use crate::ir::{mask, Node, Op, Slicing, VarId};
 use crate::runtime::{std_container, std_container_bits};
 use std::collections::BTreeMap;
-use crate::fxhash::FxHashMap as HashMap;
 
 /// Target facts the expressions depend on.
 #[derive(Clone, Copy, Debug)]

@@ -8,8 +8,8 @@
 //! `t1 = xor a b; y = copy t1` (an output keeps its own atom; `tests/opt/copy-prop/doc_example.ir`).
 
 use super::Stats;
-use crate::ir::{Instr, Node, Op, Program, VarId};
 use crate::fxhash::FxHashMap as HashMap;
+use crate::ir::{Instr, Node, Op, Program, VarId};
 
 /// Stats: `copies` propagated, `constants` shared, `dead` instructions removed.
 pub fn run(prog: &mut Program) -> Stats {

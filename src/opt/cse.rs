@@ -28,8 +28,8 @@
 //! ```
 
 use super::{OptConfig, Stats};
-use crate::ir::{Instr, Node, NodeId, Op, Program, VarId};
 use crate::fxhash::FxHashMap as HashMap;
+use crate::ir::{Instr, Node, NodeId, Op, Program, VarId};
 
 pub fn run(prog: &mut Program, _cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();

@@ -13,8 +13,8 @@
 //! Before: `node g(a) { b = not a }  node f(x) { y = call g(x) }` → after: `node f(x) { y = not x }`.
 
 use super::Stats;
-use crate::ir::{Instr, Node, Op, Program, VarId};
 use crate::fxhash::FxHashSet as HashSet;
+use crate::ir::{Instr, Node, Op, Program, VarId};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InlinePolicy {

@@ -37,8 +37,8 @@
 //! ```
 
 use super::{OptConfig, Stats};
-use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Var, VarId};
 use crate::fxhash::FxHashMap as HashMap;
+use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Var, VarId};
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();

@@ -689,8 +689,8 @@ pub fn loop_reads_only_state(prog: &Program, id: usize, bodies: &[usize]) -> boo
 /// state, differ between the calls and are not "fine" in some call; distinct values read
 /// there; calls).
 fn loop_varying_inputs(prog: &Program, id: usize, bodies: &[usize]) -> Vec<(usize, usize, usize)> {
-    use crate::ir::{Instr, Op, VarId};
     use crate::fxhash::FxHashSet as HashSet;
+    use crate::ir::{Instr, Op, VarId};
     let entry = prog.nodes.len() - 1;
     prog.nodes
         .iter()

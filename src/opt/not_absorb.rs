@@ -38,9 +38,9 @@
 //! ```
 
 use super::{OptConfig, Stats};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::ir::{truth, Instr, Node, Op, Program, VarId};
 use crate::target::Feature;
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();

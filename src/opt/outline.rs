@@ -37,8 +37,8 @@
 //! x1:8 = call f__loop0(x0, k0);  x2:8 = call f__loop0(x1, k1)
 //! ```
 
-use crate::ir::{Instr, LoopHint, LoopHints, Node, NodeId, Op, Param, Program, Var, VarId};
 use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use crate::ir::{Instr, LoopHint, LoopHints, Node, NodeId, Op, Param, Program, Var, VarId};
 
 /// What the pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

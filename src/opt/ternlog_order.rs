@@ -47,9 +47,9 @@
 //! ```
 
 use super::{OptConfig, Stats};
+use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::ir::{truth, Instr, Node, Op, Program, Slicing, VarId};
 use crate::target::Uarch;
-use crate::fxhash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();

@@ -33,9 +33,9 @@
 //! ```
 
 use super::Stats;
+use crate::fxhash::FxHashMap as HashMap;
 use crate::ir::{Instr, Node, Op, Program, Var, VarId};
 use std::collections::BTreeSet;
-use crate::fxhash::FxHashMap as HashMap;
 
 /// Groups of more trees than this are left as written (pair counting is quadratic in a tree's
 /// size and runs once per new shared XOR).

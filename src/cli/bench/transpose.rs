@@ -198,7 +198,12 @@ fn main_program(cases: &[Case]) -> String {
 
 /// Builds the timing program of `cases` in `dir` (the units compiled side by side) and runs
 /// it with `windows`; its standard output.
-fn build_and_run(arch: Arch, cases: &[Case], dir: &std::path::Path, windows: u32) -> Result<String, String> {
+fn build_and_run(
+    arch: Arch,
+    cases: &[Case],
+    dir: &std::path::Path,
+    windows: u32,
+) -> Result<String, String> {
     let keep = std::env::var_os("NAKIRI_BENCH_KEEP_C");
     let mut files = vec![("main.c".to_string(), main_program(cases))];
     for (j, idx) in units(cases).iter().enumerate() {
@@ -240,7 +245,11 @@ fn build_and_run(arch: Arch, cases: &[Case], dir: &std::path::Path, windows: u32
                     "`{}` failed ({}):\n{}",
                     cc(),
                     o.status,
-                    String::from_utf8_lossy(&o.stderr).lines().take(15).collect::<Vec<_>>().join("\n")
+                    String::from_utf8_lossy(&o.stderr)
+                        .lines()
+                        .take(15)
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 ));
             }
             Err(e) => {
@@ -307,8 +316,8 @@ pub fn run(args: &[String]) -> i32 {
             continue;
         }
         let cs = cases(arch);
-        let res = Scratch::new("transpose")
-            .and_then(|dir| build_and_run(arch, &cs, &dir.0, windows));
+        let res =
+            Scratch::new("transpose").and_then(|dir| build_and_run(arch, &cs, &dir.0, windows));
         match res {
             Err(e) => {
                 println!(
