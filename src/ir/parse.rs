@@ -375,8 +375,8 @@ fn parse_loop(
     Ok(Instr::Loop {
         callee: cid,
         count,
-        state,
-        args,
-        results,
+        state: state.into(),
+        args: args.into(),
+        results: results.into(),
     })
 }

@@ -242,9 +242,9 @@ fn interleave_node(
                 body.push(Instr::Loop {
                     callee: cid,
                     count: *count,
-                    state: new_state,
-                    args: new_args,
-                    results: new_results,
+                    state: new_state.into(),
+                    args: new_args.into(),
+                    results: new_results.into(),
                 });
             }
         }

@@ -294,7 +294,7 @@ fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
         .iter()
         .map(|&(p, o)| (p, state_of_result[&o]))
         .collect();
-    let args = (0..first_args.len())
+    let args: Vec<LoopArg> = (0..first_args.len())
         .map(|p| match arg_state.get(&p) {
             Some(&j) => LoopArg::State(j),
             None => {
@@ -308,7 +308,7 @@ fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
         })
         .collect();
     let n = calls.len();
-    let results = (0..first_dsts.len())
+    let results: Vec<LoopResult> = (0..first_dsts.len())
         .map(|o| match state_of_result.get(&o) {
             Some(&j) => {
                 // A state read outside the loop after some iteration keeps its every value.
@@ -328,8 +328,8 @@ fn build_loop(node: &Node, run: &Run, readers: &[Readers]) -> Instr {
     Instr::Loop {
         callee,
         count: calls.len() as u32,
-        state,
-        args,
-        results,
+        state: state.into(),
+        args: args.into(),
+        results: results.into(),
     }
 }
