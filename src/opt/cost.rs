@@ -404,51 +404,21 @@ mod tests {
     /// hundreds of arguments among them), with few and many registers, outputs stored or not.
     #[test]
     fn belady_heap_counts_as_the_ordered_set() {
-        use crate::driver::{self, Config};
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let mut nodes = 0;
-        for c in crate::cli::bench::ciphers::CIPHERS {
-            let path = root.join(c.file).to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).unwrap();
-            for &s in c.slicings {
-                let cfg = Config {
-                    slicing: s,
-                    arch: crate::target::Arch::Avx512,
-                    ..Config::default()
-                };
-                // Optimised (big flat bodies) for three bitsliced ciphers only: the pipeline
-                // is most of this test's time.
-                let optimise = s == crate::ir::Slicing::B
-                    && ["des", "aes", "rectangle"]
-                        .iter()
-                        .any(|d| c.file.starts_with(&format!("ciphers/{d}/")));
-                let mut progs = Vec::new();
-                if optimise {
-                    let (front, prog) = driver::lower(&path, &text, &cfg, &crate::cli::FsLoader);
-                    progs.push(front.checked.unwrap().ir);
-                    progs.push(prog.unwrap());
-                } else {
-                    let front = driver::check(&path, &text, &cfg, &crate::cli::FsLoader);
-                    progs.push(front.checked.unwrap().ir);
-                }
-                for p in progs {
-                    for n in &p.nodes {
-                        for regs in [2, 16, 32] {
-                            for stored in [false, true] {
-                                assert_eq!(
-                                    belady(n, regs, stored),
-                                    belady_btree(n, regs, stored),
-                                    "{} -{s} node {} with {regs} registers",
-                                    c.file,
-                                    n.name
-                                );
-                            }
-                        }
-                        nodes += 1;
-                    }
+        // Optimised for three bitsliced ciphers only: the pipeline is most of this test's time.
+        crate::opt::for_each_shipped_node(&["des", "aes", "rectangle"], |file, s, n| {
+            for regs in [2, 16, 32] {
+                for stored in [false, true] {
+                    assert_eq!(
+                        belady(n, regs, stored),
+                        belady_btree(n, regs, stored),
+                        "{file} -{s} node {} with {regs} registers",
+                        n.name
+                    );
                 }
             }
-        }
+            nodes += 1;
+        });
         assert!(nodes > 100, "{nodes} nodes");
     }
 }

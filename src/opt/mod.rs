@@ -982,3 +982,44 @@ fn run_pipeline(
     }
     Ok(report)
 }
+
+/// Test support: every node of every shipped cipher, in each slicing it supports, as checked
+/// (before the pipeline), and, for the ciphers whose folder is in `optimised`, in bitslice
+/// also after the avx512 pipeline (big flat bodies). `f` gets the file, slicing and node.
+#[cfg(test)]
+pub(crate) fn for_each_shipped_node(
+    optimised: &[&str],
+    mut f: impl FnMut(&str, Slicing, &ir::Node),
+) {
+    use crate::driver::{self, Config};
+    let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    for c in crate::cli::bench::ciphers::CIPHERS {
+        let path = root.join(c.file).to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for &s in c.slicings {
+            let cfg = Config {
+                slicing: s,
+                arch: crate::target::Arch::Avx512,
+                ..Config::default()
+            };
+            let optimise = s == Slicing::B
+                && optimised
+                    .iter()
+                    .any(|d| c.file.starts_with(&format!("ciphers/{d}/")));
+            let mut progs = Vec::new();
+            if optimise {
+                let (front, prog) = driver::lower(&path, &text, &cfg, &crate::cli::FsLoader);
+                progs.push(front.checked.unwrap().ir);
+                progs.push(prog.unwrap());
+            } else {
+                let front = driver::check(&path, &text, &cfg, &crate::cli::FsLoader);
+                progs.push(front.checked.unwrap().ir);
+            }
+            for p in progs {
+                for n in &p.nodes {
+                    f(c.file, s, n);
+                }
+            }
+        }
+    }
+}

@@ -163,7 +163,8 @@ pub const CONES_MAX_WORK: u64 = 400_000_000;
 /// post-order. A linear layer that mixes a few S-box outputs per output column (PHOTON's
 /// MixColumnSerial) is then computed column by column, each column's S-boxes just before it,
 /// where the ready-list heuristics start every S-box first. `None` when the body is too big
-/// for the quadratic search ([`CONES_MAX_WORK`]).
+/// ([`CONES_MAX_WORK`]: the bound of the first, quadratic version, kept so that the same
+/// bodies get this candidate).
 pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
     let n = node.body.len();
     let outs = node.flat_outputs();
@@ -228,30 +229,42 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
         }
         let r = roots.swap_remove(best.1);
         // its cone, post-order (operands first, in order)
-        let mut st: Vec<(usize, usize)> = vec![(r, 0)];
-        while let Some(&mut (i, ref mut k)) = st.last_mut() {
-            if done[i] {
-                st.pop();
-                continue;
-            }
-            if *k < deps[i].len() {
-                let d = deps[i][*k];
-                *k += 1;
-                if !done[d] {
-                    st.push((d, 0));
-                }
-            } else {
-                done[i] = true;
-                order.push(i);
-                shrink(i, &mut size);
-                st.pop();
-            }
-        }
+        place_cone(r, &deps, &mut done, &mut order, |i| shrink(i, &mut size));
         roots.retain(|&x| !done[x]);
     }
     // what no output needs, in source order (its operands come before it there)
     order.extend((0..n).filter(|&i| !done[i]));
     Some(order)
+}
+
+/// Appends root `r`'s unplaced cone to `order` in post-order (operands first, in operand
+/// order), marking each instruction done and passing it to `placed`.
+fn place_cone(
+    r: usize,
+    deps: &[Vec<usize>],
+    done: &mut [bool],
+    order: &mut Vec<usize>,
+    mut placed: impl FnMut(usize),
+) {
+    let mut st: Vec<(usize, usize)> = vec![(r, 0)];
+    while let Some(&mut (i, ref mut k)) = st.last_mut() {
+        if done[i] {
+            st.pop();
+            continue;
+        }
+        if *k < deps[i].len() {
+            let d = deps[i][*k];
+            *k += 1;
+            if !done[d] {
+                st.push((d, 0));
+            }
+        } else {
+            done[i] = true;
+            order.push(i);
+            placed(i);
+            st.pop();
+        }
+    }
 }
 
 /// [`schedule_cones`] as first written (every root's cone recounted at every step), kept to
@@ -301,25 +314,7 @@ pub(crate) fn schedule_cones_recount(node: &Node) -> Option<Vec<usize>> {
             }
         }
         let r = roots.swap_remove(best.1);
-        // its cone, post-order (operands first, in order)
-        let mut st: Vec<(usize, usize)> = vec![(r, 0)];
-        while let Some(&mut (i, ref mut k)) = st.last_mut() {
-            if done[i] {
-                st.pop();
-                continue;
-            }
-            if *k < deps[i].len() {
-                let d = deps[i][*k];
-                *k += 1;
-                if !done[d] {
-                    st.push((d, 0));
-                }
-            } else {
-                done[i] = true;
-                order.push(i);
-                st.pop();
-            }
-        }
+        place_cone(r, &deps, &mut done, &mut order, |_| {});
         roots.retain(|&x| !done[x]);
     }
     // what no output needs, in source order (its operands come before it there)
@@ -596,46 +591,17 @@ mod tests {
     /// the avx512 pipeline (big flat bodies, memory-form rounds).
     #[test]
     fn cones_choose_as_the_recount() {
-        use crate::driver::{self, Config};
-        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"));
         let mut compared = 0;
-        for c in crate::cli::bench::ciphers::CIPHERS {
-            let path = root.join(c.file).to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).unwrap();
-            for &s in c.slicings {
-                let cfg = Config {
-                    slicing: s,
-                    arch: crate::target::Arch::Avx512,
-                    ..Config::default()
-                };
-                let optimise = s == crate::ir::Slicing::B
-                    && ["des", "aes", "photon256", "gimli"]
-                        .iter()
-                        .any(|d| c.file.starts_with(&format!("ciphers/{d}/")));
-                let mut progs = Vec::new();
-                if optimise {
-                    let (front, prog) = driver::lower(&path, &text, &cfg, &crate::cli::FsLoader);
-                    progs.push(front.checked.unwrap().ir);
-                    progs.push(prog.unwrap());
-                } else {
-                    let front = driver::check(&path, &text, &cfg, &crate::cli::FsLoader);
-                    progs.push(front.checked.unwrap().ir);
-                }
-                for p in progs {
-                    for n in &p.nodes {
-                        let got = schedule_cones(n);
-                        assert_eq!(
-                            got,
-                            schedule_cones_recount(n),
-                            "{} -{s} node {}",
-                            c.file,
-                            n.name
-                        );
-                        compared += got.is_some() as usize;
-                    }
-                }
-            }
-        }
+        crate::opt::for_each_shipped_node(&["des", "aes", "photon256", "gimli"], |file, s, n| {
+            let got = schedule_cones(n);
+            assert_eq!(
+                got,
+                schedule_cones_recount(n),
+                "{file} -{s} node {}",
+                n.name
+            );
+            compared += got.is_some() as usize;
+        });
         assert!(compared > 100, "{compared} nodes");
     }
 }

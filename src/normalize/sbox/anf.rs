@@ -493,39 +493,8 @@ pub(super) fn shared_xor_sums_reference(
     sums: Vec<Vec<Wire>>,
     budget: u64,
 ) -> Vec<Wire> {
-    // Terms are numbered in order of first appearance.
-    let mut terms: Vec<Wire> = Vec::new();
-    let mut index: HashMap<Wire, u32> = HashMap::default();
-    let mut sets: Vec<Vec<u32>> = Vec::new();
-    let mut constant = Vec::new();
-    for s in sums {
-        let mut set = Vec::new();
-        let mut c = false;
-        for w in s {
-            match w {
-                Wire::Const(v) => c ^= v,
-                _ => {
-                    let id = *index.entry(w).or_insert_with(|| {
-                        terms.push(w);
-                        (terms.len() - 1) as u32
-                    });
-                    set.push(id);
-                }
-            }
-        }
-        // Cancel duplicates (x ^ x = 0).
-        set.sort_unstable();
-        let mut dedup: Vec<u32> = Vec::new();
-        for id in set {
-            if dedup.last() == Some(&id) {
-                dedup.pop();
-            } else {
-                dedup.push(id);
-            }
-        }
-        sets.push(dedup);
-        constant.push(c);
-    }
+    // The numbering and the final XORs are the current code's; only the counting differs.
+    let (mut terms, mut index, mut sets, constant) = number_terms(sums);
     let mut work: u64 = 0;
     // Pair counts keyed (x << 32) | y, x < y; the table is reused from one step to the next.
     let mut counts: HashMap<u64, u32> = HashMap::default();
@@ -587,14 +556,5 @@ pub(super) fn shared_xor_sums_reference(
             }
         }
     }
-    sets.iter()
-        .zip(constant)
-        .map(|(s, c)| {
-            let mut acc = Wire::Const(false);
-            for &t in s {
-                acc = b.xor(acc, terms[t as usize]);
-            }
-            b.xor(acc, Wire::Const(c))
-        })
-        .collect()
+    xor_sets(b, &terms, &sets, constant)
 }
