@@ -825,6 +825,10 @@ pub fn mask(bits: u32) -> u64 {
     }
 }
 
+// `Instr` stays 64 bytes (80 while a `Loop`'s lists were `Vec`s; boxed slices are 16 bytes
+// each): a bitsliced program holds hundreds of thousands of instructions.
+const _: () = assert!(std::mem::size_of::<Instr>() == 64);
+
 #[cfg(test)]
 mod tests {
     use super::AtomName;
@@ -868,7 +872,3 @@ mod tests {
         assert_eq!(AtomName::numbered(&p, 42).as_str(), format!("{}42", p));
     }
 }
-
-// `Instr` stays 64 bytes (80 while a `Loop`'s lists were `Vec`s; boxed slices are 16 bytes
-// each): a bitsliced program holds hundreds of thousands of instructions.
-const _: () = assert!(std::mem::size_of::<Instr>() == 64);
