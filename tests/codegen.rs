@@ -200,7 +200,7 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
             K::Bitmask(k),
         ]);
     }
-    if m >= 16 && m % 8 == 0 {
+    if m >= 16 && m.is_multiple_of(8) {
         // byte-granular rotations and a byte swap (byte-shuffle paths)
         v.extend([K::Rotl(8), K::Rotr(8), K::Rotl(m - 8)]);
         let nb = m / 8;
@@ -286,7 +286,7 @@ fn program(name: &str, kind: Kind, m: u32, seed: u64) -> Program {
     let ninputs = pool.len();
     for k in op_kinds(kind, m, &mut rng) {
         let pick = |rng: &mut Rng| {
-            if rng.next() % 2 == 0 || pool.len() == ninputs {
+            if rng.next().is_multiple_of(2) || pool.len() == ninputs {
                 pool[(rng.next() % ninputs as u64) as usize]
             } else {
                 pool[ninputs + (rng.next() % (pool.len() - ninputs) as u64) as usize]
@@ -1825,7 +1825,7 @@ fn register_arrays_are_cache_line_aligned() {
             return false;
         };
         let name_end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_'));
-        name_end.map_or(false, |e| e > 0 && rest[e..].starts_with('['))
+        name_end.is_some_and(|e| e > 0 && rest[e..].starts_with('['))
     };
     for (file, slicing, loops) in [
         ("ciphers/des/des.ua", Slicing::B, LoopPolicy::Auto),

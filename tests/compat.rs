@@ -258,7 +258,7 @@ fn compat_corpus() {
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ua"))
         .collect();
     files.sort();
     assert!(

@@ -23,7 +23,7 @@ fn run_part(part: usize) {
     let mut dir: Vec<_> = std::fs::read_dir(common::root().join("tests/in"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ua"))
         .collect();
     dir.sort();
     let mut rng = Rng(42 + part as u64);

@@ -31,7 +31,7 @@ fn seeds() -> Vec<String> {
             .collect();
         files.sort();
         for p in files {
-            if p.extension().map_or(false, |e| e == "ua") {
+            if p.extension().is_some_and(|e| e == "ua") {
                 v.push(std::fs::read_to_string(p).unwrap());
             }
         }

@@ -74,7 +74,7 @@ fn files(dir: &str) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(common::root().join(dir))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ua"))
         .collect();
     v.sort();
     v

@@ -31,7 +31,7 @@ fn programs() -> Vec<(String, Slicing)> {
     let mut files: Vec<_> = std::fs::read_dir(common::root().join("tests/in"))
         .unwrap()
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().map_or(false, |e| e == "ua"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ua"))
         .collect();
     files.sort();
     for p in files {
@@ -1894,7 +1894,8 @@ fn xor_share_off_where_the_estimate_says_so_on_amd_avx512() {
             "PHOTON on {uarch:?} {arch:?}: xor-share runs"
         );
     }
-    for file in ["ciphers/aes/aes.ua"] {
+    {
+        let file = "ciphers/aes/aes.ua";
         assert_ne!(
             text(file, &cfg(Uarch::Amd, Arch::Avx512, false)),
             text(file, &cfg(Uarch::Amd, Arch::Avx512, true)),

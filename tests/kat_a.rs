@@ -282,7 +282,7 @@ fn aes_rk(slicing: Slicing, n_keys: usize, n_random: usize) {
         for (k, rk) in keys.iter().zip(&rks) {
             let want: Vec<u64> = nakiri_oracles::aes128::expand_key(k)
                 .iter()
-                .flat_map(|r| to_planes(r))
+                .flat_map(to_planes)
                 .collect();
             assert_eq!(
                 rk, &want,

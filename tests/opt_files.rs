@@ -48,7 +48,7 @@ fn pass_data_files() {
         .unwrap()
         .flat_map(|d| std::fs::read_dir(d.unwrap().path()).unwrap())
         .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().map_or(false, |e| e == "ir"))
+        .filter(|p| p.extension().is_some_and(|e| e == "ir"))
         .collect();
     files.sort();
     assert!(files.len() >= 10, "the pass data files are found");

@@ -271,7 +271,7 @@ fn encode(p: &packed::PackedParam, words: &[u64], pad: u8) -> Vec<u8> {
         }
         // Garbage in the padding bits (must be ignored on input).
         let used = words.len() * m;
-        if used % 8 != 0 {
+        if !used.is_multiple_of(8) {
             out[used / 8] |= pad & (0xFFu8 >> (used % 8));
         }
         out
@@ -768,7 +768,7 @@ fn transpositions_round_trip_and_match_target_layout() {
         for prog in programs(*arch) {
             let case = make_case(prog, *arch, &mut rng);
             let (c, h) = packed::emit(&case.prog, *arch).unwrap();
-            tu.push_str(&nakiri::runtime::includes(*arch));
+            tu.push_str(nakiri::runtime::includes(*arch));
             tu.push_str(&h);
             tu.push_str(&fake_raw_entry(&case.prog, &case.lay));
             tu.push_str(&c);
@@ -2238,7 +2238,7 @@ fn avx512_bitslice_matches_layout_under_emulation() {
             B_LAYOUT_MACROS_512,
             body
         );
-        assert_eq!(c.contains("nkp_Bq16_in_u8_avx512"), true);
+        assert!(c.contains("nkp_Bq16_in_u8_avx512"));
         let out = build_and_run(
             &format!("emu512_b{}", vbmi as u8),
             &[("t.c", c.as_str())],
@@ -2808,7 +2808,8 @@ fn entry_halves_matches_the_interpreter() {
     for file in files {
         let src = std::fs::read_to_string(common::root().join(file)).unwrap();
         // Off AVX-512 the flag is ignored: the same C.
-        for arch in [Arch::Avx2] {
+        {
+            let arch = Arch::Avx2;
             let c = |h: bool| {
                 let cfg = cfg_for(arch, h, Arch::Avx512, true);
                 driver::compile(file, &src, &cfg, &common::Fs, "out.h")

@@ -218,7 +218,7 @@ fn no_secret_is_left_on_the_stack() {
     if let Some(&a) = common::native_archs("stack residue of the packed entry")
         .iter()
         .filter(|a| **a != Arch::Std)
-        .last()
+        .next_back()
     {
         archs.push(a);
     }

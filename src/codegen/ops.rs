@@ -1100,7 +1100,7 @@ mod tests {
             for k in 1..m {
                 for op in [Op::Rotl(x, k), Op::Rotr(x, k), Op::Shl(x, k), Op::Shr(x, k)] {
                     let map = slot_map(&op, m).unwrap();
-                    let emitted = if s % 8 == 0 {
+                    let emitted = if s.is_multiple_of(8) {
                         1
                     } else if let Some(e) = lane_funnel(s, m, &op, "x") {
                         count(&e)

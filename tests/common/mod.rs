@@ -546,7 +546,7 @@ fn is_native_word(m: u32) -> bool {
 /// Bytes of one instance of a bit-string parameter (see codegen::packed).
 fn pack_bits(words: &[u64], m: u32) -> Vec<u64> {
     let nbits = words.len() * m as usize;
-    let mut bytes = vec![0u64; (nbits + 7) / 8];
+    let mut bytes = vec![0u64; nbits.div_ceil(8)];
     let mut k = 0;
     for w in words {
         for b in 0..m {
@@ -630,7 +630,7 @@ pub fn run_native_out_flags(
         if is_native_word(p.word_bits) {
             w
         } else {
-            (w * p.word_bits as usize + 7) / 8
+            (w * p.word_bits as usize).div_ceil(8)
         }
     };
     let fmt = |m: u32| match m {
@@ -704,7 +704,7 @@ pub fn run_native_out_flags(
     };
     let mut input = String::new();
     for (_, members) in &groups {
-        let _ = write!(input, "{}\n", members.len());
+        let _ = writeln!(input, "{}", members.len());
         for (i, p) in entry.inputs.iter().enumerate() {
             let list: Vec<&usize> = if p.is_const {
                 members.iter().take(1).collect()
