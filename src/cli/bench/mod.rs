@@ -80,7 +80,41 @@ fn time<F: FnMut() -> bool>(runs: usize, mut f: F) -> (Duration, bool) {
     (median(v), ok)
 }
 
+/// The warning `bench` prints when the machine is already busy, from `/proc/loadavg`'s text
+/// and the core count: a one-minute load of at least half the cores (at least 1) and, right
+/// now, another runnable task besides this one (the average lags: just after a build it is
+/// still high on an idle machine). On a 2-core machine another job inflates every figure
+/// (stop 53: `bench modes` read `aes128_ctr_xor -B` 1.41x bsaes during a test run, 0.89x on
+/// a quiet machine).
+fn busy_note(loadavg: &str, cores: usize) -> Option<String> {
+    let mut f = loadavg.split_whitespace();
+    let load: f64 = f.next()?.parse().ok()?;
+    let running: usize = f.nth(2)?.split('/').next()?.parse().ok()?;
+    let bar = (cores as f64 / 2.0).max(1.0);
+    (load >= bar && running > 1).then(|| {
+        format!(
+            "note: the machine is busy (one-minute load {load:.2} on {cores} cores): timings read high \
+             and ratios drift while other work runs; measure on a quiet machine"
+        )
+    })
+}
+
+/// Prints [`busy_note`] to standard error when it applies (Linux; silent elsewhere).
+fn warn_if_busy() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    if let Some(n) = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|t| busy_note(&t, cores))
+    {
+        eprintln!("{n}");
+    }
+}
+
 pub fn run(args: &[String]) -> i32 {
+    // Every subcommand but the static `limits` times something.
+    if args.first().map(|s| s.as_str()) != Some("limits") {
+        warn_if_busy();
+    }
     match args.first().map(|s| s.as_str()) {
         Some("compare") => return compare(&args[1..]),
         Some("ciphers") => return ciphers::run(&args[1..]),
@@ -757,4 +791,23 @@ pub fn scaling() -> i32 {
     }
     let _ = std::fs::remove_dir_all(&dir);
     0
+}
+
+#[cfg(test)]
+mod busy_tests {
+    use super::busy_note;
+
+    #[test]
+    fn busy_note_from_loadavg() {
+        assert_eq!(busy_note("0.31 0.80 1.20 3/180 4242\n", 2), None);
+        assert!(busy_note("1.00 0.80 1.20 2/180 4242\n", 2)
+            .is_some_and(|n| n.contains("load 1.00 on 2 cores")));
+        // The average still high just after other work ended: only this process runs now.
+        assert_eq!(busy_note("1.70 1.90 2.10 1/180 4242\n", 2), None);
+        assert_eq!(busy_note("3.90 3.00 2.00 5/180 4242", 16), None);
+        assert!(busy_note("8.00 3.00 2.00 5/180 4242", 16).is_some());
+        assert_eq!(busy_note("", 2), None);
+        assert_eq!(busy_note("not-a-number 1 1 2/3 4", 2), None);
+        assert_eq!(busy_note("2.0 1 1", 2), None);
+    }
 }
