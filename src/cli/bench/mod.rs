@@ -99,8 +99,9 @@ fn busy_note(loadavg: &str, cores: usize) -> Option<String> {
     })
 }
 
-/// Prints [`busy_note`] to standard error when it applies (Linux; silent elsewhere).
-fn warn_if_busy() {
+/// Prints [`busy_note`] to standard error when it applies (Linux; silent elsewhere). Also
+/// called by `nakiri tune`.
+pub(crate) fn warn_if_busy() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     if let Some(n) = std::fs::read_to_string("/proc/loadavg")
         .ok()

@@ -297,6 +297,8 @@ pub fn run(args: &[String]) -> i32 {
     if cfg.opt.interleave > 1 && !t.allow_abi_change {
         return fail("interleaving changes the raw entry's ABI: give `--allow-abi-change` to tune an interleaved program");
     }
+    // The tuner measures too: the same note as `bench` on a busy machine.
+    super::bench::warn_if_busy();
     let text = match super::read_source_file(&file) {
         Ok(s) => s,
         Err(e) => return fail(&format!("cannot read `{}`: {}", file, e)),
