@@ -166,20 +166,9 @@ pub const CONES_MAX_WORK: u64 = 400_000_000;
 /// ([`CONES_MAX_WORK`]: the bound of the first, quadratic version, kept so that the same
 /// bodies get this candidate).
 pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
-    let n = node.body.len();
-    let outs = node.flat_outputs();
-    let no = outs.len() as u64;
-    if n < 2 || no * no * n as u64 > CONES_MAX_WORK {
-        return None;
-    }
-    let deps = super::sched_ilp::producers(node);
+    let (n, deps, mut roots) = cone_start(node)?;
     let mut done = vec![false; n];
     let mut order = Vec::with_capacity(n);
-    // the instructions that define an output, in body order
-    let out_set: crate::fxhash::FxHashSet<_> = outs.iter().copied().collect();
-    let mut roots: Vec<usize> = (0..n)
-        .filter(|&i| node.body[i].defs().iter().any(|d| out_set.contains(d)))
-        .collect();
     // Root k's cone as bit k of `member[i * words..]` for each instruction i in it (operands
     // come before their readers in the body, so one backward sweep propagates the bits), and
     // the cone's unscheduled size, kept exact as instructions are scheduled: only the roots
@@ -200,24 +189,19 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
             }
         }
     }
-    let mut size = vec![0usize; roots.len()];
-    let shrink = |i: usize, size: &mut [usize]| {
+    // `f` of each root whose cone holds instruction i.
+    let roots_of = |i: usize, f: &mut dyn FnMut(usize)| {
         for w in 0..words {
             let mut m = member[i * words + w];
             while m != 0 {
-                size[w * 64 + m.trailing_zeros() as usize] -= 1;
+                f(w * 64 + m.trailing_zeros() as usize);
                 m &= m - 1;
             }
         }
     };
+    let mut size = vec![0usize; roots.len()];
     for i in 0..n {
-        for w in 0..words {
-            let mut m = member[i * words + w];
-            while m != 0 {
-                size[w * 64 + m.trailing_zeros() as usize] += 1;
-                m &= m - 1;
-            }
-        }
+        roots_of(i, &mut |k| size[k] += 1);
     }
     while !roots.is_empty() {
         // the root with the smallest unscheduled cone (the first such in `roots`)
@@ -229,12 +213,32 @@ pub fn schedule_cones(node: &Node) -> Option<Vec<usize>> {
         }
         let r = roots.swap_remove(best.1);
         // its cone, post-order (operands first, in order)
-        place_cone(r, &deps, &mut done, &mut order, |i| shrink(i, &mut size));
+        place_cone(r, &deps, &mut done, &mut order, |i| {
+            roots_of(i, &mut |k| size[k] -= 1)
+        });
         roots.retain(|&x| !done[x]);
     }
     // what no output needs, in source order (its operands come before it there)
     order.extend((0..n).filter(|&i| !done[i]));
     Some(order)
+}
+
+/// What both forms of [`schedule_cones`] start from: the body's length, each instruction's
+/// producers, and the instructions that define an output, in body order; `None` past
+/// [`CONES_MAX_WORK`].
+fn cone_start(node: &Node) -> Option<(usize, Vec<Vec<usize>>, Vec<usize>)> {
+    let n = node.body.len();
+    let outs = node.flat_outputs();
+    let no = outs.len() as u64;
+    if n < 2 || no * no * n as u64 > CONES_MAX_WORK {
+        return None;
+    }
+    let deps = super::sched_ilp::producers(node);
+    let out_set: crate::fxhash::FxHashSet<_> = outs.iter().copied().collect();
+    let roots: Vec<usize> = (0..n)
+        .filter(|&i| node.body[i].defs().iter().any(|d| out_set.contains(d)))
+        .collect();
+    Some((n, deps, roots))
 }
 
 /// Appends root `r`'s unplaced cone to `order` in post-order (operands first, in operand
@@ -271,22 +275,11 @@ fn place_cone(
 /// check that the incremental counts choose the same order.
 #[cfg(test)]
 pub(crate) fn schedule_cones_recount(node: &Node) -> Option<Vec<usize>> {
-    let n = node.body.len();
-    let outs = node.flat_outputs();
-    let no = outs.len() as u64;
-    if n < 2 || no * no * n as u64 > CONES_MAX_WORK {
-        return None;
-    }
-    let deps = super::sched_ilp::producers(node);
+    let (n, deps, mut roots) = cone_start(node)?;
     let mut done = vec![false; n];
     let mut seen = vec![0u32; n];
     let mut epoch = 0u32;
     let mut order = Vec::with_capacity(n);
-    // the instructions that define an output, in body order
-    let out_set: crate::fxhash::FxHashSet<_> = outs.iter().copied().collect();
-    let mut roots: Vec<usize> = (0..n)
-        .filter(|&i| node.body[i].defs().iter().any(|d| out_set.contains(d)))
-        .collect();
     let mut stack: Vec<usize> = Vec::new();
     while !roots.is_empty() {
         // the root with the smallest unscheduled cone

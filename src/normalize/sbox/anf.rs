@@ -71,6 +71,16 @@ pub fn shared_xor_sums(b: &mut Builder, sums: Vec<Vec<Wire>>) -> Vec<Wire> {
 /// constant.
 type NumberedSums = (Vec<Wire>, HashMap<Wire, u32>, Vec<Vec<u32>>, Vec<bool>);
 
+/// Term `w`'s number, numbering it next when it is new (and saying so).
+fn term_number(terms: &mut Vec<Wire>, index: &mut HashMap<Wire, u32>, w: Wire) -> (u32, bool) {
+    if let Some(&id) = index.get(&w) {
+        return (id, false);
+    }
+    terms.push(w);
+    index.insert(w, (terms.len() - 1) as u32);
+    ((terms.len() - 1) as u32, true)
+}
+
 fn number_terms(sums: Vec<Vec<Wire>>) -> NumberedSums {
     let mut terms: Vec<Wire> = Vec::new();
     let mut index: HashMap<Wire, u32> = HashMap::default();
@@ -82,13 +92,7 @@ fn number_terms(sums: Vec<Vec<Wire>>) -> NumberedSums {
         for w in s {
             match w {
                 Wire::Const(v) => c ^= v,
-                _ => {
-                    let id = *index.entry(w).or_insert_with(|| {
-                        terms.push(w);
-                        (terms.len() - 1) as u32
-                    });
-                    set.push(id);
-                }
+                _ => set.push(term_number(&mut terms, &mut index, w).0),
             }
         }
         set.sort_unstable();
@@ -202,14 +206,8 @@ impl PairIndex {
         let mut touched: Vec<u32> = Vec::new();
         let mut holding: Vec<usize> = Vec::new();
         for x in 0..n as u32 {
-            holding.clear();
-            for (i, &word) in self.row(x).iter().enumerate() {
-                let mut bits = word;
-                while bits != 0 {
-                    holding.push(i * 64 + bits.trailing_zeros() as usize);
-                    bits &= bits - 1;
-                }
-            }
+            // The sums holding x (x with itself).
+            self.sums_with_both(x, x, &mut holding);
             if holding.len() < 2 {
                 continue;
             }
@@ -301,15 +299,10 @@ pub(super) fn shared_xor_sums_within(
         let Some(pair) = pairs.best() else { break };
         let (x, y) = ((pair >> 32) as u32, pair as u32);
         let w = b.xor(terms[x as usize], terms[y as usize]);
-        let id = match index.get(&w) {
-            Some(&id) => id,
-            None => {
-                terms.push(w);
-                index.insert(w, (terms.len() - 1) as u32);
-                pairs.add_term();
-                (terms.len() - 1) as u32
-            }
-        };
+        let (id, new) = term_number(&mut terms, &mut index, w);
+        if new {
+            pairs.add_term();
+        }
         pairs.sums_with_both(x, y, &mut rewritten);
         changed.clear();
         for &s in &rewritten {
@@ -536,14 +529,7 @@ pub(super) fn shared_xor_sums_reference(
         let Some((pair, _)) = best else { break };
         let (x, y) = ((pair >> 32) as u32, pair as u32);
         let w = b.xor(terms[x as usize], terms[y as usize]);
-        let id = match index.get(&w) {
-            Some(&id) => id,
-            None => {
-                terms.push(w);
-                index.insert(w, (terms.len() - 1) as u32);
-                (terms.len() - 1) as u32
-            }
-        };
+        let (id, _) = term_number(&mut terms, &mut index, w);
         for s in sets.iter_mut() {
             if s.binary_search(&x).is_ok() && s.binary_search(&y).is_ok() {
                 s.retain(|&t| t != x && t != y);
