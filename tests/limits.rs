@@ -443,6 +443,39 @@ fn outputs_never_overwrite_sources() {
     assert!(names.contains(&"out.c".to_string()) && names.contains(&"out.h".to_string()));
 }
 
+/// The commands that measure for minutes before they write (`tune`, `bench ciphers --json
+/// FILE`) check first that their outputs can be written: a misspelt folder fails at once (under
+/// `run_limited`'s limits), not after the search.
+#[test]
+fn long_runs_check_their_outputs_before_measuring() {
+    let dir = common::scratch_dir("lim-late-out");
+    write(&dir, "f.ua", "node f (a:u8) returns (b:u8) let b = ~a tel\n");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["tune", "f.ua", "-o", "nodir/f.c"], "folder `nodir` does not exist"),
+        (
+            &["tune", "f.ua", "--report", "nodir/r.md"],
+            "folder `nodir` does not exist",
+        ),
+        (&["tune", "f.ua", "--plot", "sub"], "it is a folder"),
+        (
+            &["bench", "ciphers", "--json", "nodir/x.json"],
+            "folder `nodir` does not exist",
+        ),
+    ];
+    for (args, what) in cases {
+        let r = run_limited(&dir, args);
+        assert_diag(&r, what);
+    }
+    assert!(!dir.join("f.c").exists(), "nothing written");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".nakiri"))
+        .collect();
+    assert!(left.is_empty(), "probe files left behind: {:?}", left);
+}
+
 #[test]
 fn failed_compiles_leave_previous_outputs_whole() {
     let dir = common::scratch_dir("lim-atomic");

@@ -940,6 +940,44 @@ pub fn check_outputs(outputs: &[&str], sources: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether each output can be written, checked before a long run (`tune`, `bench ciphers
+/// --json FILE`) so that minutes of measuring are not lost to a misspelt folder: the path is
+/// not a folder, its folder exists and takes a new file (probed by creating and removing an
+/// empty one; [`write_files_atomically`] writes through a temporary file there too).
+pub fn check_writable(outputs: &[&str]) -> Result<(), String> {
+    use std::path::Path;
+    for (k, o) in outputs.iter().enumerate() {
+        let p = Path::new(o);
+        if p.is_dir() {
+            return Err(format!("cannot write `{}`: it is a folder", o));
+        }
+        let dir = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        if !dir.is_dir() {
+            return Err(format!(
+                "cannot write `{}`: folder `{}` does not exist",
+                o,
+                dir.display()
+            ));
+        }
+        let probe = dir.join(format!(".nakiri-probe-{}-{}", std::process::id(), k));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&probe)
+        {
+            Ok(_) => {
+                let _ = std::fs::remove_file(&probe);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(format!("cannot write `{}`: {}", o, e)),
+        }
+    }
+    Ok(())
+}
+
 /// Writes each file whole or not at all: every text goes to a temporary file in the target's
 /// folder, then each is renamed over its target (atomic on POSIX). On an error the
 /// temporaries are removed and no target has been touched (unless a rename itself fails).

@@ -481,6 +481,12 @@ pub fn run(args: &[String]) -> i32 {
         }
         i += 1;
     }
+    if let Some(Some(f)) = &json {
+        if let Err(e) = super::super::check_writable(&[f]) {
+            eprintln!("error: {}", e);
+            return 1;
+        }
+    }
     let date = today();
     let machine = machine();
     let table = !matches!(json, Some(None));

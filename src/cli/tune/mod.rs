@@ -338,6 +338,9 @@ pub fn run(args: &[String]) -> i32 {
     if let Err(e) = super::check_outputs(&[&c_path, &h_path, &report_path, &plot_path], &sources) {
         return fail(&e);
     }
+    if let Err(e) = super::check_writable(&[&c_path, &h_path, &report_path, &plot_path]) {
+        return fail(&e);
+    }
     let (ccs, versions) = compilers();
     let cpu = cpu_model();
     let mut space = Space::new(cfg.slicing, cfg.arch, ccs, t.allow_abi_change);
