@@ -167,6 +167,7 @@ pub struct MemLoop {
 ///
 /// `const_bits`: constant per-iteration bits may be broadcast from a table (bitslice on a
 /// target whose C codegen knows the broadcast).
+#[allow(clippy::too_many_arguments)]
 pub fn plans(
     prog: &Program,
     regs: usize,

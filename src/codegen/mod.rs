@@ -1662,7 +1662,7 @@ fn emit_function(
         // register, or none): marked used, so the C compiles warning-free with -Wextra.
         let single = ml.single.is_some();
         for (b, name) in s_in.iter().enumerate() {
-            if !s_read[b] && !(single && s_written) {
+            if !(s_read[b] || single && s_written) {
                 prologue.push(format!("(void){};", name));
             }
         }

@@ -168,10 +168,9 @@ fn interleave_node(
     // Atoms defined by the body (outputs already have theirs).
     for ins in &old.body {
         for d in ins.defs() {
-            for c in 0..k {
-                if map[c][d.0 as usize].is_none() {
-                    let x = new_var(&mut node, old.var(d), c);
-                    map[c][d.0 as usize] = Some(x);
+            for (c, row) in map.iter_mut().enumerate().take(k) {
+                if row[d.0 as usize].is_none() {
+                    row[d.0 as usize] = Some(new_var(&mut node, old.var(d), c));
                 }
             }
         }

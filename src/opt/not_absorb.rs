@@ -90,6 +90,8 @@ fn run_node(node: &mut Node) -> (usize, usize) {
         }
     }
     let (mut absorbed, mut rewritten) = (0, 0);
+    // By index: the loop rewrites other instructions of the body as it goes.
+    #[allow(clippy::needless_range_loop)]
     for i in 0..node.body.len() {
         let Instr::Assign {
             dst: y,

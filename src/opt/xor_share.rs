@@ -185,14 +185,11 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 }
             }
         }
-        loop {
-            // The most frequent pair, ties to the smallest (deterministic).
-            let Some((&(a, b), &c)) = count
-                .iter()
-                .max_by(|x, y| x.1.cmp(y.1).then_with(|| y.0.cmp(x.0)))
-            else {
-                break;
-            };
+        // The most frequent pair, ties to the smallest (deterministic).
+        while let Some((&(a, b), &c)) = count
+            .iter()
+            .max_by(|x, y| x.1.cmp(y.1).then_with(|| y.0.cmp(x.0)))
+        {
             if c < 2 {
                 break;
             }

@@ -24,7 +24,11 @@ pub struct Parser<'a> {
     nesting: u32,
 }
 
-type PResult<T> = Result<T, ()>;
+/// A parse error whose diagnostic is already in [`Parser::diags`].
+#[derive(Debug)]
+pub struct Reported;
+
+type PResult<T> = Result<T, Reported>;
 
 impl<'a> Parser<'a> {
     pub fn new(toks: &'a [Token]) -> Parser<'a> {
@@ -76,7 +80,7 @@ impl<'a> Parser<'a> {
             Ok(self.bump().span)
         } else {
             self.error_here(&t.describe());
-            Err(())
+            Err(Reported)
         }
     }
     fn ident(&mut self) -> PResult<Ident> {
@@ -87,7 +91,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.error_here("a name");
-                Err(())
+                Err(Reported)
             }
         }
     }
@@ -101,7 +105,7 @@ impl<'a> Parser<'a> {
                     .help("split the expression with intermediate variables"),
             );
             self.nesting -= 1;
-            return Err(());
+            return Err(Reported);
         }
         Ok(())
     }
@@ -131,7 +135,7 @@ impl<'a> Parser<'a> {
                 }
                 _ => match self.decl() {
                     Ok(d) => items.push(Item::Decl(d)),
-                    Err(()) => self.recover_decl(),
+                    Err(Reported) => self.recover_decl(),
                 },
             }
         }
@@ -173,7 +177,7 @@ impl<'a> Parser<'a> {
         let kw = self.peek().clone();
         if !matches!(kw, Tok::Node | Tok::Table | Tok::Perm) {
             self.error_here("`node`, `table`, `perm` or `include`");
-            return Err(());
+            return Err(Reported);
         }
         self.bump();
         let is_array = if self.peek() == &Tok::LBrack && self.peek_at(1) == &Tok::RBrack {
@@ -334,7 +338,7 @@ impl<'a> Parser<'a> {
             Tok::Ident(w) => w,
             _ => {
                 self.error_here("a type");
-                return Err(());
+                return Err(Reported);
             }
         };
         self.bump();
@@ -357,7 +361,7 @@ impl<'a> Parser<'a> {
                         }
                         _ => {
                             self.error_here("a word size");
-                            return Err(());
+                            return Err(Reported);
                         }
                     };
                     let count = self.vector_suffix()?;
@@ -388,7 +392,7 @@ impl<'a> Parser<'a> {
                     .label("not a type")
                     .help("types are `nat`, `uN`, `u<D>N`, `u'm`, `uNxK`, `bN`, `vN`, followed by `[size]` dimensions"),
             );
-            return Err(());
+            return Err(Reported);
         };
         let mut dims = Vec::new();
         while self.peek() == &Tok::LBrack {
@@ -412,7 +416,7 @@ impl<'a> Parser<'a> {
                 )
                 .label("invalid size"),
             );
-            return Err(());
+            return Err(Reported);
         }
         Ok(n as u32)
     }
@@ -425,7 +429,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.error_here(what);
-                Err(())
+                Err(Reported)
             }
         }
     }
@@ -471,11 +475,11 @@ impl<'a> Parser<'a> {
                     .label("direction must be V, H, B or a type variable")
                     .help("use `u<V>m` (vslice), `u<H>m` (hslice) or `u<B>m` (bitslice)"),
                 );
-                Err(())
+                Err(Reported)
             }
             _ => {
                 self.error_here("a direction (V, H, B or 'D)");
-                Err(())
+                Err(Reported)
             }
         }
     }
@@ -504,7 +508,7 @@ impl<'a> Parser<'a> {
                         self.recover_eq(end);
                     }
                 }
-                Err(()) => {
+                Err(Reported) => {
                     self.recover_eq(end);
                     if self.pos == before {
                         self.bump();
@@ -574,7 +578,7 @@ impl<'a> Parser<'a> {
                 Diagnostic::error(a.span, "attribute must precede `forall` or a declaration")
                     .label("misplaced attribute"),
             );
-            return Err(());
+            return Err(Reported);
         }
         let lhs = if self.peek() == &Tok::LParen {
             self.bump();
@@ -604,7 +608,7 @@ impl<'a> Parser<'a> {
                 self.pos -= 1;
                 let _ = other;
                 self.error_here("`=`, `:=` or a compound assignment");
-                return Err(());
+                return Err(Reported);
             }
         };
         let e = self.expr()?;
@@ -687,7 +691,7 @@ impl<'a> Parser<'a> {
                     .label("second shift here")
                     .help("add parentheses: `(x <<< a) <<< b`"),
             );
-            return Err(());
+            return Err(Reported);
         }
         let span = l.span.to(r.span);
         Ok(Expr {
@@ -879,7 +883,7 @@ impl<'a> Parser<'a> {
                                 )
                                 .label(format!("{} given", a.len())),
                             );
-                            return Err(());
+                            return Err(Reported);
                         }
                         let b = a.pop().unwrap();
                         let e = a.pop().unwrap();
@@ -910,7 +914,7 @@ impl<'a> Parser<'a> {
                                 )
                                 .label(format!("{} given", a.len())),
                             );
-                            return Err(());
+                            return Err(Reported);
                         }
                         Ok(Expr {
                             kind: ExprKind::Refresh(Box::new(a.pop().unwrap())),
@@ -942,7 +946,7 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 self.error_here("an expression");
-                Err(())
+                Err(Reported)
             }
         }
     }

@@ -440,7 +440,9 @@ pub fn measure_all(effort: Effort) -> Vec<PeerRow> {
     // OPENSSL_ia32cap: "~A:~B" clears bits A of words 0-1 (CPUID.1 EDX:ECX) and B of words 2-3
     // (CPUID.7 EBX:ECX). Bit 41 = SSSE3, bit 57 = AES-NI; word 2 bit 5 = AVX2, 16 = AVX512F,
     // 31 = AVX512VL.
-    let mut settings: Vec<(&str, &str, &str, Option<&str>, Option<Arch>)> = Vec::new();
+    // (cipher, peer name, mode, OPENSSL_ia32cap, the rows' registers)
+    type Setting<'a> = (&'a str, &'a str, &'a str, Option<&'a str>, Option<Arch>);
+    let mut settings: Vec<Setting> = Vec::new();
     if avx512 {
         settings.push((
             "chacha20",

@@ -496,11 +496,10 @@ impl<'a> Ctx<'a> {
             }
             Ok(k as usize)
         };
-        let new_shape;
-        match idx {
+        let new_shape = match idx {
             ast::Index::One(e) => {
                 picks.push(check(self, inst, e)?);
-                new_shape = shape[1..].to_vec();
+                shape[1..].to_vec()
             }
             ast::Index::Range(a, b) => {
                 let a = check(self, inst, a)?;
@@ -512,7 +511,7 @@ impl<'a> Ctx<'a> {
                 }
                 let mut s = vec![picks.len()];
                 s.extend_from_slice(&shape[1..]);
-                new_shape = s;
+                s
             }
             ast::Index::List(l) => {
                 for e in l {
@@ -520,9 +519,9 @@ impl<'a> Ctx<'a> {
                 }
                 let mut s = vec![picks.len()];
                 s.extend_from_slice(&shape[1..]);
-                new_shape = s;
+                s
             }
-        }
+        };
         Ok((picks, new_shape))
     }
 }

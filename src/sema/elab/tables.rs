@@ -295,8 +295,7 @@ impl<'a> Ctx<'a> {
             };
             let results = self.emit_circuit(inst, &circuit, &ins, ab, span)?;
             if b {
-                for k in 0..m_out {
-                    let src = results[k];
+                for (k, &src) in results.iter().enumerate().take(m_out) {
                     self.count_op(span)?;
                     inst.instrs.push((
                         Instr::Assign {
@@ -309,8 +308,7 @@ impl<'a> Ctx<'a> {
             } else {
                 // y = OR over k of (output bit k, all ones or zeros) & (bit k alone).
                 let mut acc = None;
-                for k in 0..m_out {
-                    let src = results[k];
+                for (k, &src) in results.iter().enumerate().take(m_out) {
                     let bit = self
                         .const_word(inst, 1u64 << (m_out - 1 - k), m_out as u32, span)?
                         .atoms[0];
