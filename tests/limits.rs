@@ -467,6 +467,15 @@ fn long_runs_check_their_outputs_before_measuring() {
         let r = run_limited(&dir, args);
         assert_diag(&r, what);
     }
+    // A misspelt `--only` name is a usage error at once, not an empty table after the peers.
+    for args in [
+        &["bench", "ciphers", "--only", "nosuchcipher"][..],
+        &["bench", "limits", "--only", "des,nosuchcipher"][..],
+    ] {
+        let r = run_limited(&dir, args);
+        assert_eq!(r.code, 2, "{:?}: {}", args, r.stderr);
+        assert!(r.stderr.contains("no shipped cipher"), "{:?}: {}", args, r.stderr);
+    }
     assert!(!dir.join("f.c").exists(), "nothing written");
     let left: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()

@@ -397,12 +397,31 @@ pub fn selected(c: &Cipher, only: &Option<Vec<String>>) -> bool {
     })
 }
 
-/// Parses `--only`'s value: comma-separated words, lower-cased, empty ones dropped.
-pub fn parse_only(v: &str) -> Vec<String> {
-    v.split(',')
+/// Parses `--only`'s value: comma-separated words, lower-cased, empty ones dropped. A word
+/// that selects no shipped cipher is an error (a misspelt name would otherwise give an empty
+/// table after minutes of measuring peers).
+pub fn parse_only(v: &str) -> Result<Vec<String>, String> {
+    let words: Vec<String> = v
+        .split(',')
         .map(|w| w.trim().to_lowercase())
         .filter(|w| !w.is_empty())
-        .collect()
+        .collect();
+    if words.is_empty() {
+        return Err("`--only` needs a comma-separated list of names".into());
+    }
+    for w in &words {
+        let one = Some(vec![w.clone()]);
+        if !CIPHERS.iter().any(|c| selected(c, &one)) {
+            let names: Vec<&str> = CIPHERS.iter().map(|c| c.name).collect();
+            return Err(format!(
+                "`--only {}`: no shipped cipher's name or file contains `{}` (names: {})",
+                v,
+                w,
+                names.join(", ")
+            ));
+        }
+    }
+    Ok(words)
 }
 
 pub fn run(args: &[String]) -> i32 {
@@ -462,10 +481,13 @@ pub fn run(args: &[String]) -> i32 {
             }
             "--scaling" => scaling = true,
             "--only" => match next {
-                Some(v) => {
-                    only = Some(parse_only(&v));
-                    i += 1;
-                }
+                Some(v) => match parse_only(&v) {
+                    Ok(w) => {
+                        only = Some(w);
+                        i += 1;
+                    }
+                    Err(e) => return super::super::usage_error(&e),
+                },
                 None => {
                     return super::super::usage_error(
                         "`--only` needs a comma-separated list of names",
@@ -727,5 +749,29 @@ fn print_scaling(rows: &[Row], date: &str, machine: &str) {
             ratio(&st, &a5),
             ratio(&ss, &av)
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_words_must_select_a_cipher() {
+        assert_eq!(
+            parse_only(" DES, xoodoo,"),
+            Ok(vec!["des".to_string(), "xoodoo".to_string()])
+        );
+        // A word matches a name or a file, in any case: "planes" selects AES-128 planes.
+        let planes = parse_only("Planes").unwrap();
+        let chosen: Vec<&str> = CIPHERS
+            .iter()
+            .filter(|c| selected(c, &Some(planes.clone())))
+            .map(|c| c.name)
+            .collect();
+        assert_eq!(chosen, ["AES-128 planes"]);
+        let e = parse_only("des,nosuchcipher").unwrap_err();
+        assert!(e.contains("`nosuchcipher`") && e.contains("Serpent-128"), "{e}");
+        assert!(parse_only(" , ").is_err());
     }
 }

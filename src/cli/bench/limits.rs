@@ -160,7 +160,13 @@ pub fn run(args: &[String]) -> i32 {
                 i += 1;
             }
             "--only" if i + 1 < args.len() => {
-                only = Some(super::ciphers::parse_only(&args[i + 1]));
+                match super::ciphers::parse_only(&args[i + 1]) {
+                    Ok(w) => only = Some(w),
+                    Err(e) => {
+                        eprintln!("error: {e}");
+                        return 2;
+                    }
+                }
                 i += 1;
             }
             "--from" if i + 1 < args.len() => {
