@@ -568,7 +568,9 @@ pub fn run(args: &[String]) -> i32 {
             }
         }
         Some(Some(f)) => {
-            if let Err(e) = std::fs::write(f, lines.join("\n") + "\n") {
+            let text = lines.join("\n") + "\n";
+            // Whole or not at all, like `compile`'s outputs (a read-only old file is replaced).
+            if let Err(e) = super::super::write_files_atomically(&[(f.as_str(), text.as_bytes())]) {
                 eprintln!("error: cannot write `{}`: {}", f, e);
                 return 1;
             }
