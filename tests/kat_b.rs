@@ -153,7 +153,9 @@ fn chacha_stream(slicing: Slicing, archs: &[Arch]) {
     let stream_c = std::fs::read_to_string(dir.join("chacha20_stream.c")).unwrap();
     let stream_h = std::fs::read_to_string(dir.join("chacha20_stream.h")).unwrap();
     // Cases: (key, nonce, counter, data).
-    let mut cases: Vec<([u8; 32], [u8; 12], u32, Vec<u8>)> = Vec::new();
+    // (key, nonce, counter, plaintext)
+    type Case = ([u8; 32], [u8; 12], u32, Vec<u8>);
+    let mut cases: Vec<Case> = Vec::new();
     // RFC 8439 §2.4.2.
     let sunscreen = b"Ladies and Gentlemen of the class of '99: If I could offer you only one tip for the future, sunscreen would be it.".to_vec();
     cases.push((

@@ -316,6 +316,8 @@ fn expected_regs(lay: &PackedLayout, atoms: &[Vec<Vec<u64>>], n: usize) -> Vec<u
     let inst = lay.instances;
     for (p, vals) in lay.params.iter().filter(|p| p.is_input).zip(atoms) {
         let sz = reg_size(lay, p);
+        // `a` indexes each instance's atoms (vals[j][a]), not one slice.
+        #[allow(clippy::needless_range_loop)]
         for a in 0..p.atoms {
             let mut reg = vec![0u8; sz];
             for j in 0..inst {

@@ -217,8 +217,7 @@ fn no_secret_is_left_on_the_stack() {
     let mut archs = vec![Arch::Std];
     if let Some(&a) = common::native_archs("stack residue of the packed entry")
         .iter()
-        .filter(|a| **a != Arch::Std)
-        .next_back()
+        .rfind(|a| **a != Arch::Std)
     {
         archs.push(a);
     }

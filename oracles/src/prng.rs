@@ -55,7 +55,7 @@ impl SplitMix64 {
 /// Parses a hex string (whitespace ignored) into bytes. Panics on bad input.
 pub fn hex(s: &str) -> Vec<u8> {
     let digits: Vec<u8> = s.bytes().filter(|c| !c.is_ascii_whitespace()).collect();
-    assert!(digits.len() % 2 == 0, "odd hex length");
+    assert!(digits.len().is_multiple_of(2), "odd hex length");
     digits
         .chunks(2)
         .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())

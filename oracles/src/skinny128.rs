@@ -47,7 +47,7 @@ const PT: [usize; 16] = [9, 15, 8, 13, 10, 14, 12, 11, 0, 1, 2, 3, 4, 5, 6, 7];
 /// Own model of SKINNY-128 with a tweakey of 1, 2 or 3 TK arrays (16, 32 or 48 bytes).
 pub fn encrypt_model(tweakey: &[u8], block: &[u8; 16]) -> [u8; 16] {
     let z = tweakey.len() / 16;
-    assert!(tweakey.len() % 16 == 0 && (1..=3).contains(&z));
+    assert!(tweakey.len().is_multiple_of(16) && (1..=3).contains(&z));
     let rounds = [40, 48, 56][z - 1];
     let mut tk: Vec<[u8; 16]> = tweakey.chunks(16).map(|c| c.try_into().unwrap()).collect();
     let mut s = *block;

@@ -2676,10 +2676,9 @@ mod tests {
     }
 
     /// Positions through the C steps of [`gfni_slot_plan`] (a lane of 128 bits, p = 8 byte + bit).
-    fn gfni_steps(
-        st: &[usize; 128],
-        steps: &[&dyn Fn(&[usize; 128]) -> [usize; 128]],
-    ) -> [usize; 128] {
+    type Step<'a> = &'a dyn Fn(&[usize; 128]) -> [usize; 128];
+
+    fn gfni_steps(st: &[usize; 128], steps: &[Step]) -> [usize; 128] {
         steps.iter().fold(*st, |s, f| f(&s))
     }
 
