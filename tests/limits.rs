@@ -467,7 +467,19 @@ fn long_runs_check_their_outputs_before_measuring() {
         let r = run_limited(&dir, args);
         assert_diag(&r, what);
     }
-    // A misspelt `--only` name is a usage error at once, not an empty table after the peers.
+    assert!(!dir.join("f.c").exists(), "nothing written");
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".nakiri"))
+        .collect();
+    assert!(left.is_empty(), "probe files left behind: {:?}", left);
+}
+
+/// A misspelt `--only` name is a usage error at once, not an empty table after the peers.
+#[test]
+fn misspelt_only_names_fail_at_once() {
+    let dir = common::scratch_dir("lim-only");
     for args in [
         &["bench", "ciphers", "--only", "nosuchcipher"][..],
         &["bench", "limits", "--only", "des,nosuchcipher"][..],
@@ -476,13 +488,6 @@ fn long_runs_check_their_outputs_before_measuring() {
         assert_eq!(r.code, 2, "{:?}: {}", args, r.stderr);
         assert!(r.stderr.contains("no shipped cipher"), "{:?}: {}", args, r.stderr);
     }
-    assert!(!dir.join("f.c").exists(), "nothing written");
-    let left: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.starts_with(".nakiri"))
-        .collect();
-    assert!(left.is_empty(), "probe files left behind: {:?}", left);
 }
 
 #[test]
