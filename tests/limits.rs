@@ -449,10 +449,17 @@ fn outputs_never_overwrite_sources() {
 #[test]
 fn long_runs_check_their_outputs_before_measuring() {
     let dir = common::scratch_dir("lim-late-out");
-    write(&dir, "f.ua", "node f (a:u8) returns (b:u8) let b = ~a tel\n");
+    write(
+        &dir,
+        "f.ua",
+        "node f (a:u8) returns (b:u8) let b = ~a tel\n",
+    );
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["tune", "f.ua", "-o", "nodir/f.c"], "folder `nodir` does not exist"),
+        (
+            &["tune", "f.ua", "-o", "nodir/f.c"],
+            "folder `nodir` does not exist",
+        ),
         (
             &["tune", "f.ua", "--report", "nodir/r.md"],
             "folder `nodir` does not exist",
@@ -486,7 +493,12 @@ fn misspelt_only_names_fail_at_once() {
     ] {
         let r = run_limited(&dir, args);
         assert_eq!(r.code, 2, "{:?}: {}", args, r.stderr);
-        assert!(r.stderr.contains("no shipped cipher"), "{:?}: {}", args, r.stderr);
+        assert!(
+            r.stderr.contains("no shipped cipher"),
+            "{:?}: {}",
+            args,
+            r.stderr
+        );
     }
 }
 

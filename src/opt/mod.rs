@@ -14,6 +14,7 @@ pub mod interleave;
 pub mod not_absorb;
 pub mod outline;
 pub mod reroll;
+pub mod rot_sum;
 pub mod sched_bits;
 pub mod sched_ilp;
 pub mod sched_pairs;
@@ -70,6 +71,7 @@ pub enum PassId {
     Fold,
     Cse,
     XorShare,
+    RotSum,
     Reroll,
     Ternlog,
     NotAbsorb,
@@ -81,7 +83,7 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 15] = [
+    pub const ALL: [PassId; 16] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
@@ -89,6 +91,7 @@ impl PassId {
         PassId::Fold,
         PassId::Cse,
         PassId::XorShare,
+        PassId::RotSum,
         PassId::Reroll,
         PassId::Ternlog,
         PassId::NotAbsorb,
@@ -109,6 +112,7 @@ impl PassId {
             PassId::Fold => "fold",
             PassId::Cse => "cse",
             PassId::XorShare => "xor-share",
+            PassId::RotSum => "rot-sum",
             PassId::Reroll => "reroll",
             PassId::Ternlog => "ternlog",
             PassId::NotAbsorb => "not-absorb",
@@ -147,6 +151,7 @@ pub const PIPELINE: &[PassId] = &[
     Interleave,   // on the inlined entry; before fold/cse, which merge the copies' const work
     Fold,         // after inlining: constants reach the callee bodies
     XorShare,     // before CSE, whose merged sums would split XOR trees; before ternlog
+    RotSum,       // the same trees (vslice, hslice); before CSE, which merges equal factors
     CopyProp,     // removes the copies fold leaves, and what became dead
     Cse,          // after folding and copy-prop: folded operands expose more equal expressions
     CopyProp,     // removes the copies CSE leaves, and what became dead
@@ -804,6 +809,7 @@ pub fn run_pass(
         Fold => fold::run(prog, cfg),
         Cse => cse::run(prog, cfg),
         XorShare => xor_share::run(prog),
+        RotSum => rot_sum::run(prog, cfg),
         Ternlog => ternlog::run(prog, cfg),
         NotAbsorb => not_absorb::run(prog, cfg),
         TernlogDup => ternlog_dup::run(prog, cfg),

@@ -64,7 +64,30 @@ enum Sig {
     New(usize),
 }
 
-fn run_node(node: &mut Node, st: &mut Stats) {
+/// The XOR trees of a node (the module doc's definition; also used by `rot_sum`).
+pub(super) struct Trees {
+    /// Per value: how often it is read (an output counts twice).
+    pub uses: Vec<usize>,
+    /// Per value: an `xor` inside a tree (used once, by an `xor` of its width; no output).
+    pub internal: Vec<bool>,
+    /// Per value: the tree whose root or internal `xor` it is (`usize::MAX`: none).
+    pub tree_of: Vec<usize>,
+    /// Per tree: its root's body position, the root, and its leaves (odd multiplicity,
+    /// sorted).
+    pub rows: Vec<(usize, VarId, Vec<VarId>)>,
+}
+
+fn xor_of(ins: &Instr) -> Option<(VarId, VarId, VarId)> {
+    match ins {
+        Instr::Assign {
+            dst,
+            op: Op::Xor(a, b),
+        } => Some((*dst, *a, *b)),
+        _ => None,
+    }
+}
+
+pub(super) fn trees(node: &Node) -> Trees {
     let n = node.vars.len();
     // Uses of every value: count and the (single) user's index.
     let mut uses = vec![0usize; n];
@@ -78,21 +101,13 @@ fn run_node(node: &mut Node, st: &mut Stats) {
     for o in node.flat_outputs() {
         uses[o.0 as usize] += 2;
     }
-    let xor_of = |ins: &Instr| match ins {
-        Instr::Assign {
-            dst,
-            op: Op::Xor(a, b),
-        } => Some((*dst, *a, *b)),
-        _ => None,
-    };
     let mut def: Vec<Option<(VarId, VarId)>> = vec![None; n];
     for ins in &node.body {
         if let Some((d, a, b)) = xor_of(ins) {
             def[d.0 as usize] = Some((a, b));
         }
     }
-    let widths: Vec<u32> = node.vars.iter().map(|v| v.bits).collect();
-    let bits = |v: VarId| widths[v.0 as usize];
+    let bits = |v: VarId| node.vars[v.0 as usize].bits;
     // Internal: an xor used once, by an xor of its width.
     let internal: Vec<bool> = (0..n)
         .map(|v| {
@@ -103,7 +118,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
         })
         .collect();
     // Trees: root position, root, leaves (odd multiplicity).
-    let mut rows: Vec<(usize, VarId, Vec<Sig>)> = Vec::new();
+    let mut rows: Vec<(usize, VarId, Vec<VarId>)> = Vec::new();
     let mut tree_of = vec![usize::MAX; n];
     for (i, ins) in node.body.iter().enumerate() {
         let Some((root, _, _)) = xor_of(ins) else {
@@ -124,8 +139,29 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 odd.insert(v);
             }
         }
-        rows.push((i, root, odd.into_iter().map(Sig::Leaf).collect()));
+        rows.push((i, root, odd.into_iter().collect()));
     }
+    Trees {
+        uses,
+        internal,
+        tree_of,
+        rows,
+    }
+}
+
+fn run_node(node: &mut Node, st: &mut Stats) {
+    let Trees {
+        internal,
+        tree_of,
+        rows,
+        ..
+    } = trees(node);
+    let mut rows: Vec<(usize, VarId, Vec<Sig>)> = rows
+        .into_iter()
+        .map(|(i, root, leaves)| (i, root, leaves.into_iter().map(Sig::Leaf).collect()))
+        .collect();
+    let widths: Vec<u32> = node.vars.iter().map(|v| v.bits).collect();
+    let bits = |v: VarId| widths[v.0 as usize];
     if rows.len() < 2 {
         return;
     }
@@ -237,11 +273,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
     if !changed.iter().any(|&c| c) {
         return;
     }
-    let mut fresh = Fresh {
-        names: node.vars.iter().map(|v| v.name.to_string()).collect(),
-        added: Vec::new(),
-        base: n,
-    };
+    let mut fresh = Fresh::new(node, "nk_xs");
     let mut new_var: Vec<Option<VarId>> = vec![None; news.len()];
     let mut row_at: HashMap<usize, usize> = HashMap::default();
     for (r, (i, _, _)) in rows.iter().enumerate() {
@@ -276,41 +308,7 @@ fn run_node(node: &mut Node, st: &mut Stats) {
                 &mut added,
             ));
         }
-        match vals.len() {
-            0 => body.push(Instr::Assign {
-                dst: root,
-                op: Op::Const(0),
-            }),
-            1 => body.push(Instr::Assign {
-                dst: root,
-                op: Op::Copy(vals[0]),
-            }),
-            _ => {
-                // Balanced: pairs, then pairs of pairs; the last XOR writes the root.
-                while vals.len() > 2 {
-                    let mut next = Vec::with_capacity(vals.len() / 2 + 1);
-                    for p in vals.chunks(2) {
-                        if p.len() == 2 {
-                            let t = fresh.var(w);
-                            body.push(Instr::Assign {
-                                dst: t,
-                                op: Op::Xor(p[0], p[1]),
-                            });
-                            added += 1;
-                            next.push(t);
-                        } else {
-                            next.push(p[0]);
-                        }
-                    }
-                    vals = next;
-                }
-                body.push(Instr::Assign {
-                    dst: root,
-                    op: Op::Xor(vals[0], vals[1]),
-                });
-                added += 1;
-            }
-        }
+        added += emit_sum(vals, root, w, &mut body, &mut fresh);
     }
     node.body = body;
     node.vars.extend(fresh.added);
@@ -318,19 +316,78 @@ fn run_node(node: &mut Node, st: &mut Stats) {
     st.add("xors", removed.saturating_sub(added));
 }
 
-/// New variables of a node: unique names `nk_xsK`, numbered after the node's own.
-struct Fresh {
+/// Emits `root = ` the XOR of `vals` (of width `w`) into `body`: a balanced tree (pairs, then
+/// pairs of pairs; the last XOR writes the root), a copy for one value, zero for none.
+/// Returns the XORs emitted (also used by `rot_sum`).
+pub(super) fn emit_sum(
+    mut vals: Vec<VarId>,
+    root: VarId,
+    w: u32,
+    body: &mut Vec<Instr>,
+    fresh: &mut Fresh,
+) -> usize {
+    let mut added = 0;
+    match vals.len() {
+        0 => body.push(Instr::Assign {
+            dst: root,
+            op: Op::Const(0),
+        }),
+        1 => body.push(Instr::Assign {
+            dst: root,
+            op: Op::Copy(vals[0]),
+        }),
+        _ => {
+            while vals.len() > 2 {
+                let mut next = Vec::with_capacity(vals.len() / 2 + 1);
+                for p in vals.chunks(2) {
+                    if p.len() == 2 {
+                        let t = fresh.var(w);
+                        body.push(Instr::Assign {
+                            dst: t,
+                            op: Op::Xor(p[0], p[1]),
+                        });
+                        added += 1;
+                        next.push(t);
+                    } else {
+                        next.push(p[0]);
+                    }
+                }
+                vals = next;
+            }
+            body.push(Instr::Assign {
+                dst: root,
+                op: Op::Xor(vals[0], vals[1]),
+            });
+            added += 1;
+        }
+    }
+    added
+}
+
+/// New variables of a node: unique names `PREFIXk`, numbered after the node's own (also
+/// used by `rot_sum`). The caller appends `added` to the node's variables when done.
+pub(super) struct Fresh {
     names: BTreeSet<String>,
-    added: Vec<Var>,
+    pub(super) added: Vec<Var>,
     base: usize,
+    prefix: &'static str,
 }
 
 impl Fresh {
-    fn var(&mut self, bits: u32) -> VarId {
+    pub(super) fn new(node: &Node, prefix: &'static str) -> Fresh {
+        Fresh {
+            names: node.vars.iter().map(|v| v.name.to_string()).collect(),
+            added: Vec::new(),
+            base: node.vars.len(),
+            prefix,
+        }
+    }
+
+    pub(super) fn var(&mut self, bits: u32) -> VarId {
         let id = self.base + self.added.len();
         let mut k = id;
         let name = loop {
-            let s = format!("nk_xs{}", k);
+            let s = format!("{}{}", self.prefix, k);
             if !self.names.contains(&s) {
                 break s;
             }

@@ -773,7 +773,10 @@ mod tests {
             .collect();
         assert_eq!(chosen, ["AES-128 planes"]);
         let e = parse_only("des,nosuchcipher").unwrap_err();
-        assert!(e.contains("`nosuchcipher`") && e.contains("Serpent-128"), "{e}");
+        assert!(
+            e.contains("`nosuchcipher`") && e.contains("Serpent-128"),
+            "{e}"
+        );
         assert!(parse_only(" , ").is_err());
     }
 }
