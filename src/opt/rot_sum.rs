@@ -52,7 +52,7 @@ use std::collections::BTreeMap;
 pub const DEPTH: u32 = 2;
 
 /// Pairings (one step d on one set) the search may do in one program.
-pub const BUDGET: u64 = 20_000_000;
+pub const BUDGET: u64 = 4_000_000;
 
 pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
@@ -98,8 +98,8 @@ struct Search {
     slicing: Slicing,
     /// (word size, amounts, depth) -> the best plan found.
     memo: HashMap<(u32, u64, u32), (Cost, Plan)>,
-    /// Per word size: the cost of each rotation amount.
-    rot_costs: HashMap<u32, Vec<u32>>,
+    /// Per word size (the index): the cost of each rotation amount; empty until asked.
+    rot_costs: Vec<Vec<u32>>,
     budget: u64,
 }
 
@@ -109,18 +109,17 @@ impl Search {
             target,
             slicing,
             memo: HashMap::default(),
-            rot_costs: HashMap::default(),
+            rot_costs: vec![Vec::new(); 65],
             budget: BUDGET,
         }
     }
 
     /// Instructions of `x <<< k` on a word of `w` bits (`w` <= 64).
     fn rot_cost(&mut self, w: u32, k: u32) -> u32 {
-        if !self.rot_costs.contains_key(&w) {
-            let costs = (0..w).map(|k| self.rot_cost_of(w, k)).collect();
-            self.rot_costs.insert(w, costs);
+        if self.rot_costs[w as usize].is_empty() {
+            self.rot_costs[w as usize] = (0..w).map(|k| self.rot_cost_of(w, k)).collect();
         }
-        self.rot_costs[&w][k as usize]
+        self.rot_costs[w as usize][k as usize]
     }
 
     fn rot_cost_of(&self, w: u32, k: u32) -> u32 {
@@ -188,8 +187,14 @@ impl Search {
 }
 
 /// The amounts in the mask `s`, smallest first.
-fn amounts(s: u64) -> impl Iterator<Item = u32> {
-    (0..64).filter(move |k| s >> k & 1 == 1)
+fn amounts(mut s: u64) -> impl Iterator<Item = u32> {
+    std::iter::from_fn(move || {
+        (s != 0).then(|| {
+            let k = s.trailing_zeros();
+            s &= s - 1;
+            k
+        })
+    })
 }
 
 /// Pairs the amounts of `s` along steps of `d` (modulo `w`): each maximal run k, k+d, k+2d, ...
@@ -391,6 +396,20 @@ mod tests {
         assert_eq!(pair(32, 1 << 30 | 1 << 3, 5), (1 << 30, 0));
         // A full cycle of step 16 on 32 bits: one pair.
         assert_eq!(pair(32, 1 << 7 | 1 << 23, 16).0.count_ones(), 1);
+    }
+
+    #[test]
+    fn the_budget_bounds_the_search() {
+        let mut s = Search::new(Target::new(Arch::Avx2), Slicing::V);
+        s.budget = 100;
+        let m = (0..64).step_by(3).fold(0u64, |m, k| m | 1 << k);
+        let (c, _) = s.best(64, m, DEPTH);
+        assert_eq!(s.budget, 0);
+        assert!(c.total() <= s.terms_cost(64, m).total());
+        // Spent: the next set gets its plain form.
+        let (c, plan) = s.best(64, m ^ 2, DEPTH);
+        assert!(matches!(plan, Plan::Terms(_)));
+        assert_eq!(c, s.terms_cost(64, m ^ 2));
     }
 
     #[test]
