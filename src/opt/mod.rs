@@ -11,6 +11,7 @@ pub mod cse;
 pub mod fold;
 pub mod inline;
 pub mod interleave;
+pub mod loop_fuse;
 pub mod not_absorb;
 pub mod outline;
 pub mod reroll;
@@ -73,6 +74,7 @@ pub enum PassId {
     XorShare,
     RotSum,
     Reroll,
+    LoopFuse,
     Ternlog,
     NotAbsorb,
     SchedBits,
@@ -83,7 +85,7 @@ pub enum PassId {
 }
 
 impl PassId {
-    pub const ALL: [PassId; 16] = [
+    pub const ALL: [PassId; 17] = [
         PassId::Outline,
         PassId::CopyProp,
         PassId::Inline,
@@ -93,6 +95,7 @@ impl PassId {
         PassId::XorShare,
         PassId::RotSum,
         PassId::Reroll,
+        PassId::LoopFuse,
         PassId::Ternlog,
         PassId::NotAbsorb,
         PassId::SchedBits,
@@ -114,6 +117,7 @@ impl PassId {
             PassId::XorShare => "xor-share",
             PassId::RotSum => "rot-sum",
             PassId::Reroll => "reroll",
+            PassId::LoopFuse => "loop-fuse",
             PassId::Ternlog => "ternlog",
             PassId::NotAbsorb => "not-absorb",
             PassId::TernlogDup => "ternlog-dup",
@@ -156,6 +160,7 @@ pub const PIPELINE: &[PassId] = &[
     Cse,          // after folding and copy-prop: folded operands expose more equal expressions
     CopyProp,     // removes the copies CSE leaves, and what became dead
     Reroll,       // needs the runs of calls in body order, after the body is final
+    LoopFuse,     // the loops reroll made (vslice, hslice)
     Ternlog,      // target ops from here on (AVX-512 only); after CSE, which sees plain ops
     NotAbsorb,    // the negations ternlog fusion left (several readers); before copy-prop
     CopyProp,     // removes the operations folded into ternlogs
@@ -360,6 +365,15 @@ pub struct Report {
 }
 
 impl Report {
+    /// The counter `what` of every run of `pass`, summed.
+    pub fn count(&self, pass: PassId, what: &str) -> usize {
+        self.passes
+            .iter()
+            .filter(|p| p.0 == pass)
+            .map(|p| p.2.get(what))
+            .sum()
+    }
+
     /// The `-v` table.
     pub fn table(&self) -> String {
         let mut s = String::from("pass           time(ms)  instrs   atoms  max-live  rewrites\n");
@@ -810,6 +824,7 @@ pub fn run_pass(
         Cse => cse::run(prog, cfg),
         XorShare => xor_share::run(prog),
         RotSum => rot_sum::run(prog, cfg),
+        LoopFuse => loop_fuse::run(prog),
         Ternlog => ternlog::run(prog, cfg),
         NotAbsorb => not_absorb::run(prog, cfg),
         TernlogDup => ternlog_dup::run(prog, cfg),

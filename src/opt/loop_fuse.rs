@@ -1,0 +1,213 @@
+//! Independent kept loops fused into one (`--disable loop-fuse`).
+//!
+//! Requires: verified IR. Guarantees: verified IR computing the same outputs. A run of
+//! adjacent `loop` instructions of one trip count, none of which reads what another of the run
+//! writes, becomes one loop of a new body node that runs one iteration of each (their bodies
+//! one after the other, on their own atoms). Each loop was a chain whose iterations wait for
+//! each other; side by side, the chains' instructions can overlap. ACE's step runs three
+//! Simeck boxes of 8 rounds as three kept loops: fused, the three boxes share each iteration.
+//! The new node is placed before the node that runs it; bodies no other loop or call runs are
+//! removed.
+//!
+//! Vslice and hslice (bitsliced kept loops keep their state in memory, `codegen/memloop.rs`,
+//! sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made).
+//!
+//! Before (two loops of 4 iterations on independent states):
+//! ```text
+//! loop 4 r state a->a2:8 args @0 results @0
+//! loop 4 r state b->b2:8 args @0 results @0
+//! ```
+//! After (`tests/opt/loop-fuse/doc_example.ir`; `r__fused` runs `r` on its first input and again
+//! on its second):
+//! ```text
+//! loop 4 r__fused state a->a2:8 b->b2:8 args @0 @1 results @0 @1
+//! ```
+
+use super::Stats;
+use crate::fxhash::FxHashSet as HashSet;
+use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, Var, VarId};
+
+pub fn run(prog: &mut Program) -> Stats {
+    let mut st = Stats::default();
+    if prog.slicing == Slicing::B {
+        return st;
+    }
+    let n = prog.nodes.len();
+    // Fused bodies made for node i, as ids past the end.
+    let mut made_for: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut names: HashSet<String> = prog.nodes.iter().map(|x| x.name.clone()).collect();
+    for (i, made) in made_for.iter_mut().enumerate() {
+        let body = std::mem::take(&mut prog.nodes[i].body);
+        let mut out = Vec::with_capacity(body.len());
+        let mut run: Vec<Instr> = Vec::new();
+        let finish = |run: &mut Vec<Instr>,
+                      out: &mut Vec<Instr>,
+                      prog: &mut Program,
+                      names: &mut HashSet<String>,
+                      made: &mut Vec<usize>,
+                      st: &mut Stats| {
+            if run.len() >= 2 {
+                let (ins, node) = fuse(prog, run, names);
+                st.add("fused", run.len() - 1);
+                st.add("nodes", 1);
+                made.push(prog.nodes.len());
+                prog.nodes.push(node);
+                out.push(ins);
+            } else {
+                out.append(run);
+            }
+            run.clear();
+        };
+        for ins in body {
+            let joins = matches!(ins, Instr::Loop { .. })
+                && run.first().is_some_and(|first| fusible(first, &run, &ins));
+            if !joins {
+                finish(&mut run, &mut out, prog, &mut names, made, &mut st);
+            }
+            if matches!(ins, Instr::Loop { .. }) {
+                run.push(ins);
+            } else {
+                out.push(ins);
+            }
+        }
+        finish(&mut run, &mut out, prog, &mut names, made, &mut st);
+        prog.nodes[i].body = out;
+    }
+    if st.get("nodes") == 0 {
+        return st;
+    }
+    // Order: each fused body right before the node that runs it; then only what the entry
+    // reaches.
+    let mut order: Vec<usize> = Vec::with_capacity(prog.nodes.len());
+    for (i, made) in made_for.iter().enumerate() {
+        order.extend(made);
+        order.push(i);
+    }
+    let mut used = vec![false; prog.nodes.len()];
+    used[n - 1] = true;
+    for &i in order.iter().rev() {
+        if used[i] {
+            for ins in &prog.nodes[i].body {
+                if let Some(c) = ins.callee() {
+                    used[c.0 as usize] = true;
+                }
+            }
+        }
+    }
+    order.retain(|&i| used[i]);
+    prog.reorder_nodes(&order);
+    st
+}
+
+/// Whether loop `ins` may join `run` (loops, `first` its first): the same trip count, and it
+/// neither reads what the run writes nor writes what the run reads.
+fn fusible(first: &Instr, run: &[Instr], ins: &Instr) -> bool {
+    let count = |i: &Instr| match i {
+        Instr::Loop { count, .. } => Some(*count),
+        _ => None,
+    };
+    if count(first) != count(ins) {
+        return false;
+    }
+    let defs: HashSet<VarId> = run.iter().flat_map(|r| r.defs()).collect();
+    let uses: HashSet<VarId> = run.iter().flat_map(|r| r.uses()).collect();
+    !ins.uses().iter().any(|u| defs.contains(u)) && !ins.defs().iter().any(|d| uses.contains(d))
+}
+
+/// One loop running every loop of `run` side by side, and its body node (callees of the run
+/// are read from `prog`).
+fn fuse(prog: &Program, run: &[Instr], names: &mut HashSet<String>) -> (Instr, Node) {
+    let mut node = Node {
+        name: String::new(),
+        inputs: Vec::new(),
+        outputs: Vec::new(),
+        vars: Vec::new(),
+        body: Vec::new(),
+        inline: None,
+        lockstep: false,
+    };
+    let (mut state, mut args, mut results) = (Vec::new(), Vec::new(), Vec::new());
+    let mut count = 0;
+    for (c, ins) in run.iter().enumerate() {
+        let Instr::Loop {
+            callee,
+            count: k,
+            state: s,
+            args: a,
+            results: r,
+        } = ins
+        else {
+            unreachable!("a run holds loops")
+        };
+        count = *k;
+        let body = &prog.nodes[callee.0 as usize];
+        if c == 0 {
+            node.name = fresh_name(&format!("{}__fused", body.name), names);
+        }
+        // The body's atoms, renamed apart (`name__fC` for copies after the first).
+        let base = node.vars.len() as u32;
+        let rename = |v: VarId| VarId(base + v.0);
+        node.vars.extend(body.vars.iter().map(|v| Var {
+            name: if c == 0 {
+                v.name.clone()
+            } else {
+                format!("{}__f{}", v.name, c).into()
+            },
+            bits: v.bits,
+        }));
+        let params = |ps: &[Param]| -> Vec<Param> {
+            ps.iter()
+                .map(|p| Param {
+                    name: if c == 0 {
+                        p.name.clone()
+                    } else {
+                        format!("{}__f{}", p.name, c)
+                    },
+                    atoms: p.atoms.iter().map(|&v| rename(v)).collect(),
+                    ..p.clone()
+                })
+                .collect()
+        };
+        node.inputs.extend(params(&body.inputs));
+        node.outputs.extend(params(&body.outputs));
+        for i in &body.body {
+            let mut i = i.clone();
+            i.map_uses(rename);
+            i.map_defs(rename);
+            node.body.push(i);
+        }
+        let s0 = state.len() as u32;
+        state.extend(s.iter().copied());
+        args.extend(a.iter().map(|x| match x {
+            LoopArg::State(j) => LoopArg::State(j + s0),
+            other => other.clone(),
+        }));
+        results.extend(r.iter().map(|x| match x {
+            LoopResult::State { state, each } => LoopResult::State {
+                state: state + s0,
+                each: each.clone(),
+            },
+            other => other.clone(),
+        }));
+    }
+    let ins = Instr::Loop {
+        callee: NodeId(prog.nodes.len() as u32),
+        count,
+        state: state.into(),
+        args: args.into(),
+        results: results.into(),
+    };
+    (ins, node)
+}
+
+/// `base`, or `base2`, `base3`, ... : a node name not taken yet (then taken).
+fn fresh_name(base: &str, names: &mut HashSet<String>) -> String {
+    let mut name = base.to_string();
+    let mut k = 2;
+    while names.contains(&name) {
+        name = format!("{}{}", base, k);
+        k += 1;
+    }
+    names.insert(name.clone());
+    name
+}
