@@ -396,7 +396,7 @@ pub fn packed_kernel(
     let (kernel, report) = optimize(ir.clone(), hints, &kcfg).ok()?;
     // Kept loops that `loop-fuse` ran side by side already overlap their chains; two copies
     // of each fused iteration outgrew the registers (ACE `-V`, packed, time with the kernel /
-    // without: avx2 1.39, sse 1.55; std equal), so the rule takes no kernel then.
+    // without: avx2 1.39, sse 1.55, std 1.21), so the rule takes no kernel then.
     if auto && report.count(crate::opt::PassId::LoopFuse, "fused") > 0 {
         return None;
     }
