@@ -504,14 +504,45 @@ fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: 
                     "static inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n",
                     name
                 ));
-                let mut first = true;
+                // Bits moving left by d and bits moving right by m - d are one rotation left by
+                // d of their union: an AND and a rotation (one byte shuffle for whole bytes,
+                // one instruction where the target rotates) instead of two ANDs, two shifts
+                // and an OR.
+                let mut terms: Vec<String> = Vec::new();
+                let rotated = |d: i32| {
+                    m == w
+                        && d > 0
+                        && groups.contains_key(&d)
+                        && groups.contains_key(&(d - m as i32))
+                };
                 for (d, msk) in &groups {
-                    let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
-                    let term = match d.cmp(&0) {
-                        std::cmp::Ordering::Equal => sel,
-                        std::cmp::Ordering::Greater => format!("NK_SHL{}({}, {})", w, sel, d),
-                        std::cmp::Ordering::Less => format!("NK_SHR{}({}, {})", w, sel, -d),
+                    if *d < 0 && rotated(d + m as i32) {
+                        continue; // in its partner's rotation
+                    }
+                    let term = if rotated(*d) {
+                        let both = msk | groups[&(d - m as i32)];
+                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both, w));
+                        match byte_shuffle(w, &Op::Rotl(VarId(0), *d as u32)).filter(|_| w >= 16) {
+                            Some(ctrl) => format!(
+                                "NK_PSHUFB({}, {}, {})",
+                                sel,
+                                lit(u64::from_le_bytes(ctrl[8..16].try_into().unwrap()), 64),
+                                lit(u64::from_le_bytes(ctrl[0..8].try_into().unwrap()), 64)
+                            ),
+                            None => format!("NK_ROTL{}({}, {})", w, sel, d),
+                        }
+                    } else {
+                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
+                        match d.cmp(&0) {
+                            std::cmp::Ordering::Equal => sel,
+                            std::cmp::Ordering::Greater => format!("NK_SHL{}({}, {})", w, sel, d),
+                            std::cmp::Ordering::Less => format!("NK_SHR{}({}, {})", w, sel, -d),
+                        }
                     };
+                    terms.push(term);
+                }
+                let mut first = true;
+                for term in terms {
                     if first {
                         s.push_str(&format!("    DATATYPE r = {};\n", term));
                         first = false;

@@ -62,13 +62,10 @@ typedef __m256i tiny_v__DATATYPE;
 /* bit permutation of 16-bit words (result bit j = bit p[j], MSB first): [0, 5, 10, 15, 4, 9, 14, 3, 8, 13, 2, 7, 12, 1, 6, 11] */
 static inline NK_TARGET DATATYPE nk_shuffle0(DATATYPE x)
 {
-    DATATYPE r = NK_SHR16(NK_AND(x, NK_SET1_16(0x4000u)), 12);
-    r = NK_OR(r, NK_SHR16(NK_AND(x, NK_SET1_16(0x2200u)), 8));
-    r = NK_OR(r, NK_SHR16(NK_AND(x, NK_SET1_16(0x1110u)), 4));
-    r = NK_OR(r, NK_AND(x, NK_SET1_16(0x8888u)));
-    r = NK_OR(r, NK_SHL16(NK_AND(x, NK_SET1_16(0x444u)), 4));
-    r = NK_OR(r, NK_SHL16(NK_AND(x, NK_SET1_16(0x22u)), 8));
-    r = NK_OR(r, NK_SHL16(NK_AND(x, NK_SET1_16(0x1u)), 12));
+    DATATYPE r = NK_AND(x, NK_SET1_16(0x8888u));
+    r = NK_OR(r, NK_ROTL16(NK_AND(x, NK_SET1_16(0x4444u)), 4));
+    r = NK_OR(r, NK_PSHUFB(NK_AND(x, NK_SET1_16(0x2222u)), UINT64_C(0x0E0F0C0D0A0B0809), UINT64_C(0x0607040502030001)));
+    r = NK_OR(r, NK_ROTL16(NK_AND(x, NK_SET1_16(0x1111u)), 12));
     return r;
 }
 
