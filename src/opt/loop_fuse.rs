@@ -9,8 +9,9 @@
 //! The new node is placed before the node that runs it; bodies no other loop or call runs are
 //! removed.
 //!
-//! Vslice and hslice (bitsliced kept loops keep their state in memory, `codegen/memloop.rs`,
-//! sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made).
+//! A run stops where its loops' state would outgrow the target's registers (a fused body
+//! with more would spill its state every iteration). Vslice and hslice (bitsliced kept loops
+//! keep their state in memory, `codegen/memloop.rs`, sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made).
 //!
 //! Before (two loops of 4 iterations on independent states):
 //! ```text
@@ -23,15 +24,16 @@
 //! loop 4 r__fused state a->a2:8 b->b2:8 args @0 @1 results @0 @1
 //! ```
 
-use super::Stats;
+use super::{OptConfig, Stats};
 use crate::fxhash::FxHashSet as HashSet;
 use crate::ir::{Instr, LoopArg, LoopResult, Node, NodeId, Param, Program, Slicing, Var, VarId};
 
-pub fn run(prog: &mut Program) -> Stats {
+pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     let mut st = Stats::default();
     if prog.slicing == Slicing::B {
         return st;
     }
+    let max_state = cfg.target().n_regs as usize;
     let n = prog.nodes.len();
     // Fused bodies made for node i, as ids past the end.
     let mut made_for: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -39,29 +41,27 @@ pub fn run(prog: &mut Program) -> Stats {
     for (i, made) in made_for.iter_mut().enumerate() {
         let body = std::mem::take(&mut prog.nodes[i].body);
         let mut out = Vec::with_capacity(body.len());
-        let mut run: Vec<Instr> = Vec::new();
-        let finish = |run: &mut Vec<Instr>,
+        let mut run = Run::default();
+        let finish = |run: &mut Run,
                       out: &mut Vec<Instr>,
                       prog: &mut Program,
                       names: &mut HashSet<String>,
                       made: &mut Vec<usize>,
                       st: &mut Stats| {
-            if run.len() >= 2 {
-                let (ins, node) = fuse(prog, run, names);
-                st.add("fused", run.len() - 1);
+            if run.loops.len() >= 2 {
+                let (ins, node) = fuse(prog, &run.loops, names);
+                st.add("fused", run.loops.len() - 1);
                 st.add("nodes", 1);
                 made.push(prog.nodes.len());
                 prog.nodes.push(node);
                 out.push(ins);
             } else {
-                out.append(run);
+                out.append(&mut run.loops);
             }
-            run.clear();
+            *run = Run::default();
         };
         for ins in body {
-            let joins = matches!(ins, Instr::Loop { .. })
-                && run.first().is_some_and(|first| fusible(first, &run, &ins));
-            if !joins {
+            if !run.accepts(&ins, max_state) {
                 finish(&mut run, &mut out, prog, &mut names, made, &mut st);
             }
             if matches!(ins, Instr::Loop { .. }) {
@@ -99,19 +99,47 @@ pub fn run(prog: &mut Program) -> Stats {
     st
 }
 
-/// Whether loop `ins` may join `run` (loops, `first` its first): the same trip count, and it
-/// neither reads what the run writes nor writes what the run reads.
-fn fusible(first: &Instr, run: &[Instr], ins: &Instr) -> bool {
-    let count = |i: &Instr| match i {
-        Instr::Loop { count, .. } => Some(*count),
-        _ => None,
-    };
-    if count(first) != count(ins) {
-        return false;
+/// A run of adjacent loops being gathered, with the atoms they write and read.
+#[derive(Default)]
+struct Run {
+    loops: Vec<Instr>,
+    defs: HashSet<VarId>,
+    uses: HashSet<VarId>,
+    /// Loop-carried atoms of the loops so far.
+    state: usize,
+}
+
+impl Run {
+    /// Whether `ins` may join: a loop of the run's trip count that neither reads what the run
+    /// writes nor writes what the run reads, and whose state, with the run's, stays within
+    /// `max_state` atoms (the target's registers; an empty run takes any loop).
+    fn accepts(&self, ins: &Instr, max_state: usize) -> bool {
+        let count = |i: &Instr| match i {
+            Instr::Loop { count, .. } => Some(*count),
+            _ => None,
+        };
+        let Instr::Loop { count: k, state, .. } = ins else {
+            return false;
+        };
+        match self.loops.first() {
+            None => true,
+            Some(first) => {
+                count(first) == Some(*k)
+                    && self.state + state.len() <= max_state
+                    && !ins.uses().iter().any(|u| self.defs.contains(u))
+                    && !ins.defs().iter().any(|d| self.uses.contains(d))
+            }
+        }
     }
-    let defs: HashSet<VarId> = run.iter().flat_map(|r| r.defs()).collect();
-    let uses: HashSet<VarId> = run.iter().flat_map(|r| r.uses()).collect();
-    !ins.uses().iter().any(|u| defs.contains(u)) && !ins.defs().iter().any(|d| uses.contains(d))
+
+    fn push(&mut self, ins: Instr) {
+        if let Instr::Loop { state, .. } = &ins {
+            self.state += state.len();
+        }
+        self.defs.extend(ins.defs().iter().copied());
+        self.uses.extend(ins.uses().iter().copied());
+        self.loops.push(ins);
+    }
 }
 
 /// One loop running every loop of `run` side by side, and its body node (callees of the run

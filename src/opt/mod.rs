@@ -824,7 +824,7 @@ pub fn run_pass(
         Cse => cse::run(prog, cfg),
         XorShare => xor_share::run(prog),
         RotSum => rot_sum::run(prog, cfg),
-        LoopFuse => loop_fuse::run(prog),
+        LoopFuse => loop_fuse::run(prog, cfg),
         Ternlog => ternlog::run(prog, cfg),
         NotAbsorb => not_absorb::run(prog, cfg),
         TernlogDup => ternlog_dup::run(prog, cfg),
