@@ -336,6 +336,9 @@ pub fn packed_kernel_min_crit_port_h(arch: Arch, uarch: crate::target::Uarch) ->
 /// such a kernel: packed 1.12x (sse) / 1.13x (avx2) faster than with none (2026-11-27); AES
 /// const rk and AES planes `-V` avx512 fail the spill bound with it and keep calling the raw
 /// entry.
+/// Where `loop-fuse` fired (in the kernel's optimisation), the rule takes no kernel: the
+/// fused loops already run their chains side by side (README "Interleaving behind the packed
+/// entry", "Fused loops take no kernel").
 /// Bitslice gets a kernel only on request (`--packed-interleave`,
 /// or `nakiri tune --goal packed`).
 pub fn packed_kernel(

@@ -118,7 +118,10 @@ impl Run {
             Instr::Loop { count, .. } => Some(*count),
             _ => None,
         };
-        let Instr::Loop { count: k, state, .. } = ins else {
+        let Instr::Loop {
+            count: k, state, ..
+        } = ins
+        else {
             return false;
         };
         match self.loops.first() {
@@ -155,6 +158,7 @@ fn fuse(prog: &Program, run: &[Instr], names: &mut HashSet<String>) -> (Instr, N
         lockstep: false,
     };
     let (mut state, mut args, mut results) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut var_names, mut param_names) = (HashSet::default(), HashSet::default());
     let mut count = 0;
     for (c, ins) in run.iter().enumerate() {
         let Instr::Loop {
@@ -173,31 +177,28 @@ fn fuse(prog: &Program, run: &[Instr], names: &mut HashSet<String>) -> (Instr, N
             node.name = fresh_name(&format!("{}__fused", body.name), names);
         }
         // The body's atoms, renamed apart (`name__fC` for copies after the first).
+        // (names unique in the new node: a body's own `y__f1` and another's `y` may meet)
         let base = node.vars.len() as u32;
         let rename = |v: VarId| VarId(base + v.0);
-        node.vars.extend(body.vars.iter().map(|v| Var {
-            name: if c == 0 {
-                v.name.clone()
-            } else {
-                format!("{}__f{}", v.name, c).into()
-            },
-            bits: v.bits,
-        }));
-        let params = |ps: &[Param]| -> Vec<Param> {
-            ps.iter()
-                .map(|p| Param {
-                    name: if c == 0 {
-                        p.name.clone()
-                    } else {
-                        format!("{}__f{}", p.name, c)
-                    },
+        for v in &body.vars {
+            let name = unique(&v.name, c, &mut var_names);
+            node.vars.push(Var {
+                name: name.into(),
+                bits: v.bits,
+            });
+        }
+        for (ps, to) in [
+            (&body.inputs, &mut node.inputs),
+            (&body.outputs, &mut node.outputs),
+        ] {
+            for p in ps {
+                to.push(Param {
+                    name: unique(&p.name, c, &mut param_names),
                     atoms: p.atoms.iter().map(|&v| rename(v)).collect(),
                     ..p.clone()
-                })
-                .collect()
-        };
-        node.inputs.extend(params(&body.inputs));
-        node.outputs.extend(params(&body.outputs));
+                });
+            }
+        }
         for i in &body.body {
             let mut i = i.clone();
             i.map_uses(rename);
@@ -228,7 +229,18 @@ fn fuse(prog: &Program, run: &[Instr], names: &mut HashSet<String>) -> (Instr, N
     (ins, node)
 }
 
-/// `base`, or `base2`, `base3`, ... : a node name not taken yet (then taken).
+/// The name of `name` in copy `c` of a fused body: itself in the first, `name__fC` in the
+/// others; `fresh_name` of that if taken.
+fn unique(name: &str, c: usize, taken: &mut HashSet<String>) -> String {
+    let base = if c == 0 {
+        name.to_string()
+    } else {
+        format!("{}__f{}", name, c)
+    };
+    fresh_name(&base, taken)
+}
+
+/// `base`, or `base2`, `base3`, ... : a name not taken yet (then taken).
 fn fresh_name(base: &str, names: &mut HashSet<String>) -> String {
     let mut name = base.to_string();
     let mut k = 2;
