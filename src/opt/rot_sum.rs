@@ -45,7 +45,7 @@ use super::xor_share::{emit_sum, trees, Fresh, Trees};
 use super::{OptConfig, Stats};
 use crate::fxhash::FxHashMap as HashMap;
 use crate::ir::{Instr, Node, Op, Program, Slicing, VarId};
-use crate::target::{Arch, Target};
+use crate::target::Target;
 use std::collections::BTreeMap;
 
 /// Levels of factoring tried (a factor of a factor of a factor).
@@ -126,16 +126,9 @@ impl Search {
         if k == 0 {
             return 0;
         }
-        let x = VarId(0);
-        let c = self.target.cost(&Op::Rotl(x, k), w, self.slicing).insns;
-        // A whole-byte rotation is one byte shuffle on SIMD (`codegen::ops`), unless the
-        // target rotates natively.
-        let simd = matches!(self.target.arch, Arch::Sse | Arch::Avx2 | Arch::Avx512);
-        if self.slicing == Slicing::V && simd && w >= 16 && k.is_multiple_of(8) {
-            c.min(1)
-        } else {
-            c
-        }
+        self.target
+            .emitted_cost(&Op::Rotl(VarId(0), k), w, self.slicing)
+            .insns
     }
 
     fn terms_cost(&mut self, w: u32, s: u64) -> Cost {
@@ -386,6 +379,7 @@ fn run_node(node: &mut Node, search: &mut Search, st: &mut Stats) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::target::Arch;
 
     #[test]
     fn pairing_follows_runs_and_cycles() {

@@ -174,4 +174,24 @@ impl Target {
         };
         OpCost { insns }
     }
+
+    /// [`Target::cost`] as `codegen` emits the op where the two differ: a vslice rotation by
+    /// whole bytes of a word of 16 bits or more on SIMD, which `cost` charges as two shifts and
+    /// an OR, is one byte shuffle (`codegen::ops`). Used by `opt::rot_sum` and `bench limits`.
+    pub fn emitted_cost(&self, op: &Op, bits: u32, slicing: Slicing) -> OpCost {
+        let c = self.cost(op, bits, slicing);
+        match op {
+            Op::Rotl(_, r) | Op::Rotr(_, r)
+                if slicing == Slicing::V
+                    && self.arch != Arch::Std
+                    && bits >= 16
+                    && r.is_multiple_of(8) =>
+            {
+                OpCost {
+                    insns: c.insns.min(1),
+                }
+            }
+            _ => c,
+        }
+    }
 }

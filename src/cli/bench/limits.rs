@@ -85,21 +85,15 @@ pub fn limit_of(
     })
 }
 
-/// Instructions one raw call executes, as the C is emitted: `opt::cost::node_work` except
-/// that a vslice rotation by whole bytes of a word of 16 bits or more on SIMD, which
-/// `Target::cost` charges as two shifts and an OR, is the one byte shuffle codegen emits, and
-/// an hslice shift, rotation or shuffle on SIMD, which it charges as one instruction, counts
-/// what codegen emits (`codegen::simd_h_insns`: several for 2- and 4-bit slots).
+/// Instructions one raw call executes, as the C is emitted: `opt::cost::node_work` at
+/// `Target::emitted_cost` (a vslice rotation by whole bytes on SIMD is one byte shuffle), and
+/// an hslice shift, rotation or shuffle on SIMD, which `Target::cost` charges as one
+/// instruction, counts what codegen emits (`codegen::simd_h_insns`: several for 2- and 4-bit
+/// slots).
 fn emitted_work(prog: &Program, t: &crate::target::Target) -> u64 {
-    let simd = t.arch != Arch::Std;
     let cost = |op: &Op, bits: u32| -> u64 {
-        let c = t.cost(op, bits, prog.slicing).insns as u64;
+        let c = t.emitted_cost(op, bits, prog.slicing).insns as u64;
         match op {
-            Op::Rotl(_, r) | Op::Rotr(_, r)
-                if prog.slicing == Slicing::V && simd && bits >= 16 && r % 8 == 0 =>
-            {
-                c.min(1)
-            }
             _ if prog.slicing == Slicing::H => {
                 crate::codegen::simd_h_insns(t.arch, bits, op).unwrap_or(c)
             }
