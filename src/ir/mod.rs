@@ -401,6 +401,27 @@ impl Program {
         }
     }
 
+    /// [`Program::reorder_nodes`] to `order` (old indices, each callee before its callers, the
+    /// entry last), leaving out the nodes the entry does not reach (callees no call or loop
+    /// runs any more).
+    pub fn reorder_reachable(&mut self, mut order: Vec<usize>) {
+        let mut used = vec![false; self.nodes.len()];
+        if let Some(&entry) = order.last() {
+            used[entry] = true;
+        }
+        for &i in order.iter().rev() {
+            if used[i] {
+                for ins in &self.nodes[i].body {
+                    if let Some(c) = ins.callee() {
+                        used[c.0 as usize] = true;
+                    }
+                }
+            }
+        }
+        order.retain(|&i| used[i]);
+        self.reorder_nodes(&order);
+    }
+
     /// Per node, whether it is the body of a kept loop (`Instr::Loop`).
     pub fn loop_bodies(&self) -> Vec<bool> {
         let mut b = vec![false; self.nodes.len()];

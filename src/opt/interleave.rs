@@ -61,19 +61,7 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     prog.interleave *= k as u32;
     // Callees of the old entry that nothing calls any more are removed.
     let n = prog.nodes.len();
-    let mut used = vec![false; n];
-    used[n - 1] = true;
-    for i in (0..n).rev() {
-        if used[i] {
-            for ins in &prog.nodes[i].body {
-                if let Some(c) = ins.callee() {
-                    used[c.0 as usize] = true;
-                }
-            }
-        }
-    }
-    let order: Vec<usize> = (0..n).filter(|&i| used[i]).collect();
-    prog.reorder_nodes(&order);
+    prog.reorder_reachable((0..n).collect());
     st
 }
 

@@ -83,19 +83,7 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
         order.extend(made);
         order.push(i);
     }
-    let mut used = vec![false; prog.nodes.len()];
-    used[n - 1] = true;
-    for &i in order.iter().rev() {
-        if used[i] {
-            for ins in &prog.nodes[i].body {
-                if let Some(c) = ins.callee() {
-                    used[c.0 as usize] = true;
-                }
-            }
-        }
-    }
-    order.retain(|&i| used[i]);
-    prog.reorder_nodes(&order);
+    prog.reorder_reachable(order);
     st
 }
 
