@@ -74,6 +74,7 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
             .into_iter()
             .map(Some)
             .collect();
+        let mut index = BodyIndex::new(node, &body);
         // Positions inside a loop already outlined: the loops nested there stay unrolled in
         // the new node's body (as a hand-written round function unrolls its inner loops).
         let mut inside = vec![false; body.len()];
@@ -88,11 +89,16 @@ pub fn run(prog: &mut Program, hints: &LoopHints, maps: bool) -> Stats {
                 continue;
             }
             let made = NodeId((n_orig + new_nodes.len()) as u32);
-            match outline_loop(node, &mut body, hint, made, &mut taken, &sizes, maps) {
-                Some(new) => {
+            match outline_loop(
+                node, &mut body, &index, hint, made, &mut taken, &sizes, maps,
+            ) {
+                Some((new, lasts)) => {
                     sizes.push(work(&new.body, &sizes));
-                    for &p in hint.iterations.iter().flatten() {
-                        inside[p] = true;
+                    for (ps, last) in hint.iterations.iter().zip(lasts) {
+                        for &p in ps {
+                            inside[p] = true;
+                            index.moved_to[p] = last;
+                        }
                     }
                     stats.bodies.push(new.name.clone());
                     new_nodes.push((idx, new));
@@ -208,6 +214,53 @@ fn op_shape(op: &Op) -> Op {
     o
 }
 
+/// What `outline_loop` asks of a node's body, built once per node (asking the whole body
+/// once per hinted loop was quadratic: a made-up program of 2000 independent 8-round chains
+/// spent 2.8 s here, outlining nothing).
+struct BodyIndex {
+    /// Atoms defined as constants (sema shares them; they never move).
+    const_atom: Vec<bool>,
+    /// Per atom, the body positions (as sema made them) of the instructions that read it.
+    readers: Vec<Vec<u32>>,
+    /// Node outputs.
+    is_output: Vec<bool>,
+    /// Where the instruction first at each position now stands: itself, or the call of the
+    /// outlined iteration it went into (that call reads what the instruction read from
+    /// outside its iteration).
+    moved_to: Vec<usize>,
+}
+
+impl BodyIndex {
+    fn new(node: &Node, body: &[Option<Instr>]) -> BodyIndex {
+        let n = node.vars.len();
+        let mut const_atom = vec![false; n];
+        let mut readers: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (p, ins) in body.iter().enumerate() {
+            let Some(ins) = ins else { continue };
+            if let Instr::Assign {
+                dst,
+                op: Op::Const(_),
+            } = ins
+            {
+                const_atom[dst.0 as usize] = true;
+            }
+            for u in ins.uses() {
+                readers[u.0 as usize].push(p as u32);
+            }
+        }
+        let mut is_output = vec![false; n];
+        for o in node.flat_outputs() {
+            is_output[o.0 as usize] = true;
+        }
+        BodyIndex {
+            const_atom,
+            readers,
+            is_output,
+            moved_to: (0..body.len()).collect(),
+        }
+    }
+}
+
 /// An iteration is worth a call when its work is at least this many times the atoms it passes
 /// (smaller ones, like `n[i] = k[i] ^ n[i-4]`, are cheaper unrolled)...
 pub const MIN_WORK_PER_ATOM: usize = 1;
@@ -216,15 +269,17 @@ pub const MIN_WORK_PER_ATOM: usize = 1;
 pub const UNROLLED_WORK_LIMIT: usize = 4096;
 
 #[allow(clippy::too_many_arguments)]
+/// The new node, and per iteration the position of its call.
 fn outline_loop(
     node: &mut Node,
     body: &mut [Option<Instr>],
+    index: &BodyIndex,
     hint: &LoopHint,
     id: NodeId,
     taken: &mut HashSet<String>,
     sizes: &[usize],
     maps: bool,
-) -> Option<Node> {
+) -> Option<(Node, Vec<usize>)> {
     let is_const = |ins: &Instr| {
         matches!(
             ins,
@@ -236,16 +291,7 @@ fn outline_loop(
     };
     // Constants (shared by sema) get an input slot per occurrence: iterations that differ
     // only in constants (a round number) then agree, and pass them per iteration.
-    let mut const_atom = vec![false; node.vars.len()];
-    for ins in body.iter().flatten() {
-        if let Instr::Assign {
-            dst,
-            op: Op::Const(_),
-        } = ins
-        {
-            const_atom[dst.0 as usize] = true;
-        }
-    }
+    let const_atom = &index.const_atom;
     let mut iters: Vec<Iteration> = hint
         .iterations
         .iter()
@@ -350,43 +396,31 @@ fn outline_loop(
 
     // Results read outside their iteration (or node outputs), and where: each must be read
     // after its iteration's last instruction, where the call will stand.
+    // Only the readers of the atoms the iterations define are looked at (`index`).
     let end = body.len();
     let mut iter_of_pos: HashMap<usize, usize> = HashMap::default();
-    let mut def_of: HashMap<VarId, (usize, (usize, usize))> = HashMap::default();
     for (k, it) in iters.iter().enumerate() {
         for &p in &it.positions {
             iter_of_pos.insert(p, k);
         }
-        for (&d, &r) in &it.defs {
-            def_of.insert(d, (k, r));
-        }
     }
     let mut escaping: Vec<(usize, usize)> = Vec::new();
-    let read_outside = |u: VarId, at: usize, escaping: &mut Vec<(usize, usize)>| -> bool {
-        if let Some(&(k, r)) = def_of.get(&u) {
-            if iter_of_pos.get(&at) != Some(&k) {
-                if at <= iters[k].last {
-                    return false;
-                }
-                if !escaping.contains(&r) {
-                    escaping.push(r);
-                }
-            }
-        }
-        true
-    };
-    for (p, ins) in body.iter().enumerate() {
-        if let Some(ins) = ins {
-            for u in ins.uses() {
-                if !read_outside(u, p, &mut escaping) {
-                    return None;
+    for (k, it) in iters.iter().enumerate() {
+        for (&d, &r) in &it.defs {
+            let readers = index.readers[d.0 as usize]
+                .iter()
+                .map(|&p| index.moved_to[p as usize])
+                .chain(index.is_output[d.0 as usize].then_some(end));
+            for at in readers {
+                if iter_of_pos.get(&at) != Some(&k) {
+                    if at <= it.last {
+                        return None;
+                    }
+                    if !escaping.contains(&r) {
+                        escaping.push(r);
+                    }
                 }
             }
-        }
-    }
-    for o in node.flat_outputs() {
-        if !read_outside(o, end, &mut escaping) {
-            return None;
         }
     }
     escaping.sort_unstable();
@@ -465,6 +499,7 @@ fn outline_loop(
     }
 
     // Each iteration becomes a call at the place of its last instruction.
+    let lasts = iters.iter().map(|it| it.last).collect();
     for it in &iters {
         let by_result: HashMap<(usize, usize), VarId> =
             it.defs.iter().map(|(&d, &r)| (r, d)).collect();
@@ -478,5 +513,5 @@ fn outline_loop(
             args: it.outside.clone(),
         });
     }
-    Some(new)
+    Some((new, lasts))
 }
