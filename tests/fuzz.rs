@@ -352,7 +352,7 @@ fn random_loop_programs_keep_their_meaning() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(0x100b));
-    let mut kept = 0;
+    let (mut kept, mut fused) = (0, 0);
     for it in 0..iters {
         let src = random_loop_program(&mut rng);
         let slicing = [Slicing::V, Slicing::B, Slicing::H][it % 3];
@@ -373,6 +373,16 @@ fn random_loop_programs_keep_their_meaning() {
                 .body
                 .iter()
                 .filter(|i| matches!(i, nakiri::ir::Instr::Loop { .. }))
+                .count();
+            // Loops `loop-fuse` made (its bodies are `<body>__fused`).
+            fused += p
+                .entry()
+                .body
+                .iter()
+                .filter(|i| {
+                    matches!(i, nakiri::ir::Instr::Loop { callee, .. }
+                        if p.node(*callee).name.ends_with("__fused"))
+                })
                 .count();
             let insts: Vec<Vec<Vec<u64>>> = (0..if it < 6 { 100 } else { 4 })
                 .map(|_| {
@@ -407,6 +417,10 @@ fn random_loop_programs_keep_their_meaning() {
             }
         }
     }
-    println!("{} kept loops checked", kept);
+    println!("{} kept loops checked, {} of them fused", kept, fused);
     assert!(kept > iters, "the generated programs keep loops");
+    assert!(
+        fused > 0,
+        "no generated program had its loops fused: the check never reached loop-fuse"
+    );
 }

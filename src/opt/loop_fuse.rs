@@ -1,9 +1,12 @@
 //! Independent kept loops fused into one (`--disable loop-fuse`).
 //!
 //! Requires: verified IR. Guarantees: verified IR computing the same outputs. A run of
-//! adjacent `loop` instructions of one trip count, none of which reads what another of the run
-//! writes, becomes one loop of a new body node that runs one iteration of each (their bodies
-//! one after the other, on their own atoms). Each loop was a chain whose iterations wait for
+//! `loop` instructions of one trip count, none of which reads what another of the run (or an
+//! instruction between them that reads the run's results) writes, becomes one loop of a new
+//! body node that runs one iteration of each (their bodies one after the other, on their own
+//! atoms). The instructions between the run's loops move: those reading none of the run's
+//! results before the fused loop, the others after it (`tests/opt/loop-fuse/apart.ir`); where
+//! fewer than two loops gather, the body's order stays. Each loop was a chain whose iterations wait for
 //! each other; side by side, the chains' instructions can overlap. ACE's step runs three
 //! Simeck boxes of 8 rounds as three kept loops: fused, the three boxes share each iteration.
 //! The new node is placed before the node that runs it; bodies no other loop or call runs are
@@ -11,7 +14,8 @@
 //!
 //! A run stops where its loops' state would outgrow the target's registers (a fused body
 //! with more would spill its state every iteration). Vslice and hslice (bitsliced kept loops
-//! keep their state in memory, `codegen/memloop.rs`, sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made).
+//! keep their state in memory, `codegen/memloop.rs`, sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made), `moved`
+//! (instructions from between fused loops).
 //!
 //! Before (two loops of 4 iterations on independent states):
 //! ```text
@@ -48,27 +52,49 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
                       names: &mut HashSet<String>,
                       made: &mut Vec<usize>,
                       st: &mut Stats| {
+            let others = std::mem::take(&mut run.others);
             if run.loops.len() >= 2 {
                 let (ins, node) = fuse(prog, &run.loops, names);
                 st.add("fused", run.loops.len() - 1);
                 st.add("nodes", 1);
                 made.push(prog.nodes.len());
                 prog.nodes.push(node);
+                // Between the loops: what reads none of their results goes before the fused
+                // loop, the rest after it; after the last loop: the order stays.
+                let n_loops = run.loops.len();
+                let (inner, trailing): (Vec<_>, Vec<_>) =
+                    others.into_iter().partition(|o| o.0 < n_loops);
+                let (before, after): (Vec<_>, Vec<_>) = inner.into_iter().partition(|o| o.1);
+                st.add("moved", before.len() + after.len());
+                out.extend(before.into_iter().map(|o| o.2));
                 out.push(ins);
+                out.extend(after.into_iter().chain(trailing).map(|o| o.2));
             } else {
-                out.append(&mut run.loops);
+                // Nothing fused: the body's order stays.
+                let mut others = others.into_iter().peekable();
+                for (k, l) in std::mem::take(&mut run.loops).into_iter().enumerate() {
+                    while let Some(o) = others.next_if(|o| o.0 <= k) {
+                        out.push(o.2);
+                    }
+                    out.push(l);
+                }
+                out.extend(others.map(|o| o.2));
             }
             *run = Run::default();
         };
         for ins in body {
+            if !matches!(ins, Instr::Loop { .. }) {
+                if run.loops.is_empty() {
+                    out.push(ins);
+                } else {
+                    run.push_other(ins);
+                }
+                continue;
+            }
             if !run.accepts(&ins, max_state) {
                 finish(&mut run, &mut out, prog, &mut names, made, &mut st);
             }
-            if matches!(ins, Instr::Loop { .. }) {
-                run.push(ins);
-            } else {
-                out.push(ins);
-            }
+            run.push(ins);
         }
         finish(&mut run, &mut out, prog, &mut names, made, &mut st);
         prog.nodes[i].body = out;
@@ -87,10 +113,13 @@ pub fn run(prog: &mut Program, cfg: &OptConfig) -> Stats {
     st
 }
 
-/// A run of adjacent loops being gathered, with the atoms they write and read.
+/// A run of loops being gathered, with the atoms they write and read.
 #[derive(Default)]
 struct Run {
     loops: Vec<Instr>,
+    /// The other instructions after the run's first loop, in body order: (loops before it,
+    /// whether it goes before the fused loop, the instruction).
+    others: Vec<(usize, bool, Instr)>,
     defs: HashSet<VarId>,
     uses: HashSet<VarId>,
     /// Loop-carried atoms of the loops so far.
@@ -121,6 +150,17 @@ impl Run {
                     && !ins.defs().iter().any(|d| self.uses.contains(d))
             }
         }
+    }
+
+    /// An instruction between the run's loops: one that reads nothing the run writes goes
+    /// before the fused loop, the others after it (and what they write counts as the run's,
+    /// so no loop reading it joins).
+    fn push_other(&mut self, ins: Instr) {
+        let before = !ins.uses().iter().any(|u| self.defs.contains(u));
+        if !before {
+            self.defs.extend(ins.defs().iter().copied());
+        }
+        self.others.push((self.loops.len(), before, ins));
     }
 
     fn push(&mut self, ins: Instr) {
