@@ -6,16 +6,18 @@
 //! body node that runs one iteration of each (their bodies one after the other, on their own
 //! atoms). The instructions between the run's loops move: those reading none of the run's
 //! results before the fused loop, the others after it (`tests/opt/loop-fuse/apart.ir`); where
-//! fewer than two loops gather, the body's order stays. Each loop was a chain whose iterations wait for
-//! each other; side by side, the chains' instructions can overlap. ACE's step runs three
-//! Simeck boxes of 8 rounds as three kept loops: fused, the three boxes share each iteration.
+//! fewer than two loops gather, the body's order stays. Each loop was a chain whose
+//! iterations wait for each other; side by side, the chains' instructions can overlap. ACE's
+//! step runs three Simeck boxes of 8 rounds as three kept loops: fused, the three boxes share
+//! each iteration.
 //! The new node is placed before the node that runs it; bodies no other loop or call runs are
 //! removed.
 //!
 //! A run stops where its loops' state would outgrow the target's registers (a fused body
 //! with more would spill its state every iteration). Vslice and hslice (bitsliced kept loops
-//! keep their state in memory, `codegen/memloop.rs`, sized for one loop). Stats: `fused` (loops merged into others), `nodes` (bodies made), `moved`
-//! (instructions from between fused loops).
+//! keep their state in memory, `codegen/memloop.rs`, sized for one loop). Stats: `fused`
+//! (loops merged into others), `nodes` (bodies made), `moved` (instructions from between
+//! fused loops).
 //!
 //! Before (two loops of 4 iterations on independent states):
 //! ```text
