@@ -208,6 +208,28 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
             (0..m).map(|j| (nb - 1 - j / 8) * 8 + j % 8).collect(),
         ));
     }
+    if m >= 32 {
+        // each 16- and 32-bit lane rotated by 4 (one lane shift per direction, no AND, on
+        // x86 SIMD), and the low half moved up whole (a shift alone) with the high half
+        // permuted at random
+        for l in [16, 32].into_iter().filter(|&l| l < m && m % l == 0) {
+            v.push(K::Shuffle(
+                (0..m).map(|j| j / l * l + (j % l + l - 4) % l).collect(),
+            ));
+        }
+        let half = random_perm(m / 2, rng);
+        v.push(K::Shuffle(
+            (0..m)
+                .map(|j| {
+                    if j < m / 2 {
+                        j + m / 2
+                    } else {
+                        half[(j - m / 2) as usize]
+                    }
+                })
+                .collect(),
+        ));
+    }
     v.push(K::Shuffle(random_perm(m, rng)));
     v.push(K::Shuffle((0..m).rev().collect()));
     v.push(K::Shuffle(

@@ -469,7 +469,43 @@ fn shuffle_groups(m: u32, perm: &[u32]) -> BTreeMap<i32, u64> {
 /// Helper for a bit permutation inside m-bit words: `std` (simd_w = None, on uint64_t) or SIMD
 /// lanes of `w` bits.
 fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: &[u32]) -> String {
-    let key = format!("shuffle/{:?}/{}/{:?}", simd_w, m, perm);
+    bit_shuffle_helper_lanes(helpers, simd_w, m, perm, None)
+}
+
+/// The lane width `l` (dividing `w`) whose shift by `d` (left if positive) keeps exactly the
+/// bits `msk` of a `w`-bit word: there the shift needs no AND. The word's own width first,
+/// then the narrower lanes whose shifts x86 has (16 and 32 bits, `lane_prefix` its intrinsics'
+/// prefix); `None` where no lane fits.
+fn exact_shift_lanes(w: u32, d: i32, msk: u64, lane_prefix: Option<&str>) -> Option<u32> {
+    let k = d.unsigned_abs();
+    let exact = |l: u32| {
+        if k == 0 || k >= l || w % l != 0 {
+            return false;
+        }
+        let lane = if d > 0 {
+            mask(l - k)
+        } else {
+            mask(l) & !mask(k)
+        };
+        (0..w / l).fold(0u64, |acc, i| acc | lane << (i * l)) == msk
+    };
+    if exact(w) {
+        return Some(w);
+    }
+    lane_prefix?;
+    [32, 16].into_iter().find(|&l| l < w && exact(l))
+}
+
+/// [`bit_shuffle_helper`]; with `lane_prefix` (x86 SIMD: `_mm`, `_mm256`, `_mm512`), a group of
+/// bits that a 16- or 32-bit lane shift moves exactly is that shift, without its AND.
+fn bit_shuffle_helper_lanes(
+    helpers: &mut Helpers,
+    simd_w: Option<u32>,
+    m: u32,
+    perm: &[u32],
+    lane_prefix: Option<&'static str>,
+) -> String {
+    let key = format!("shuffle/{:?}/{}/{:?}/{:?}", simd_w, m, perm, lane_prefix);
     helpers.get("nk_shuffle", key, |name| {
         let groups = shuffle_groups(m, perm);
         let mut s = String::new();
@@ -530,6 +566,23 @@ fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: 
                                 lit(u64::from_le_bytes(ctrl[0..8].try_into().unwrap()), 64)
                             ),
                             None => format!("NK_ROTL{}({}, {})", w, sel, d),
+                        }
+                    } else if let Some(l) =
+                        exact_shift_lanes(w, *d, *msk, lane_prefix).filter(|_| m == w)
+                    {
+                        // The shift alone keeps exactly these bits (AES's nibble swaps, GIFT's
+                        // half-word rotations): no AND.
+                        let dir = if *d > 0 { "L" } else { "R" };
+                        if l == w {
+                            format!("NK_SH{}{}(x, {})", dir, w, d.unsigned_abs())
+                        } else {
+                            format!(
+                                "{}_s{}li_epi{}(x, {})",
+                                lane_prefix.unwrap_or("_mm"),
+                                dir.to_lowercase(),
+                                l,
+                                d.unsigned_abs()
+                            )
                         }
                     } else {
                         let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
@@ -770,7 +823,13 @@ fn simd_v(
         }
         Op::Bitmask(a, k) => format!("NK_BITMASK{}({}, {})", w, nm(*a), k),
         Op::Shuffle(a, p) => {
-            let name = bit_shuffle_helper(helpers, Some(w), m, p);
+            let lanes = match t.arch {
+                Arch::Sse => Some("_mm"),
+                Arch::Avx2 => Some("_mm256"),
+                Arch::Avx512 => Some("_mm512"),
+                _ => None,
+            };
+            let name = bit_shuffle_helper_lanes(helpers, Some(w), m, p, lanes);
             format!("{}({})", name, nm(*a))
         }
         Op::Pack(..) => {
