@@ -208,6 +208,11 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
             (0..m).map(|j| (nb - 1 - j / 8) * 8 + j % 8).collect(),
         ));
     }
+    if m >= 16 && m.is_multiple_of(8) {
+        // AES's ShiftRows on a plane: bit class c (j mod 4) rotated by 4c (rotations by 4 and
+        // 12 share one rotation on SSE/AVX2)
+        v.push(K::Shuffle((0..m).map(|j| (j + 4 * (j % 4)) % m).collect()));
+    }
     if m >= 32 {
         // each 16- and 32-bit lane rotated by 4 (one lane shift per direction, no AND, on
         // x86 SIMD), and the low half moved up whole (a shift alone) with the high half

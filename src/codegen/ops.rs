@@ -469,7 +469,7 @@ fn shuffle_groups(m: u32, perm: &[u32]) -> BTreeMap<i32, u64> {
 /// Helper for a bit permutation inside m-bit words: `std` (simd_w = None, on uint64_t) or SIMD
 /// lanes of `w` bits.
 fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: &[u32]) -> String {
-    bit_shuffle_helper_lanes(helpers, simd_w, m, perm, None)
+    bit_shuffle_helper_lanes(helpers, simd_w, m, perm, None, false)
 }
 
 /// The lane width `l` (dividing `w`) whose shift by `d` (left if positive) keeps exactly the
@@ -497,15 +497,21 @@ fn exact_shift_lanes(w: u32, d: i32, msk: u64, lane_prefix: Option<&str>) -> Opt
 }
 
 /// [`bit_shuffle_helper`]; with `lane_prefix` (x86 SIMD: `_mm`, `_mm256`, `_mm512`), a group of
-/// bits that a 16- or 32-bit lane shift moves exactly is that shift, without its AND.
+/// bits that a 16- or 32-bit lane shift moves exactly is that shift, without its AND; and
+/// with `slow_rot` too (rotations are two shifts and an OR), rotations by amounts a whole
+/// number of bytes apart share one rotation (see below).
 fn bit_shuffle_helper_lanes(
     helpers: &mut Helpers,
     simd_w: Option<u32>,
     m: u32,
     perm: &[u32],
     lane_prefix: Option<&'static str>,
+    slow_rot: bool,
 ) -> String {
-    let key = format!("shuffle/{:?}/{}/{:?}/{:?}", simd_w, m, perm, lane_prefix);
+    let key = format!(
+        "shuffle/{:?}/{}/{:?}/{:?}/{}",
+        simd_w, m, perm, lane_prefix, slow_rot
+    );
     helpers.get("nk_shuffle", key, |name| {
         let groups = shuffle_groups(m, perm);
         let mut s = String::new();
@@ -551,20 +557,55 @@ fn bit_shuffle_helper_lanes(
                         && groups.contains_key(&d)
                         && groups.contains_key(&(d - m as i32))
                 };
+                let pshufb = |e: String, ctrl: [u8; 16]| {
+                    format!(
+                        "NK_PSHUFB({}, {}, {})",
+                        e,
+                        lit(u64::from_le_bytes(ctrl[8..16].try_into().unwrap()), 64),
+                        lit(u64::from_le_bytes(ctrl[0..8].try_into().unwrap()), 64)
+                    )
+                };
+                // Rotations by d and d + 8k (not whole bytes themselves) are one: rotl(a, d) |
+                // rotl(b, d + 8k) = rotl(a | byte_shuffle_8k(b), d), a byte shuffle and an OR
+                // instead of two shifts and an OR (AES's ShiftRows on a 16-bit plane: rotations
+                // by 4 and 12; 14 instructions -> 12). `merged[d]`: the partners of the
+                // smallest d of such a class.
+                let mut merged: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+                if slow_rot && lane_prefix.is_some() && w >= 16 {
+                    let rots: Vec<i32> = groups
+                        .keys()
+                        .copied()
+                        .filter(|&d| rotated(d) && d % 8 != 0)
+                        .collect();
+                    for &d in &rots {
+                        if let Some(&base) = rots.iter().find(|&&b| b < d && (d - b) % 8 == 0) {
+                            merged.entry(base).or_default().push(d);
+                        }
+                    }
+                }
+                let partner = |d: i32| merged.values().flatten().any(|&x| x == d);
                 for (d, msk) in &groups {
                     if *d < 0 && rotated(d + m as i32) {
                         continue; // in its partner's rotation
                     }
-                    let term = if rotated(*d) {
+                    if partner(*d) {
+                        continue; // in its class's rotation
+                    }
+                    let term = if let Some(ds) = merged.get(d) {
+                        let both = |d: i32| groups[&d] | groups[&(d - m as i32)];
+                        let mut e = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(*d), w));
+                        for &p in ds {
+                            let ctrl = byte_shuffle(w, &Op::Rotl(VarId(0), (p - d) as u32))
+                                .expect("a whole-byte rotation is a byte shuffle");
+                            let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(p), w));
+                            e = format!("NK_OR({}, {})", e, pshufb(sel, ctrl));
+                        }
+                        format!("NK_ROTL{}({}, {})", w, e, d)
+                    } else if rotated(*d) {
                         let both = msk | groups[&(d - m as i32)];
                         let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both, w));
                         match byte_shuffle(w, &Op::Rotl(VarId(0), *d as u32)).filter(|_| w >= 16) {
-                            Some(ctrl) => format!(
-                                "NK_PSHUFB({}, {}, {})",
-                                sel,
-                                lit(u64::from_le_bytes(ctrl[8..16].try_into().unwrap()), 64),
-                                lit(u64::from_le_bytes(ctrl[0..8].try_into().unwrap()), 64)
-                            ),
+                            Some(ctrl) => pshufb(sel, ctrl),
                             None => format!("NK_ROTL{}({}, {})", w, sel, d),
                         }
                     } else if let Some(l) =
@@ -829,7 +870,7 @@ fn simd_v(
                 Arch::Avx512 => Some("_mm512"),
                 _ => None,
             };
-            let name = bit_shuffle_helper_lanes(helpers, Some(w), m, p, lanes);
+            let name = bit_shuffle_helper_lanes(helpers, Some(w), m, p, lanes, !native_rot);
             format!("{}({})", name, nm(*a))
         }
         Op::Pack(..) => {
