@@ -217,7 +217,10 @@ fn op_kinds(kind: Kind, m: u32, rng: &mut Rng) -> Vec<K> {
         // each 16- and 32-bit lane rotated by 4 (one lane shift per direction, no AND, on
         // x86 SIMD), and the low half moved up whole (a shift alone) with the high half
         // permuted at random
-        for l in [16, 32].into_iter().filter(|&l| l < m && m % l == 0) {
+        for l in [16, 32]
+            .into_iter()
+            .filter(|&l| l < m && m.is_multiple_of(l))
+        {
             v.push(K::Shuffle(
                 (0..m).map(|j| j / l * l + (j % l + l - 4) % l).collect(),
             ));

@@ -479,7 +479,7 @@ fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: 
 fn exact_shift_lanes(w: u32, d: i32, msk: u64, lane_prefix: Option<&str>) -> Option<u32> {
     let k = d.unsigned_abs();
     let exact = |l: u32| {
-        if k == 0 || k >= l || w % l != 0 {
+        if k == 0 || k >= l || !w.is_multiple_of(l) {
             return false;
         }
         let lane = if d > 0 {
@@ -611,8 +611,8 @@ fn bit_shuffle_helper_lanes(
                     } else if let Some(l) =
                         exact_shift_lanes(w, *d, *msk, lane_prefix).filter(|_| m == w)
                     {
-                        // The shift alone keeps exactly these bits (AES's nibble swaps, GIFT's
-                        // half-word rotations): no AND.
+                        // The shift alone keeps exactly these bits (`(x & 0xFFFF0000) >> 16`,
+                        // GIFT's half-word rotations in 16-bit lanes): no AND.
                         let dir = if *d > 0 { "L" } else { "R" };
                         if l == w {
                             format!("NK_SH{}{}(x, {})", dir, w, d.unsigned_abs())

@@ -268,8 +268,8 @@ pub const MIN_WORK_PER_ATOM: usize = 1;
 /// fits the instruction cache, and a loop wins whatever its calls cost).
 pub const UNROLLED_WORK_LIMIT: usize = 4096;
 
-#[allow(clippy::too_many_arguments)]
 /// The new node, and per iteration the position of its call.
+#[allow(clippy::too_many_arguments)]
 fn outline_loop(
     node: &mut Node,
     body: &mut [Option<Instr>],
