@@ -275,12 +275,37 @@ fn pairs(v: &[(&str, u32)]) -> Vec<(String, u32)> {
     v
 }
 
-/// Which loops `opt::outline` + `opt::reroll` keep in `tests/in/loops.ua`, per policy.
+/// [`lower_with`] without `loop-fuse` (which would merge independent loops of one count).
+fn lower_unfused(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
+    let mut cfg = Config {
+        slicing: s,
+        ..Config::default()
+    };
+    cfg.opt.loops = loops;
+    cfg.opt.disabled.push(nakiri::opt::PassId::LoopFuse);
+    common::lower_file_cfg(path, &cfg)
+}
+
+/// Which loops `opt::outline` + `opt::reroll` keep in `tests/in/loops.ua`, per policy
+/// (`loop-fuse` off; with it, the map of `mix` and the 4-round chain, both of 4 iterations and
+/// independent, become one loop in vslice and hslice).
 #[test]
 fn loops_kept_where_iterations_agree() {
     use nakiri::opt::LoopPolicy;
     for s in [Slicing::V, Slicing::B, Slicing::H] {
-        let prog = lower_with("tests/in/loops.ua", s, LoopPolicy::All);
+        let fused = lower_with("tests/in/loops.ua", s, LoopPolicy::All);
+        let expect: &[(&str, u32)] = if s == Slicing::B {
+            &[("round", 6), ("mix", 4), ("round", 4), ("loops", 5)]
+        } else {
+            &[("round", 6), ("mix__fused", 4), ("loops", 5)]
+        };
+        assert_eq!(
+            kept_loops(&fused),
+            pairs(expect),
+            "-{}: kept loops (all, fused)",
+            s
+        );
+        let prog = lower_unfused("tests/in/loops.ua", s, LoopPolicy::All);
         let entry = prog.entry();
         assert_eq!(
             kept_loops(&prog),
