@@ -228,11 +228,22 @@ fn b_chains(arch: nakiri::codegen::Arch) -> Config {
 }
 
 fn lower_with(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
+    lower_without(path, s, loops, &[])
+}
+
+/// [`lower_with`] with the passes `off` switched off.
+fn lower_without(
+    path: &str,
+    s: Slicing,
+    loops: nakiri::opt::LoopPolicy,
+    off: &[nakiri::opt::PassId],
+) -> Program {
     let mut cfg = Config {
         slicing: s,
         ..Config::default()
     };
     cfg.opt.loops = loops;
+    cfg.opt.disabled.extend_from_slice(off);
     common::lower_file_cfg(path, &cfg)
 }
 
@@ -275,17 +286,6 @@ fn pairs(v: &[(&str, u32)]) -> Vec<(String, u32)> {
     v
 }
 
-/// [`lower_with`] without `loop-fuse` (which would merge independent loops of one count).
-fn lower_unfused(path: &str, s: Slicing, loops: nakiri::opt::LoopPolicy) -> Program {
-    let mut cfg = Config {
-        slicing: s,
-        ..Config::default()
-    };
-    cfg.opt.loops = loops;
-    cfg.opt.disabled.push(nakiri::opt::PassId::LoopFuse);
-    common::lower_file_cfg(path, &cfg)
-}
-
 /// Which loops `opt::outline` + `opt::reroll` keep in `tests/in/loops.ua`, per policy
 /// (`loop-fuse` off; with it, the map of `mix` and the 4-round chain, both of 4 iterations and
 /// independent, become one loop in vslice and hslice).
@@ -305,7 +305,12 @@ fn loops_kept_where_iterations_agree() {
             "-{}: kept loops (all, fused)",
             s
         );
-        let prog = lower_unfused("tests/in/loops.ua", s, LoopPolicy::All);
+        let prog = lower_without(
+            "tests/in/loops.ua",
+            s,
+            LoopPolicy::All,
+            &[nakiri::opt::PassId::LoopFuse],
+        );
         let entry = prog.entry();
         assert_eq!(
             kept_loops(&prog),

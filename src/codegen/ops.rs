@@ -584,6 +584,8 @@ fn bit_shuffle_helper_lanes(
                     }
                 }
                 let partner = |d: i32| merged.values().flatten().any(|&x| x == d);
+                // The bits of rotation d: those moving left by d and those moving right by m - d.
+                let both = |d: i32| groups[&d] | groups[&(d - m as i32)];
                 for (d, msk) in &groups {
                     if *d < 0 && rotated(d + m as i32) {
                         continue; // in its partner's rotation
@@ -592,7 +594,6 @@ fn bit_shuffle_helper_lanes(
                         continue; // in its class's rotation
                     }
                     let term = if let Some(ds) = merged.get(d) {
-                        let both = |d: i32| groups[&d] | groups[&(d - m as i32)];
                         let mut e = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(*d), w));
                         for &p in ds {
                             let ctrl = byte_shuffle(w, &Op::Rotl(VarId(0), (p - d) as u32))
@@ -602,8 +603,7 @@ fn bit_shuffle_helper_lanes(
                         }
                         format!("NK_ROTL{}({}, {})", w, e, d)
                     } else if rotated(*d) {
-                        let both = msk | groups[&(d - m as i32)];
-                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both, w));
+                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(*d), w));
                         match byte_shuffle(w, &Op::Rotl(VarId(0), *d as u32)).filter(|_| w >= 16) {
                             Some(ctrl) => pshufb(sel, ctrl),
                             None => format!("NK_ROTL{}({}, {})", w, sel, d),
