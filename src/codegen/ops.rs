@@ -864,12 +864,7 @@ fn simd_v(
         }
         Op::Bitmask(a, k) => format!("NK_BITMASK{}({}, {})", w, nm(*a), k),
         Op::Shuffle(a, p) => {
-            let lanes = match t.arch {
-                Arch::Sse => Some("_mm"),
-                Arch::Avx2 => Some("_mm256"),
-                Arch::Avx512 => Some("_mm512"),
-                _ => None,
-            };
+            let lanes = t.arch.x86_intrinsics().map(|(pre, _)| pre);
             let name = bit_shuffle_helper_lanes(helpers, Some(w), m, p, lanes, !native_rot);
             format!("{}({})", name, nm(*a))
         }

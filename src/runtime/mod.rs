@@ -109,11 +109,11 @@ fn std_prelude() -> String {
 
 /// Replaces `@P` (intrinsic prefix), `@T` (vector type), `@S` (si128/si256/si512 suffix).
 fn subst(template: &str, arch: Arch) -> String {
-    let (p, t, si) = match arch {
-        Arch::Sse => ("_mm", "__m128i", "si128"),
-        Arch::Avx2 => ("_mm256", "__m256i", "si256"),
-        Arch::Avx512 => ("_mm512", "__m512i", "si512"),
-        _ => unreachable!("x86 only"),
+    let (p, t) = arch.x86_intrinsics().expect("x86 only");
+    let si = match arch {
+        Arch::Sse => "si128",
+        Arch::Avx2 => "si256",
+        _ => "si512",
     };
     template.replace("@P", p).replace("@T", t).replace("@S", si)
 }

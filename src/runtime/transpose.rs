@@ -755,11 +755,7 @@ pub fn v_network(arch: Arch, m: u32) -> String {
     let kk = (arch.reg_bits() / m) as usize;
     let k = (128 / m) as usize;
     let lanes = kk / k;
-    let (pre, vt) = match arch {
-        Arch::Sse => ("_mm", "__m128i"),
-        Arch::Avx2 => ("_mm256", "__m256i"),
-        _ => ("_mm512", "__m512i"),
-    };
+    let (pre, vt) = arch.x86_intrinsics().expect("x86 SIMD");
     let mut s = String::new();
     s.push_str(v_vec_ops(arch));
     s.push_str(&format!(
@@ -1153,12 +1149,10 @@ fn h_routines_simd(arch: Arch, m: u32) -> String {
     let a = suffix(arch);
     let nc = h_calls_per_block(arch, m);
     let inst = instances(arch, Slicing::H, m);
-    let (pre, sh) = match arch {
-        Arch::Sse => ("_mm", "_mm_shuffle_epi8"),
-        Arch::Avx2 => ("_mm256", "_mm256_shuffle_epi8"),
-        _ => ("_mm512", "_mm512_shuffle_epi8"),
-    };
-    let _ = pre;
+    let sh = format!(
+        "{}_shuffle_epi8",
+        arch.x86_intrinsics().expect("x86 SIMD").0
+    );
     // Byte shuffles within a 128-bit lane: fwd1 (before the bit transpose, V -> H), fwd2
     // (after); bwd1/bwd2 their inverses. out[k] = in[idx[k]].
     let (fwd1, fwd2): ([usize; 16], [usize; 16]) = if m == 16 {
@@ -1237,7 +1231,7 @@ static inline __attribute__((always_inline)) NKP_UNUSED $ATTR NKP_VT_$A nkp_h8b_
             .replace("$M", &m.to_string())
             .replace("$NC", &nc.to_string())
             .replace("$INST", &inst.to_string())
-            .replace("$SH", sh)
+            .replace("$SH", &sh)
             .replace("$GF", gf)
             .replace("$FWD1R", &setv(&rev8(&fwd1)))
             .replace("$BWD2R", &setv(&rev8(&bwd2)))
@@ -1640,11 +1634,7 @@ fn v_lane_chunks(arch: Arch, m: u32) -> String {
     let attr = target_attr(arch);
     let k = (128 / m) as usize;
     let lanes = arch.reg_bits() as usize / 128;
-    let (pre, vt) = match arch {
-        Arch::Sse => ("_mm", "__m128i"),
-        Arch::Avx2 => ("_mm256", "__m256i"),
-        _ => ("_mm512", "__m512i"),
-    };
+    let (pre, vt) = arch.x86_intrinsics().expect("x86 SIMD");
     let eb = (m / 8) as usize; // bytes per element
     let mut s = v_vec_ops(arch).to_string();
     s.push_str(&v_piece_ops(arch));
@@ -1987,11 +1977,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     let a = suffix(arch);
     let attr = target_attr(arch);
     let lanes = arch.reg_bits() as usize / 128;
-    let (pre, vt) = match arch {
-        Arch::Sse => ("_mm", "__m128i"),
-        Arch::Avx2 => ("_mm256", "__m256i"),
-        _ => ("_mm512", "__m512i"),
-    };
+    let (pre, vt) = arch.x86_intrinsics().expect("x86 SIMD");
     let rev = (ub / 8 - 1) as usize;
     // pshufb tables, out[e] = in[idx[e]], per 128-bit lane.
     let fwd: [usize; 16] = core::array::from_fn(|e| {

@@ -52,6 +52,18 @@ impl Arch {
         }
     }
 
+    /// x86 SIMD targets: the intrinsics' prefix and the vector type (`_mm256`, `__m256i`);
+    /// `None` elsewhere. The one table the runtime, the transpositions and codegen's helpers
+    /// spell intrinsics from.
+    pub fn x86_intrinsics(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            Arch::Sse => Some(("_mm", "__m128i")),
+            Arch::Avx2 => Some(("_mm256", "__m256i")),
+            Arch::Avx512 => Some(("_mm512", "__m512i")),
+            Arch::Std | Arch::Neon => None,
+        }
+    }
+
     /// Register width in bits.
     pub fn reg_bits(self) -> u32 {
         match self {
