@@ -672,7 +672,9 @@ fn programs(arch: Arch) -> Vec<Program> {
     let mut progs = vec![];
     // Bitslice: native words of every size, 1-bit and odd-size bit strings, const, scalars,
     // parameters of more than 64 atoms, with a last partial 64-bit group of 1 bit to 6 bytes (on
-    // SIMD the whole-group routine on the window of 8 bytes ending at the string's end).
+    // SIMD the whole-group routine on the window of 8 bytes ending at the string's end), and
+    // instances of 16 bytes and more both ways (pairs of groups from one 16-byte chunk: `a`,
+    // `g`, `c`, `f`, `r`, `y`, `e`).
     progs.push(build(
         Slicing::B,
         &format!("b1_{a}"),
@@ -682,6 +684,7 @@ fn programs(arch: Arch) -> Vec<Program> {
             sp("z", &[], 1),
             sp("w", &[13], 1),
             sp("q", &[3], 4),
+            sp("a", &[4], 32),
         ],
         &[
             sp("y", &[3], 32),
@@ -689,6 +692,7 @@ fn programs(arch: Arch) -> Vec<Program> {
             sp("p", &[], 16),
             sp("r", &[2], 64),
             sp("s", &[5], 4),
+            sp("g", &[4], 32),
         ],
     ));
     progs.push(build(
@@ -699,6 +703,8 @@ fn programs(arch: Arch) -> Vec<Program> {
             cs("k", &[], 64),
             sp("t", &[9], 8),
             sp("u", &[71], 1),
+            sp("c", &[5], 64),
+            sp("f", &[263], 1),
         ],
         &[
             sp("y", &[2], 64),
