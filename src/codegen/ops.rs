@@ -13,6 +13,7 @@ use super::Arch;
 use crate::fxhash::FxHashMap as HashMap;
 use crate::ir::{mask, Node, Op, Slicing, VarId};
 use crate::runtime::{std_container, std_container_bits};
+use crate::target::shuffle::{self, Term};
 use std::collections::BTreeMap;
 
 /// Target facts the expressions depend on.
@@ -454,52 +455,17 @@ fn std_v(
     })
 }
 
-/// Groups a bit permutation of an m-bit word by displacement: LSB-numbered source mask per
-/// left-shift amount (negative = right shift).
-fn shuffle_groups(m: u32, perm: &[u32]) -> BTreeMap<i32, u64> {
-    let mut g: BTreeMap<i32, u64> = BTreeMap::new();
-    for (j, &src) in perm.iter().enumerate() {
-        let pd = (m - 1 - j as u32) as i32;
-        let ps = (m - 1 - src) as i32;
-        *g.entry(pd - ps).or_insert(0) |= 1u64 << ps;
-    }
-    g
-}
-
 /// Helper for a bit permutation inside m-bit words: `std` (simd_w = None, on uint64_t) or SIMD
 /// lanes of `w` bits.
 fn bit_shuffle_helper(helpers: &mut Helpers, simd_w: Option<u32>, m: u32, perm: &[u32]) -> String {
     bit_shuffle_helper_lanes(helpers, simd_w, m, perm, None, false)
 }
 
-/// The lane width `l` (dividing `w`) whose shift by `d` (left if positive) keeps exactly the
-/// bits `msk` of a `w`-bit word: there the shift needs no AND. The word's own width first,
-/// then the narrower lanes whose shifts x86 has (16 and 32 bits, `lane_prefix` its intrinsics'
-/// prefix); `None` where no lane fits.
-fn exact_shift_lanes(w: u32, d: i32, msk: u64, lane_prefix: Option<&str>) -> Option<u32> {
-    let k = d.unsigned_abs();
-    let exact = |l: u32| {
-        if k == 0 || k >= l || !w.is_multiple_of(l) {
-            return false;
-        }
-        let lane = if d > 0 {
-            mask(l - k)
-        } else {
-            mask(l) & !mask(k)
-        };
-        (0..w / l).fold(0u64, |acc, i| acc | lane << (i * l)) == msk
-    };
-    if exact(w) {
-        return Some(w);
-    }
-    lane_prefix?;
-    [32, 16].into_iter().find(|&l| l < w && exact(l))
-}
-
-/// [`bit_shuffle_helper`]; with `lane_prefix` (x86 SIMD: `_mm`, `_mm256`, `_mm512`), a group of
-/// bits that a 16- or 32-bit lane shift moves exactly is that shift, without its AND; and
-/// with `slow_rot` too (rotations are two shifts and an OR), rotations by amounts a whole
-/// number of bytes apart share one rotation (see below).
+/// [`bit_shuffle_helper`]; on SIMD the terms of [`shuffle::plan`] (which `Target::emitted_cost`
+/// counts): with `lane_prefix` (x86 SIMD: `_mm`, `_mm256`, `_mm512`), a group of bits that a
+/// 16- or 32-bit lane shift moves exactly is that shift, without its AND; and with `slow_rot`
+/// too (rotations are two shifts and an OR), rotations by amounts a whole number of bytes
+/// apart share one rotation.
 fn bit_shuffle_helper_lanes(
     helpers: &mut Helpers,
     simd_w: Option<u32>,
@@ -513,51 +479,35 @@ fn bit_shuffle_helper_lanes(
         simd_w, m, perm, lane_prefix, slow_rot
     );
     helpers.get("nk_shuffle", key, |name| {
-        let groups = shuffle_groups(m, perm);
         let mut s = String::new();
         s.push_str(&format!(
             "/* bit permutation of {}-bit words (result bit j = bit p[j], MSB first): {:?} */\n",
             m, perm
         ));
-        match simd_w {
+        let terms: Vec<String> = match simd_w {
             None => {
                 s.push_str(&format!(
                     "static inline uint64_t {}(uint64_t x)\n{{\n",
                     name
                 ));
-                let mut first = true;
-                for (d, msk) in &groups {
-                    let term = match d.cmp(&0) {
-                        std::cmp::Ordering::Equal => format!("(x & {})", lit(*msk, 64)),
-                        std::cmp::Ordering::Greater => format!("(x & {}) << {}", lit(*msk, 64), d),
-                        std::cmp::Ordering::Less => format!("(x & {}) >> {}", lit(*msk, 64), -d),
-                    };
-                    if first {
-                        s.push_str(&format!("    uint64_t r = {};\n", term));
-                        first = false;
-                    } else {
-                        s.push_str(&format!("    r |= {};\n", term));
-                    }
-                }
-                s.push_str("    return r;\n}\n");
+                shuffle::groups(m, perm)
+                    .into_iter()
+                    .map(|(d, msk)| match d.cmp(&0) {
+                        std::cmp::Ordering::Equal => format!("(x & {})", lit(msk, 64)),
+                        std::cmp::Ordering::Greater => format!("(x & {}) << {}", lit(msk, 64), d),
+                        std::cmp::Ordering::Less => format!("(x & {}) >> {}", lit(msk, 64), -d),
+                    })
+                    .collect()
             }
             Some(w) => {
                 s.push_str(&format!(
                     "static inline NK_TARGET DATATYPE {}(DATATYPE x)\n{{\n",
                     name
                 ));
-                // Bits moving left by d and bits moving right by m - d are one rotation left by
-                // d of their union: an AND and a rotation (one byte shuffle for whole bytes,
-                // one instruction where the target rotates) instead of two ANDs, two shifts
-                // and an OR.
-                let mut terms: Vec<String> = Vec::new();
-                let rotated = |d: i32| {
-                    m == w
-                        && d > 0
-                        && groups.contains_key(&d)
-                        && groups.contains_key(&(d - m as i32))
-                };
-                let pshufb = |e: String, ctrl: [u8; 16]| {
+                let sel = |msk: u64| format!("NK_AND(x, NK_SET1_{}({}))", w, lit(msk, w));
+                let pshufb = |e: String, k: i32| {
+                    let ctrl = byte_shuffle(w, &Op::Rotl(VarId(0), k as u32))
+                        .expect("a whole-byte rotation is a byte shuffle");
                     format!(
                         "NK_PSHUFB({}, {}, {})",
                         e,
@@ -565,88 +515,58 @@ fn bit_shuffle_helper_lanes(
                         lit(u64::from_le_bytes(ctrl[0..8].try_into().unwrap()), 64)
                     )
                 };
-                // Rotations by d and d + 8k (not whole bytes themselves) are one: rotl(a, d) |
-                // rotl(b, d + 8k) = rotl(a | byte_shuffle_8k(b), d), a byte shuffle and an OR
-                // instead of two shifts and an OR (AES's ShiftRows on a 16-bit plane: rotations
-                // by 4 and 12; 14 instructions -> 12). `merged[d]`: the partners of the
-                // smallest d of such a class.
-                let mut merged: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
-                if slow_rot && lane_prefix.is_some() && w >= 16 {
-                    let rots: Vec<i32> = groups
-                        .keys()
-                        .copied()
-                        .filter(|&d| rotated(d) && d % 8 != 0)
-                        .collect();
-                    for &d in &rots {
-                        if let Some(&base) = rots.iter().find(|&&b| b < d && (d - b) % 8 == 0) {
-                            merged.entry(base).or_default().push(d);
+                shuffle::plan(w, m, perm, lane_prefix.is_some(), slow_rot)
+                    .into_iter()
+                    .map(|t| match t {
+                        Term::Merged { d, msk, partners } => {
+                            let mut e = sel(msk);
+                            for (p, pm) in partners {
+                                e = format!("NK_OR({}, {})", e, pshufb(sel(pm), p - d));
+                            }
+                            format!("NK_ROTL{}({}, {})", w, e, d)
                         }
-                    }
-                }
-                let partner = |d: i32| merged.values().flatten().any(|&x| x == d);
-                // The bits of rotation d: those moving left by d and those moving right by m - d.
-                let both = |d: i32| groups[&d] | groups[&(d - m as i32)];
-                for (d, msk) in &groups {
-                    if *d < 0 && rotated(d + m as i32) {
-                        continue; // in its partner's rotation
-                    }
-                    if partner(*d) {
-                        continue; // in its class's rotation
-                    }
-                    let term = if let Some(ds) = merged.get(d) {
-                        let mut e = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(*d), w));
-                        for &p in ds {
-                            let ctrl = byte_shuffle(w, &Op::Rotl(VarId(0), (p - d) as u32))
-                                .expect("a whole-byte rotation is a byte shuffle");
-                            let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(p), w));
-                            e = format!("NK_OR({}, {})", e, pshufb(sel, ctrl));
+                        Term::Rot { d, msk } if d % 8 == 0 && w >= 16 => pshufb(sel(msk), d),
+                        Term::Rot { d, msk } => format!("NK_ROTL{}({}, {})", w, sel(msk), d),
+                        Term::Exact { d, lanes } => {
+                            let dir = if d > 0 { "L" } else { "R" };
+                            if lanes == w {
+                                format!("NK_SH{}{}(x, {})", dir, w, d.unsigned_abs())
+                            } else {
+                                format!(
+                                    "{}_s{}li_epi{}(x, {})",
+                                    lane_prefix.unwrap_or("_mm"),
+                                    dir.to_lowercase(),
+                                    lanes,
+                                    d.unsigned_abs()
+                                )
+                            }
                         }
-                        format!("NK_ROTL{}({}, {})", w, e, d)
-                    } else if rotated(*d) {
-                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(both(*d), w));
-                        match byte_shuffle(w, &Op::Rotl(VarId(0), *d as u32)).filter(|_| w >= 16) {
-                            Some(ctrl) => pshufb(sel, ctrl),
-                            None => format!("NK_ROTL{}({}, {})", w, sel, d),
-                        }
-                    } else if let Some(l) =
-                        exact_shift_lanes(w, *d, *msk, lane_prefix).filter(|_| m == w)
-                    {
-                        // The shift alone keeps exactly these bits (`(x & 0xFFFF0000) >> 16`,
-                        // GIFT's half-word rotations in 16-bit lanes): no AND.
-                        let dir = if *d > 0 { "L" } else { "R" };
-                        if l == w {
-                            format!("NK_SH{}{}(x, {})", dir, w, d.unsigned_abs())
-                        } else {
-                            format!(
-                                "{}_s{}li_epi{}(x, {})",
-                                lane_prefix.unwrap_or("_mm"),
-                                dir.to_lowercase(),
-                                l,
-                                d.unsigned_abs()
-                            )
-                        }
-                    } else {
-                        let sel = format!("NK_AND(x, NK_SET1_{}({}))", w, lit(*msk, w));
-                        match d.cmp(&0) {
-                            std::cmp::Ordering::Equal => sel,
-                            std::cmp::Ordering::Greater => format!("NK_SHL{}({}, {})", w, sel, d),
-                            std::cmp::Ordering::Less => format!("NK_SHR{}({}, {})", w, sel, -d),
-                        }
-                    };
-                    terms.push(term);
-                }
-                let mut first = true;
-                for term in terms {
-                    if first {
-                        s.push_str(&format!("    DATATYPE r = {};\n", term));
-                        first = false;
-                    } else {
-                        s.push_str(&format!("    r = NK_OR(r, {});\n", term));
-                    }
-                }
-                s.push_str("    return r;\n}\n");
+                        Term::Masked { d, msk } => match d.cmp(&0) {
+                            std::cmp::Ordering::Equal => sel(msk),
+                            std::cmp::Ordering::Greater => {
+                                format!("NK_SHL{}({}, {})", w, sel(msk), d)
+                            }
+                            std::cmp::Ordering::Less => {
+                                format!("NK_SHR{}({}, {})", w, sel(msk), -d)
+                            }
+                        },
+                    })
+                    .collect()
+            }
+        };
+        let ty = if simd_w.is_some() {
+            "DATATYPE"
+        } else {
+            "uint64_t"
+        };
+        for (i, term) in terms.iter().enumerate() {
+            match (i, simd_w) {
+                (0, _) => s.push_str(&format!("    {} r = {};\n", ty, term)),
+                (_, None) => s.push_str(&format!("    r |= {};\n", term)),
+                (_, Some(_)) => s.push_str(&format!("    r = NK_OR(r, {});\n", term)),
             }
         }
+        s.push_str("    return r;\n}\n");
         s
     })
 }
@@ -1176,27 +1096,7 @@ fn byte_shuffle(w: u32, op: &Op) -> Option<[u8; 16]> {
         Op::Shuffle(_, p) => p.clone(),
         _ => return None,
     };
-    let nb = (w / 8) as usize;
-    let mut byte_src = vec![None::<u32>; nb];
-    for (j, &sj) in src.iter().enumerate() {
-        let pd = w - 1 - j as u32; // LSB-numbered positions
-        let ps = w - 1 - sj;
-        if pd % 8 != ps % 8 {
-            return None;
-        }
-        let slot = &mut byte_src[(pd / 8) as usize];
-        match slot {
-            None => *slot = Some(ps / 8),
-            Some(b) if *b == ps / 8 => {}
-            Some(_) => return None,
-        }
-    }
-    let mut ctrl = [0u8; 16];
-    for (i, c) in ctrl.iter_mut().enumerate() {
-        let lane = i / nb;
-        *c = (lane * nb) as u8 + byte_src[i % nb].unwrap() as u8;
-    }
-    Some(ctrl)
+    shuffle::byte_shuffle(w, &src)
 }
 
 #[cfg(test)]
@@ -1206,6 +1106,104 @@ mod tests {
     /// `simd_h_insns` counts exactly the vector operations of the C emitted for hslice slot
     /// maps: every rotation and shift of 32- and 64-bit words (2- and 4-bit slots: the
     /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
+    /// `Target::emitted_cost` of a vsliced bit permutation counts exactly the operations of
+    /// the helper the C calls (`shuffle::plan`'s terms as spelled here), on every target and
+    /// word size: random permutations, rotations inside lanes (each lane by its own amount:
+    /// AES's ShiftRows on a plane, GIFT's half-word rotations) and lane shifts.
+    #[test]
+    fn shuffle_emitted_cost_counts_the_helpers_operations() {
+        use crate::target::Target;
+        let simd_count = |text: &str, native_rot: bool| {
+            let rot = if native_rot { 1 } else { 3 };
+            [
+                "NK_AND(",
+                "NK_OR(",
+                "NK_SHL",
+                "NK_SHR",
+                "NK_PSHUFB(",
+                "li_epi",
+            ]
+            .iter()
+            .map(|p| text.matches(p).count() as u32)
+            .sum::<u32>()
+                + rot * text.matches("NK_ROTL").count() as u32
+        };
+        let std_count = |text: &str| {
+            [" & ", " << ", " >> ", "|="]
+                .iter()
+                .map(|p| text.matches(p).count() as u32)
+                .sum::<u32>()
+        };
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |n: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as u32
+        };
+        let mut perms: Vec<(u32, Vec<u32>)> = Vec::new();
+        for m in [3u32, 5, 8, 16, 32, 64] {
+            for _ in 0..4 {
+                let mut p: Vec<u32> = (0..m).collect();
+                for i in (1..m as usize).rev() {
+                    p.swap(i, rnd(i as u32 + 1) as usize);
+                }
+                perms.push((m, p));
+            }
+            for l in [2u32, 4, 8, 16, 32, 64].into_iter().filter(|&l| l <= m) {
+                for k in 0..l {
+                    // Lane i (MSB first) rotated left by k·i, and all lanes by k.
+                    let per_lane = |r: &dyn Fn(u32) -> u32| -> Vec<u32> {
+                        (0..m)
+                            .map(|j| (j / l) * l + (j % l + r(j / l)) % l)
+                            .collect()
+                    };
+                    perms.push((m, per_lane(&|i| k * i)));
+                    perms.push((m, per_lane(&|_| k)));
+                }
+            }
+            for k in 1..m {
+                // Shifts in the word (bits shifted in are taken from the other end's bits).
+                perms.push((
+                    m,
+                    (0..m)
+                        .map(|j| if j + k < m { j + k } else { j + k - m })
+                        .collect(),
+                ));
+            }
+        }
+        for arch in [Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512, Arch::Neon] {
+            let target = Target::new(arch);
+            let t = OpTarget {
+                arch,
+                slicing: Slicing::V,
+                lane_bits: arch.hslice_lane_bits(),
+                half: false,
+                strided: false,
+                state_loads: Some(false),
+                loop_align: None,
+            };
+            for (m, p) in &perms {
+                let op = Op::Shuffle(VarId(0), p.clone());
+                let mut h = Helpers::default();
+                // The expression (a helper's call, or one byte shuffle) and any helper.
+                let (emitted, text) = if arch == Arch::Std {
+                    bit_shuffle_helper(&mut h, None, *m, p);
+                    (std_count(&h.defs[0]), h.defs.concat())
+                } else {
+                    let e = simd_v(&t, &mut h, *m, &op, &|_| "x".to_string()).unwrap();
+                    let text = format!("{e}\n{}", h.defs.concat());
+                    (simd_count(&text, arch == Arch::Avx512 && *m >= 32), text)
+                };
+                assert_eq!(
+                    target.emitted_cost(&op, *m, Slicing::V).insns,
+                    emitted,
+                    "{arch}: {p:?} on {m}-bit words:\n{text}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn simd_h_insns_counts_the_emitted_operations() {
         let count = |text: &str| {

@@ -4,6 +4,7 @@
 //! of keeping target facts of their own.
 
 pub mod layout;
+pub mod shuffle;
 pub mod spill;
 
 pub use layout::{instances_per_call, Arch};
@@ -177,10 +178,47 @@ impl Target {
 
     /// [`Target::cost`] as `codegen` emits the op where the two differ: a vslice rotation by
     /// whole bytes of a word of 16 bits or more on SIMD, which `cost` charges as two shifts and
-    /// an OR, is one byte shuffle (`codegen::ops`). Used by `opt::rot_sum` and `bench limits`.
+    /// an OR, is one byte shuffle (`codegen::ops`); a vslice bit permutation on SIMD, which
+    /// `cost` charges a flat 8, is the terms of its [`shuffle::plan`] (3 to 14 instructions
+    /// on the shipped ciphers). Used by `opt::rot_sum` and `bench limits`.
     pub fn emitted_cost(&self, op: &Op, bits: u32, slicing: Slicing) -> OpCost {
         let c = self.cost(op, bits, slicing);
         match op {
+            // On `std` the helper ANDs and shifts each group of bits moving by one distance.
+            Op::Shuffle(_, perm) if slicing == Slicing::V && self.arch == Arch::Std => {
+                let terms: Vec<shuffle::Term> = shuffle::groups(bits, perm)
+                    .into_iter()
+                    .map(|(d, msk)| shuffle::Term::Masked { d, msk })
+                    .collect();
+                OpCost {
+                    insns: shuffle::insns(&terms, 64, false),
+                }
+            }
+            // As `codegen::ops::simd_v` calls the helper: words of 2..7 bits in 8-bit lanes
+            // without x86's lane shifts or rotations.
+            // Whole bytes moved: one byte shuffle (`codegen::ops::simd_v`).
+            Op::Shuffle(_, perm)
+                if slicing == Slicing::V
+                    && bits >= 16
+                    && shuffle::byte_shuffle(bits, perm).is_some() =>
+            {
+                OpCost { insns: 1 }
+            }
+            Op::Shuffle(_, perm) if slicing == Slicing::V && bits >= 2 => {
+                let (w, x86) = if bits < 8 {
+                    (8, false)
+                } else {
+                    (bits, self.arch.x86_intrinsics().is_some())
+                };
+                let native_rot = self.has(Feature::Rotate32_64) && w >= 32;
+                OpCost {
+                    insns: shuffle::insns(
+                        &shuffle::plan(w, bits, perm, x86, !native_rot),
+                        w,
+                        native_rot,
+                    ),
+                }
+            }
             Op::Rotl(_, r) | Op::Rotr(_, r)
                 if slicing == Slicing::V
                     && self.arch != Arch::Std
