@@ -1960,19 +1960,20 @@ fn vbmi_chunk(g: usize, m: u32) -> (String, String) {
 /// - a byte stage (shuffles only): with instance i = 64l + 8·K1 + K0 (l = 64-bit lane of the
 ///   register, 128-bit lane L = l/2, l0 = l%2) and B the byte of the group (bit-string order),
 ///   vector X[B, K0] gets at byte (l0, K1) of lane L the byte B of instance i. 16-byte loads
-///   bring two instances' groups (elements (K0%2, memory byte)); a `pshufb` reorders them to
-///   (B, K0%2) (undoing the units' little-endian order); then, for each of the 4 values of
+///   bring two instances' groups (elements (K0%2, memory byte)); for each of the 4 values of
 ///   K0/2, 16 vectors indexed (l0, K1) go through 4 rounds of `unpacklo/hi_epi8` (each
 ///   rotates the per-lane position string (vector bits | element bits) left by one), which
-///   leaves vector (B, K0%2) with elements (l0, K1);
+///   leaves vector (K0%2, memory byte) with elements (l0, K1): it is X[B = memory byte ^ rev,
+///   K0], stored at that slot (the units' little-endian order undone by the slot index, not
+///   by a byte shuffle; stop 57: one `pshufb` per vector less);
 /// - a bit stage: for each B the 8 vectors X[B, 0..7] are 8x8-transposed bytewise by the last
 ///   three rounds (J = 4, 2, 1) of the swap network; row c is then the register of atom
 ///   64g + 8B + 7 - c.
 ///
 /// The outbound runs the bit stage first (into `scratch`), then 4 unpack rounds on 16
-/// vectors indexed (B, K0%2) (which leave them indexed (l0, K1) with elements (B, K0%2)) and
-/// the inverse `pshufb`, and stores the pieces. 3·32 masked swaps + 64 `pshufb` + 256 unpacks
-/// per group instead of 6·32 swaps and scalar row assembly.
+/// vectors gathered in the order (K0%2, memory byte) (which leave them indexed (l0, K1) with
+/// elements in memory order), and stores the pieces. 3·32 masked swaps + 256 unpacks per group
+/// instead of 6·32 swaps and scalar row assembly.
 ///
 /// Pairs of groups by a 16x16 byte transpose (`nkp_Bg2_in` / `nkp_Bg2_out` on SSE, and on
 /// AVX2 without GFNI): where both groups of a 16-byte chunk of the instance are whole (bytes
@@ -1993,14 +1994,8 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     let attr = target_attr(arch);
     let lanes = arch.reg_bits() as usize / 128;
     let (pre, vt) = arch.x86_intrinsics().expect("x86 SIMD");
+    // The units' byte reversal: memory byte mb of a group holds B = mb ^ rev.
     let rev = (ub / 8 - 1) as usize;
-    // pshufb tables, out[e] = in[idx[e]], per 128-bit lane.
-    let fwd: [usize; 16] = core::array::from_fn(|e| {
-        let (b, k0) = (e / 2, e % 2);
-        8 * k0 + (b ^ rev)
-    });
-    let bwd = inv16(&fwd);
-    let setv = |idx: &[usize; 16]| set_epi8_lanes(arch, idx);
     let build = |parts: &[String]| -> String {
         match lanes {
             1 => parts[0].clone(),
@@ -2110,8 +2105,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     });
     // ---- inbound
     s.push_str(&format!(
-        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t o, size_t lim, char *regs) {{\n{q_in}    const {vt} f = {};\n    {vt} t7[8];\n    const char *p0 = (const char *)src + o;\n    char *rg = regs + 8 * o * sizeof({vt});\n",
-        setv(&fwd)
+        "static NKP_UNUSED {attr} void nkp_Bg_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t o, size_t lim, char *regs) {{\n{q_in}    {vt} t7[8];\n    const char *p0 = (const char *)src + o;\n    char *rg = regs + 8 * o * sizeof({vt});\n"
     ));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!("        {vt} x[16], y[16];\n"));
@@ -2123,15 +2117,13 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
                 format!("nkp_ldpc8_{a}(p0 + ({i0} + 2 * p) * bpi, bpi)")
             })
             .collect();
-        s.push_str(&format!(
-            "        x[{v}] = {pre}_shuffle_epi8({}, f);\n",
-            build(&parts)
-        ));
+        s.push_str(&format!("        x[{v}] = {};\n", build(&parts)));
     }
     rounds16(&mut s);
-    // x[j], j = (B, K0%2) -> X[B, K0 = 2p + j%2] -> slot 8B + 7 - K0.
+    // x[c], c = the lane byte (K0%2, memory byte) -> X[B = memory byte ^ rev, K0 = 2p + c/8]
+    // -> slot 8B + 7 - K0 (B = 7 kept in t7 for the bit stage).
     s.push_str(&format!(
-        "        for (int j = 0; j < 14; j++) NKP_VSTOREU_{a}(rg + (8 * (j / 2) + 7 - (2 * p + j % 2)) * sizeof({vt}), x[j]);\n        t7[7 - 2 * p] = x[14]; t7[6 - 2 * p] = x[15];\n    }}\n"
+        "        for (int c = 0; c < 16; c++) {{\n            const int B = (c % 8) ^ {rev}, K = 2 * (int)p + c / 8;\n            if (B < 7) NKP_VSTOREU_{a}(rg + (8 * B + 7 - K) * sizeof({vt}), x[c]); else t7[7 - K] = x[c];\n        }}\n    }}\n"
     ));
     // (`(size_t)(63 - c)`: the conversion C made implicitly, written out for -Wsign-compare;
     // a `size_t c` changed gcc's instruction order in the AVX-512 routine)
@@ -2166,22 +2158,22 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     s.push_str(&format!(
         "static NKP_UNUSED {attr} size_t nkp_Bg2_in_u{ub}_{a}(const uint{ub}_t *src, size_t bpi, size_t natoms, size_t g, char *regs) {{\n{pairs_in}    (void)src; (void)bpi; (void)natoms; (void)regs;\n    return g;\n}}\n"
     ));
-    // ---- outbound
+    // ---- outbound: the bit stage into `scr` (scr[8B + K0]), then vector c of the byte stage
+    // gathered as X[B = (c % 8) ^ rev, K0 = 2p + c/8], so that after the 4 unpack rounds each
+    // lane holds two instances' bytes in memory order (no byte shuffle before the stores).
+    let gather = format!("scr[8 * ((c % 8) ^ {rev}) + 2 * p + c / 8]");
     s.push_str(&format!(
-        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, const uint{ub}_t *xs, uint{ub}_t *dst, {vt} *scr) {{\n{q_out}    const {vt} b = {};\n    char *p0 = (char *)dst + o;\n    const char *x0 = xs ? (const char *)xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n",
-        setv(&bwd)
+        "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, const uint{ub}_t *xs, uint{ub}_t *dst, {vt} *scr) {{\n{q_out}    char *p0 = (char *)dst + o;\n    const char *x0 = xs ? (const char *)xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n"
     ));
     s.push_str(&bits_out(8, true));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(
-        "        {vt} x[16], y[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
+        "        {vt} x[16], y[16];\n        for (int c = 0; c < 16; c++) x[c] = {gather};\n"
     ));
     rounds16(&mut s);
     for v in 0..16 {
         let (l0, k1) = (v / 8, v % 8);
-        s.push_str(&format!(
-            "        {{ const {vt} o = {pre}_shuffle_epi8(x[{v}], b);\n"
-        ));
+        s.push_str(&format!("        {{ const {vt} o = x[{v}];\n"));
         for lane in 0..lanes {
             let i0 = 64 * (2 * lane + l0) + 8 * k1;
             s.push_str(&format!(
@@ -2225,19 +2217,22 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         }
         s.push_str("#else\n");
     }
-    s.push_str(&format!("{q_out2}    const {vt} b = {};\n", setv(&bwd)));
+    s.push_str(&q_out2);
     s.push_str(&bits_out(16, false));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(
-        "        {vt} x[16], y[16], z[16];\n        for (int j = 0; j < 16; j++) x[j] = scr[8 * (j / 2) + 2 * p + j % 2];\n"
+        "        {vt} x[16], y[16], z[16];\n        for (int c = 0; c < 16; c++) x[c] = {gather};\n"
     ));
     rounds16(&mut s);
-    s.push_str("        for (int j = 0; j < 16; j++) { z[j] = x[j]; x[j] = scr[64 + 8 * (j / 2) + 2 * p + j % 2]; }\n");
+    s.push_str(&format!(
+        "        for (int c = 0; c < 16; c++) {{ z[c] = x[c]; x[c] = scr[64 + {}]; }}\n",
+        gather.trim_start_matches("scr[").trim_end_matches(']')
+    ));
     rounds16(&mut s);
     for v in 0..16 {
         let (l0, k1) = (v / 8, v % 8);
         s.push_str(&format!(
-            "        {{ const {vt} o0 = {pre}_shuffle_epi8(z[{v}], b), o1 = {pre}_shuffle_epi8(x[{v}], b);\n          const {vt} lo = {pre}_unpacklo_epi64(o0, o1), hi = {pre}_unpackhi_epi64(o0, o1);\n"
+            "        {{ const {vt} lo = {pre}_unpacklo_epi64(z[{v}], x[{v}]), hi = {pre}_unpackhi_epi64(z[{v}], x[{v}]);\n"
         ));
         for lane in 0..lanes {
             let i0 = 64 * (2 * lane + l0) + 8 * k1;
