@@ -401,6 +401,44 @@ fn bench_transpose_prints_every_layout() {
     assert_eq!(code, 2, "{out}");
 }
 
+/// `bench transpose --b-nakiri PATH`: the other build's routines timed in the same program.
+/// Here B is this very binary, so every row has both builds' figures and their ratio (near
+/// 1, not asserted: a timing); a path that is not a nakiri binary is an error.
+#[test]
+fn bench_transpose_against_another_build() {
+    let arch = simd_arch();
+    let me = env!("CARGO_BIN_EXE_nakiri");
+    let (code, out, err) = nakiri(&[
+        "bench",
+        "transpose",
+        "--quick",
+        "--arch",
+        arch,
+        "--b-nakiri",
+        me,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let r = rows(&out, &format!("| {arch} |"));
+    assert_eq!(r.len(), 9 + 8 + 5, "{out}");
+    for row in &r {
+        assert_eq!(row.len(), 9, "{row:?}");
+        for c in &row[2..9] {
+            positive(c);
+        }
+    }
+    let (code, _, err) = nakiri(&[
+        "bench",
+        "transpose",
+        "--quick",
+        "--arch",
+        arch,
+        "--b-nakiri",
+        "/nonexistent/nakiri",
+    ]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--b-nakiri"), "{err}");
+}
+
 /// `bench limits`: every shipped cipher x slicing on every target (static, AVX-512 too). The
 /// ChaCha20 counts are checked against RFC 8439's structure, not against nakiri: 10 double
 /// rounds of 8 quarter rounds, each 4 additions, 4 XORs and 4 rotations, then 16 feed-forward

@@ -104,7 +104,7 @@ USAGE:
     nakiri bench ciphers [--json [FILE]] [--arch A] [--slicing BVH] [--only NAMES] [--quick]
                          [--runs N]       every shipped cipher x slicing x target, with the peers
                                           (OpenSSL, libsodium, Botan: scripts/install-peers.sh)
-    nakiri bench transpose [--arch A] [--quick]
+    nakiri bench transpose [--arch A] [--quick] [--b-nakiri PATH]
                                           the packed API's transpositions alone, per layout, c/B
                                           next to a memcpy of the same bytes
     nakiri bench modes [--arch A] [--quick]

@@ -1,6 +1,10 @@
-//! `nakiri bench transpose [--arch A] [--quick]`: the transposition routines of the packed API
-//! alone (`runtime::transpose`), per layout, in TSC cycles per byte of plain data, next to a
-//! `memcpy` of the same bytes (the memory-speed baseline).
+//! `nakiri bench transpose [--arch A] [--quick] [--b-nakiri PATH]`: the transposition
+//! routines of the packed API alone (`runtime::transpose`), per layout, in TSC cycles per byte
+//! of plain data, next to a `memcpy` of the same bytes (the memory-speed baseline). With
+//! `--b-nakiri PATH`, the routines of another build of nakiri (B; this build is A) are compiled
+//! into the same timing program and timed in alternation with A's, and each row prints both
+//! and B/A: a change to the routines measured in one process (separate processes' rows move by
+//! ±10% on a shared machine).
 //!
 //! Each row converts about 64 KiB of plain instances (in `step` chunks, like the packed entry)
 //! into one chunk's registers (`in`), or one chunk's registers back into the 64 KiB (`out`).
@@ -163,8 +167,15 @@ fn unit_program(arch: Arch, cases: &[Case], idx: &[usize]) -> String {
     c
 }
 
-/// The timing `main`: the buffers, the `memcpy` baseline and every case's minimum.
-fn main_program(cases: &[Case]) -> String {
+/// Rounds of the A/B timing program: each round times every case, A's and B's windows
+/// alternating (`best2`: the two meet the same machine); a figure is the minimum over the
+/// rounds.
+const AB_ROUNDS: usize = 5;
+
+/// The timing `main`: the buffers, the `memcpy` baseline and every case's minimum; with `ab`,
+/// B's timing functions (`nkb_bin<i>` / `nkb_bout<i>`) too, in [`AB_ROUNDS`] rounds (`a k in
+/// out` and `b k in out` lines).
+fn main_program(cases: &[Case], ab: bool) -> String {
     let mut c = String::from(
         "#include <stdint.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n#include <x86intrin.h>\n",
     );
@@ -175,10 +186,16 @@ fn main_program(cases: &[Case]) -> String {
         c.push_str(&format!(
             "uint64_t nkb_in{i}(void);\nuint64_t nkb_out{i}(void);\n"
         ));
+        if ab {
+            c.push_str(&format!(
+                "uint64_t nkb_bin{i}(void);\nuint64_t nkb_bout{i}(void);\n"
+            ));
+        }
     }
     let max_regs = cases.iter().map(|k| k.reg_bytes).max().unwrap_or(64);
     c.push_str(&format!(
         "static uint64_t best(uint64_t (*f)(void), int w) {{ uint64_t b = ~(uint64_t)0; for (int i = 0; i < w; i++) {{ uint64_t t = f(); if (t < b) b = t; }} return b; }}\n\
+         static __attribute__((unused)) void best2(uint64_t (*f)(void), uint64_t (*g)(void), int w, uint64_t *bf, uint64_t *bg) {{ *bf = *bg = ~(uint64_t)0; for (int i = 0; i < w; i++) {{ uint64_t t = f(); if (t < *bf) *bf = t; t = g(); if (t < *bg) *bg = t; }} }}\n\
          int main(int argc, char **argv) {{\n    int w = argc > 1 ? atoi(argv[1]) : 50;\n\
          \x20   src = aligned_alloc(64, NKB_BYTES); dst = aligned_alloc(64, NKB_BYTES); regs = aligned_alloc(64, {rb});\n\
          \x20   for (size_t i = 0; i < NKB_BYTES; i++) src[i] = (unsigned char)(i * 131 + 7);\n\
@@ -186,29 +203,87 @@ fn main_program(cases: &[Case]) -> String {
          \x20   printf(\"copy %.4f\\n\", (double)best(nkb_copy, w) / NKB_BYTES);\n",
         rb = max_regs.div_ceil(64) * 64
     ));
-    for (i, k) in cases.iter().enumerate() {
-        let bytes = (64 * 1024) / k.chunk_bytes.max(1) * k.chunk_bytes;
-        c.push_str(&format!(
-            "    printf(\"case {i} %.4f %.4f\\n\", (double)best(nkb_in{i}, w) / {bytes}, (double)best(nkb_out{i}, w) / {bytes});\n"
-        ));
+    let rounds = if ab { AB_ROUNDS } else { 1 };
+    for _ in 0..rounds {
+        for (i, k) in cases.iter().enumerate() {
+            let bytes = (64 * 1024) / k.chunk_bytes.max(1) * k.chunk_bytes;
+            let line = |tag: &str, fi: &str, fo: &str| {
+                format!(
+                    "    printf(\"{tag} {i} %.4f %.4f\\n\", (double)best({fi}{i}, w) / {bytes}, (double)best({fo}{i}, w) / {bytes});\n"
+                )
+            };
+            if ab {
+                // A's and B's windows alternate, so both meet the same machine.
+                c.push_str(&format!(
+                    "    {{ uint64_t ai, bi, ao, bo; best2(nkb_in{i}, nkb_bin{i}, w, &ai, &bi); best2(nkb_out{i}, nkb_bout{i}, w, &ao, &bo);\n      printf(\"a {i} %.4f %.4f\\nb {i} %.4f %.4f\\n\", (double)ai / {bytes}, (double)ao / {bytes}, (double)bi / {bytes}, (double)bo / {bytes}); }}\n"
+                ));
+            } else {
+                c.push_str(&line("case", "nkb_in", "nkb_out"));
+            }
+        }
     }
     c.push_str("    return 0;\n}\n");
     c
 }
 
-/// Builds the timing program of `cases` in `dir` (the units compiled side by side) and runs
-/// it with `windows`; its standard output.
+/// B's translation units for `--b-nakiri`: `bin` run as `bench transpose --arch A --quick`
+/// with `NAKIRI_BENCH_KEEP_C` (which every build since stop 53 honours) leaves its timing
+/// program's C in `dir`; its units, with their timing functions renamed `nkb_bin<i>` /
+/// `nkb_bout<i>` (the routines are `static`), as (name, text). Its cases must be this build's
+/// (the same number of timing functions).
+fn b_units(
+    arch: Arch,
+    bin: &str,
+    dir: &std::path::Path,
+    ncases: usize,
+) -> Result<Vec<(String, String)>, String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    run_tool(
+        Command::new(bin)
+            .args(["bench", "transpose", "--quick", "--arch", arch.name()])
+            .env("NAKIRI_BENCH_KEEP_C", dir),
+    )
+    .map_err(|e| format!("`{bin} bench transpose`: {e}"))?;
+    let prefix = format!("transpose-{arch}-u");
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with(&prefix) && n.ends_with(".c"))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    let mut timed = 0;
+    for n in names {
+        let text = std::fs::read_to_string(dir.join(&n)).map_err(|e| e.to_string())?;
+        timed += text.matches(" uint64_t nkb_in").count();
+        let text = text
+            .replace(" uint64_t nkb_in", " uint64_t nkb_bin")
+            .replace(" uint64_t nkb_out", " uint64_t nkb_bout");
+        out.push((format!("b-{n}"), text));
+    }
+    if timed != ncases {
+        return Err(format!(
+            "`{bin}` times {timed} layouts on {arch}, this build {ncases}: the builds differ in their cases"
+        ));
+    }
+    Ok(out)
+}
+
+/// Builds the timing program of `cases` in `dir` (the units compiled side by side, with B's
+/// units `b` for `--b-nakiri`) and runs it with `windows`; its standard output.
 fn build_and_run(
     arch: Arch,
     cases: &[Case],
     dir: &std::path::Path,
     windows: u32,
+    b: Option<Vec<(String, String)>>,
 ) -> Result<String, String> {
     let keep = std::env::var_os("NAKIRI_BENCH_KEEP_C");
-    let mut files = vec![("main.c".to_string(), main_program(cases))];
+    let mut files = vec![("main.c".to_string(), main_program(cases, b.is_some()))];
     for (j, idx) in units(cases).iter().enumerate() {
         files.push((format!("u{j}.c"), unit_program(arch, cases, idx)));
     }
+    files.extend(b.unwrap_or_default());
     for (name, text) in &files {
         let f = dir.join(name);
         std::fs::write(&f, text).map_err(|e| e.to_string())?;
@@ -268,9 +343,20 @@ pub fn run(args: &[String]) -> i32 {
         return 2;
     }
     let mut archs: Vec<Arch> = vec![Arch::Std, Arch::Sse, Arch::Avx2, Arch::Avx512];
+    let mut b_nakiri: Option<String> = None;
     let mut i = 0;
     while i < rest.len() {
         match rest[i].as_str() {
+            "--b-nakiri" => {
+                i += 1;
+                match rest.get(i) {
+                    Some(p) => b_nakiri = Some(p.clone()),
+                    None => {
+                        eprintln!("error: `--b-nakiri` needs the path of a nakiri binary");
+                        return 2;
+                    }
+                }
+            }
             "--arch" => {
                 i += 1;
                 match rest.get(i).and_then(|a| Arch::parse(a)) {
@@ -295,16 +381,39 @@ pub fn run(args: &[String]) -> i32 {
     };
     println!("nakiri bench transpose — the packed API's transpositions alone, TSC cycles per byte of plain data");
     println!("(64 KiB per run, minimum over {} runs; copy = memcpy of the same 64 KiB; in = plain -> registers, out = registers -> plain)\n", windows);
-    println!("| arch | layout | in c/B | out c/B | copy c/B |");
-    println!("|---|---|---|---|---|");
+    if let Some(b) = &b_nakiri {
+        println!("A = this build, B = `{b}`, timed in one program, {AB_ROUNDS} alternating rounds, minima; B/A = time of B / time of A\n");
+        println!("| arch | layout | in A | in B | in B/A | out A | out B | out B/A | copy c/B |");
+        println!("|---|---|---|---|---|---|---|---|---|");
+    } else {
+        println!("| arch | layout | in c/B | out c/B | copy c/B |");
+        println!("|---|---|---|---|---|");
+    }
     for arch in archs {
         if !arch.runs_here() || arch == Arch::Neon {
             println!("| {} | skipped (this CPU cannot run it) | | | |", arch);
             continue;
         }
         let cs = cases(arch);
-        let res =
-            Scratch::new("transpose").and_then(|dir| build_and_run(arch, &cs, &dir.0, windows));
+        let dir = match Scratch::new("transpose") {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return 1;
+            }
+        };
+        // B's routines: a build that cannot give them is an error, not a row.
+        let b = match &b_nakiri {
+            Some(bin) => match b_units(arch, bin, &dir.0.join("b"), cs.len()) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    eprintln!("error: --b-nakiri: {e}");
+                    return 1;
+                }
+            },
+            None => None,
+        };
+        let res = build_and_run(arch, &cs, &dir.0, windows, b);
         match res {
             Err(e) => {
                 println!(
@@ -315,10 +424,20 @@ pub fn run(args: &[String]) -> i32 {
             }
             Ok(out) => {
                 let mut copy = f64::NAN;
+                // --b-nakiri: per case, the minima of A and of B over the rounds.
+                let mut ab = vec![[f64::INFINITY; 4]; cs.len()];
                 for l in out.lines() {
                     let f: Vec<&str> = l.split_whitespace().collect();
                     match f.as_slice() {
                         ["copy", v] => copy = v.parse().unwrap_or(f64::NAN),
+                        [t @ ("a" | "b"), k, vi, vo] => {
+                            let k: usize = k.parse().unwrap_or(0);
+                            let o = if *t == "a" { 0 } else { 2 };
+                            for (j, v) in [vi, vo].iter().enumerate() {
+                                let v: f64 = v.parse().unwrap_or(f64::NAN);
+                                ab[k][o + j] = ab[k][o + j].min(v);
+                            }
+                        }
                         ["case", k, vi, vo] => {
                             let k: usize = k.parse().unwrap_or(0);
                             println!(
@@ -327,6 +446,17 @@ pub fn run(args: &[String]) -> i32 {
                             );
                         }
                         _ => {}
+                    }
+                }
+                if b_nakiri.is_some() {
+                    for (k, [ai, ao, bi, bo]) in ab.iter().enumerate() {
+                        println!(
+                            "| {} | {} | {ai:.4} | {bi:.4} | {:.3} | {ao:.4} | {bo:.4} | {:.3} | {copy:.3} |",
+                            arch,
+                            cs[k].label,
+                            bi / ai,
+                            bo / ao
+                        );
                     }
                 }
             }
