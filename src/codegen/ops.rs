@@ -1103,6 +1103,11 @@ fn byte_shuffle(w: u32, op: &Op) -> Option<[u8; 16]> {
 mod tests {
     use super::*;
 
+    /// How many times the patterns occur in `text` (operations counted in emitted C).
+    fn occurrences(text: &str, pats: &[&str]) -> u32 {
+        pats.iter().map(|p| text.matches(p).count() as u32).sum()
+    }
+
     /// `simd_h_insns` counts exactly the vector operations of the C emitted for hslice slot
     /// maps: every rotation and shift of 32- and 64-bit words (2- and 4-bit slots: the
     /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
@@ -1115,25 +1120,19 @@ mod tests {
         use crate::target::Target;
         let simd_count = |text: &str, native_rot: bool| {
             let rot = if native_rot { 1 } else { 3 };
-            [
-                "NK_AND(",
-                "NK_OR(",
-                "NK_SHL",
-                "NK_SHR",
-                "NK_PSHUFB(",
-                "li_epi",
-            ]
-            .iter()
-            .map(|p| text.matches(p).count() as u32)
-            .sum::<u32>()
-                + rot * text.matches("NK_ROTL").count() as u32
+            occurrences(
+                text,
+                &[
+                    "NK_AND(",
+                    "NK_OR(",
+                    "NK_SHL",
+                    "NK_SHR",
+                    "NK_PSHUFB(",
+                    "li_epi",
+                ],
+            ) + rot * occurrences(text, &["NK_ROTL"])
         };
-        let std_count = |text: &str| {
-            [" & ", " << ", " >> ", "|="]
-                .iter()
-                .map(|p| text.matches(p).count() as u32)
-                .sum::<u32>()
-        };
+        let std_count = |text: &str| occurrences(text, &[" & ", " << ", " >> ", "|="]);
         let mut seed = 0x9e37_79b9_7f4a_7c15u64;
         let mut rnd = |n: u32| {
             seed ^= seed << 13;
@@ -1210,16 +1209,16 @@ mod tests {
     #[test]
     fn simd_h_insns_counts_the_emitted_operations() {
         let count = |text: &str| {
-            [
-                "NK_AND(",
-                "NK_PSHUFB(",
-                "NK_SHL_U64(",
-                "NK_SHR_U64(",
-                "NK_OR(",
-            ]
-            .iter()
-            .map(|p| text.matches(p).count() as u64)
-            .sum::<u64>()
+            occurrences(
+                text,
+                &[
+                    "NK_AND(",
+                    "NK_PSHUFB(",
+                    "NK_SHL_U64(",
+                    "NK_SHR_U64(",
+                    "NK_OR(",
+                ],
+            ) as u64
         };
         let x = VarId(0);
         for m in [16u32, 32, 64] {

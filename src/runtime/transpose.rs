@@ -1996,6 +1996,8 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     let (pre, vt) = arch.x86_intrinsics().expect("x86 SIMD");
     // The units' byte reversal: memory byte mb of a group holds B = mb ^ rev.
     let rev = (ub / 8 - 1) as usize;
+    // Byte b of a 16-byte chunk (two groups) as the byte index 8·group + B of the pair.
+    let b16 = format!("(b / 8) * 8 + ((b % 8) ^ {rev})");
     let build = |parts: &[String]| -> String {
         match lanes {
             1 => parts[0].clone(),
@@ -2145,7 +2147,7 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
                 t.push_str(&format!("        x[{v}] = {};\n", build(&parts)));
             }
             rounds16(&mut t);
-            t.push_str(&format!("        for (int b = 0; b < 16; b++) NKP_VSTOREU_{a}(rg + ((b / 8) * 64 + 8 * ((b % 8) ^ {rev}) + 7 - K0) * sizeof({vt}), x[b]);\n        }}\n"));
+            t.push_str(&format!("        for (int b = 0; b < 16; b++) NKP_VSTOREU_{a}(rg + (8 * ({b16}) + 7 - K0) * sizeof({vt}), x[b]);\n        }}\n"));
             t.push_str(&format!("        for (size_t B = 0; B < 16; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n        }}\n    }}\n"));
             if arch == Arch::Avx2 {
                 format!("#if !defined(__GFNI__)\n{t}#endif\n")
@@ -2161,14 +2163,14 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     // ---- outbound: the bit stage into `scr` (scr[8B + K0]), then vector c of the byte stage
     // gathered as X[B = (c % 8) ^ rev, K0 = 2p + c/8], so that after the 4 unpack rounds each
     // lane holds two instances' bytes in memory order (no byte shuffle before the stores).
-    let gather = format!("scr[8 * ((c % 8) ^ {rev}) + 2 * p + c / 8]");
+    let gather = format!("8 * ((c % 8) ^ {rev}) + 2 * p + c / 8");
     s.push_str(&format!(
         "static NKP_UNUSED {attr} void nkp_Bg_out_u{ub}_{a}(const char *regs, size_t bpi, size_t o, size_t lim, const uint{ub}_t *xs, uint{ub}_t *dst, {vt} *scr) {{\n{q_out}    char *p0 = (char *)dst + o;\n    const char *x0 = xs ? (const char *)xs + o : p0;\n    const char *rg = regs + 8 * o * sizeof({vt});\n"
     ));
     s.push_str(&bits_out(8, true));
     s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
     s.push_str(&format!(
-        "        {vt} x[16], y[16];\n        for (int c = 0; c < 16; c++) x[c] = {gather};\n"
+        "        {vt} x[16], y[16];\n        for (int c = 0; c < 16; c++) x[c] = scr[{gather}];\n"
     ));
     rounds16(&mut s);
     for v in 0..16 {
@@ -2195,12 +2197,15 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
     ));
     // SSE and AVX2 without GFNI: the inverse of the inbound chunk transpose (the 16x16 byte
     // transpose is its own inverse), each register's lanes stored as 16-byte instance chunks.
-    if matches!(arch, Arch::Sse | Arch::Avx2) {
-        if arch == Arch::Avx2 {
+    // (SSE has only this form; AVX2 has it without GFNI and the form below with it.)
+    let chunk_out = matches!(arch, Arch::Sse | Arch::Avx2);
+    let pair_out = arch != Arch::Sse;
+    if chunk_out {
+        if pair_out {
             s.push_str("#if !defined(__GFNI__)\n");
         }
         s.push_str(&bits_out(16, false));
-        s.push_str(&format!("    for (int K0 = 0; K0 < 8; K0++) {{\n        {vt} x[16], y[16];\n        for (int b = 0; b < 16; b++) x[b] = scr[8 * ((b / 8) * 8 + ((b % 8) ^ {rev})) + K0];\n"));
+        s.push_str(&format!("    for (int K0 = 0; K0 < 8; K0++) {{\n        {vt} x[16], y[16];\n        for (int b = 0; b < 16; b++) x[b] = scr[8 * ({b16}) + K0];\n"));
         rounds16(&mut s);
         s.push_str("        for (int v = 0; v < 16; v++) {\n");
         for lane in 0..lanes {
@@ -2211,42 +2216,41 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
             ));
         }
         s.push_str("        }\n    }\n");
-        if arch == Arch::Sse {
-            s.push_str("}\n#endif\n");
-            return subst(&s, arch);
+        if pair_out {
+            s.push_str("#else\n");
         }
-        s.push_str("#else\n");
     }
-    s.push_str(&q_out2);
-    s.push_str(&bits_out(16, false));
-    s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
-    s.push_str(&format!(
-        "        {vt} x[16], y[16], z[16];\n        for (int c = 0; c < 16; c++) x[c] = {gather};\n"
-    ));
-    rounds16(&mut s);
-    s.push_str(&format!(
-        "        for (int c = 0; c < 16; c++) {{ z[c] = x[c]; x[c] = scr[64 + {}]; }}\n",
-        gather.trim_start_matches("scr[").trim_end_matches(']')
-    ));
-    rounds16(&mut s);
-    for v in 0..16 {
-        let (l0, k1) = (v / 8, v % 8);
+    if pair_out {
+        s.push_str(&q_out2);
+        s.push_str(&bits_out(16, false));
+        s.push_str("    for (size_t p = 0; p < 4; p++) {\n");
         s.push_str(&format!(
+        "        {vt} x[16], y[16], z[16];\n        for (int c = 0; c < 16; c++) x[c] = scr[{gather}];\n"
+    ));
+        rounds16(&mut s);
+        s.push_str(&format!(
+            "        for (int c = 0; c < 16; c++) {{ z[c] = x[c]; x[c] = scr[64 + {gather}]; }}\n"
+        ));
+        rounds16(&mut s);
+        for v in 0..16 {
+            let (l0, k1) = (v / 8, v % 8);
+            s.push_str(&format!(
             "        {{ const {vt} lo = {pre}_unpacklo_epi64(z[{v}], x[{v}]), hi = {pre}_unpackhi_epi64(z[{v}], x[{v}]);\n"
         ));
-        for lane in 0..lanes {
-            let i0 = 64 * (2 * lane + l0) + 8 * k1;
-            for (h, v) in [(0, "lo"), (1, "hi")] {
-                s.push_str(&format!(
+            for lane in 0..lanes {
+                let i0 = 64 * (2 * lane + l0) + 8 * k1;
+                for (h, v) in [(0, "lo"), (1, "hi")] {
+                    s.push_str(&format!(
                     "          {{ const size_t f = ({i0} + {h} + 2 * p) * bpi; __m128i v = {}; if (xs) v = _mm_xor_si128(v, _mm_loadu_si128((const __m128i *)(const void *)(x0 + f))); _mm_storeu_si128((__m128i *)(void *)(p0 + f), v); }}\n",
                     lane_of(v, lane)
                 ));
+                }
             }
+            s.push_str("        }\n");
         }
-        s.push_str("        }\n");
+        s.push_str("    }\n");
     }
-    s.push_str("    }\n");
-    if arch == Arch::Avx2 {
+    if chunk_out && pair_out {
         s.push_str("#endif\n");
     }
     s.push_str("}\n#endif\n");
