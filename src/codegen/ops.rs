@@ -1108,9 +1108,6 @@ mod tests {
         pats.iter().map(|p| text.matches(p).count() as u32).sum()
     }
 
-    /// `simd_h_insns` counts exactly the vector operations of the C emitted for hslice slot
-    /// maps: every rotation and shift of 32- and 64-bit words (2- and 4-bit slots: the
-    /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
     /// `Target::emitted_cost` of a vsliced bit permutation counts exactly the operations of
     /// the helper the C calls (`shuffle::plan`'s terms as spelled here), on every target and
     /// word size: random permutations, rotations inside lanes (each lane by its own amount:
@@ -1165,7 +1162,7 @@ mod tests {
                 }
             }
             for k in 1..m {
-                // Shifts in the word (bits shifted in are taken from the other end's bits).
+                // The whole word rotated by k.
                 perms.push((
                     m,
                     (0..m)
@@ -1206,6 +1203,9 @@ mod tests {
         }
     }
 
+    /// `simd_h_insns` counts exactly the vector operations of the C emitted for hslice slot
+    /// maps: every rotation and shift of 32- and 64-bit words (2- and 4-bit slots: the
+    /// sub-byte helper's text) and of 16-bit words (one byte shuffle), on avx2.
     #[test]
     fn simd_h_insns_counts_the_emitted_operations() {
         let count = |text: &str| {

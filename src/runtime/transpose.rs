@@ -2050,17 +2050,19 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
         bits_s.push_str("        }\n        ");
     }
     let bits = bits_s.as_str();
-    // Outbound bit stage of `nb` bytes B (8 per group): registers 8B+7-k (only those below
-    // `lim` when `with_lim`, zero past it) into scratch rows 8B+c.
-    let bits_out = |nb: usize, with_lim: bool| -> String {
+    // The bit stage of `nb` bytes B (8 per group), reading registers 8B+7-k (only those below
+    // `lim` when `with_lim`, zero past it) and writing row c with `store` (outbound: scratch
+    // rows 8B+c; the inbound pairs: registers 8B+7-c).
+    let bit_stage = |nb: usize, with_lim: bool, store: &str| -> String {
         let load = format!("NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}))");
         let load = if with_lim {
             format!("8 * B + 7 - k < lim ? {load} : NKP_SET1_$A(0)")
         } else {
             load
         };
-        format!("    for (size_t B = 0; B < {nb}; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = {load};\n        {bits}        for (int c = 0; c < 8; c++) scr[8 * B + c] = r[c];\n    }}\n")
+        format!("    for (size_t B = 0; B < {nb}; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = {load};\n        {bits}        for (int c = 0; c < 8; c++) {store};\n    }}\n")
     };
+    let bits_out = |nb: usize, with_lim: bool| bit_stage(nb, with_lim, "scr[8 * B + c] = r[c]");
     let mut s = format!("#ifndef NKP_BG_DEFINED_{a}_{ub}\n#define NKP_BG_DEFINED_{a}_{ub}\n");
     // With GFNI (AVX-512: and VBMI), whole groups of 8- and 16-byte instances take the
     // shorter network of `b_gfni_avx512` / `b_gfni_avx2`, and so does every whole group whose
@@ -2148,7 +2150,12 @@ fn b_group_routines(arch: Arch, ub: u32) -> String {
             }
             rounds16(&mut t);
             t.push_str(&format!("        for (int b = 0; b < 16; b++) NKP_VSTOREU_{a}(rg + (8 * ({b16}) + 7 - K0) * sizeof({vt}), x[b]);\n        }}\n"));
-            t.push_str(&format!("        for (size_t B = 0; B < 16; B++) {{\n        NKP_VT_$A r[8];\n        for (int k = 0; k < 8; k++) r[k] = NKP_VLOADU_{a}(rg + (8 * B + 7 - k) * sizeof({vt}));\n        {bits}        for (int c = 0; c < 8; c++) NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c]);\n        }}\n    }}\n"));
+            t.push_str(&bit_stage(
+                16,
+                false,
+                &format!("NKP_VSTOREU_{a}(rg + (8 * B + 7 - c) * sizeof({vt}), r[c])"),
+            ));
+            t.push_str("    }\n");
             if arch == Arch::Avx2 {
                 format!("#if !defined(__GFNI__)\n{t}#endif\n")
             } else {

@@ -194,8 +194,6 @@ impl Target {
                     insns: shuffle::insns(&terms, 64, false),
                 }
             }
-            // As `codegen::ops::simd_v` calls the helper: words of 2..7 bits in 8-bit lanes
-            // without x86's lane shifts or rotations.
             // Whole bytes moved: one byte shuffle (`codegen::ops::simd_v`).
             Op::Shuffle(_, perm)
                 if slicing == Slicing::V
@@ -204,6 +202,8 @@ impl Target {
             {
                 OpCost { insns: 1 }
             }
+            // As `codegen::ops::simd_v` calls the helper: words of 2..7 bits in 8-bit lanes
+            // without x86's lane shifts or rotations.
             Op::Shuffle(_, perm) if slicing == Slicing::V && bits >= 2 => {
                 let (w, x86) = if bits < 8 {
                     (8, false)

@@ -207,18 +207,15 @@ fn main_program(cases: &[Case], ab: bool) -> String {
     for _ in 0..rounds {
         for (i, k) in cases.iter().enumerate() {
             let bytes = (64 * 1024) / k.chunk_bytes.max(1) * k.chunk_bytes;
-            let line = |tag: &str, fi: &str, fo: &str| {
-                format!(
-                    "    printf(\"{tag} {i} %.4f %.4f\\n\", (double)best({fi}{i}, w) / {bytes}, (double)best({fo}{i}, w) / {bytes});\n"
-                )
-            };
             if ab {
                 // A's and B's windows alternate, so both meet the same machine.
                 c.push_str(&format!(
                     "    {{ uint64_t ai, bi, ao, bo; best2(nkb_in{i}, nkb_bin{i}, w, &ai, &bi); best2(nkb_out{i}, nkb_bout{i}, w, &ao, &bo);\n      printf(\"a {i} %.4f %.4f\\nb {i} %.4f %.4f\\n\", (double)ai / {bytes}, (double)ao / {bytes}, (double)bi / {bytes}, (double)bo / {bytes}); }}\n"
                 ));
             } else {
-                c.push_str(&line("case", "nkb_in", "nkb_out"));
+                c.push_str(&format!(
+                    "    printf(\"case {i} %.4f %.4f\\n\", (double)best(nkb_in{i}, w) / {bytes}, (double)best(nkb_out{i}, w) / {bytes});\n"
+                ));
             }
         }
     }
